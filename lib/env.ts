@@ -1,0 +1,112 @@
+/**
+ * The one place that reads process.env. Every variable of the contract's Configuration table is validated
+ * here; an empty string means unset. `.env` is loaded once, before the first read.
+ */
+import { randomBytes } from "node:crypto";
+import { z } from "zod";
+
+const emptyToUndefined = (value: unknown) => (typeof value === "string" && value.trim() === "" ? undefined : value);
+const optional = <T extends z.ZodType>(schema: T) => z.preprocess(emptyToUndefined, schema.optional());
+const withDefault = <T extends z.ZodType>(schema: T, fallback: z.input<T>) =>
+  z.preprocess(emptyToUndefined, schema.default(fallback as never));
+const positiveInt = z.coerce.number().int().positive();
+const csv = z.string().transform((value) =>
+  value
+    .split(",")
+    .map((item) => item.trim())
+    .filter(Boolean),
+);
+
+export const envSchema = z
+  .object({
+    NODE_ENV: withDefault(z.enum(["development", "production", "test"]), "development"),
+    PORT: withDefault(z.coerce.number().int().min(1).max(65535), 3000),
+    APP_URL: optional(z.url({ protocol: /^https?$/ }).transform((url) => url.replace(/\/+$/, ""))),
+    DATABASE_URL: optional(z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")),
+    SESSION_SECRET: optional(z.string().min(32, "must be at least 32 characters")),
+    ENCRYPTION_KEY: optional(z.string().regex(/^[0-9a-fA-F]{64}$/, "must be 64 hex characters (32 bytes)")),
+    OPENAI_API_KEY: optional(z.string()),
+    OPENAI_BASE_URL: optional(z.url()),
+    AGENT_MODEL: withDefault(z.string(), "gpt-4.1-mini"),
+    AGENT_OPERATIONS: optional(csv),
+    AGENT_MAX_STEPS: withDefault(positiveInt, 12),
+    AGENT_MAX_TOOL_CALLS: withDefault(positiveInt, 20),
+    AGENT_MAX_TOKENS: withDefault(positiveInt, 200_000),
+    AGENT_TIMEOUT_MS: withDefault(positiveInt, 120_000),
+    SANDBOX_DRIVER: optional(z.enum(["docker"])),
+    DOCKER_HOST: optional(z.string()),
+    SANDBOX_IMAGE: optional(z.string()),
+    SANDBOX_POOL_SIZE: withDefault(z.coerce.number().int().min(0), 2),
+    SANDBOX_MAX: withDefault(positiveInt, 20),
+    SANDBOX_TTL_MINUTES: withDefault(positiveInt, 60),
+    SITE_HOST_ALLOWLIST: withDefault(csv, ""),
+    AUTH_RATE_LIMIT: withDefault(positiveInt, 10),
+    REDEEM_RATE_LIMIT: withDefault(positiveInt, 20),
+    LOG_LEVEL: withDefault(z.enum(["debug", "info", "warn", "error", "silent"]), "info"),
+  })
+  .superRefine((env, ctx) => {
+    if (env.NODE_ENV !== "production") return;
+    for (const name of ["SESSION_SECRET", "ENCRYPTION_KEY", "APP_URL"] as const) {
+      if (!env[name]) ctx.addIssue({ code: "custom", path: [name], message: "is required in production" });
+    }
+  });
+
+export type Env = z.infer<typeof envSchema> & {
+  SESSION_SECRET: string;
+  ENCRYPTION_KEY: string;
+  APP_URL: string;
+};
+
+export class EnvError extends Error {
+  constructor(public readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    this.name = "EnvError";
+  }
+}
+
+/** Parses an environment; throws EnvError naming each wrong variable. Exported for tests. */
+export function parseEnv(source: Record<string, string | undefined>): Env {
+  const result = envSchema.safeParse(source);
+  if (!result.success) {
+    throw new EnvError(result.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`));
+  }
+  const env = result.data;
+  // Development defaults: generated per process, so nothing secret ever has to be committed.
+  return {
+    ...env,
+    SESSION_SECRET: env.SESSION_SECRET ?? randomBytes(32).toString("base64url"),
+    ENCRYPTION_KEY: env.ENCRYPTION_KEY ?? randomBytes(32).toString("hex"),
+    APP_URL: env.APP_URL ?? `http://localhost:${env.PORT}`,
+  };
+}
+
+let cached: Env | undefined;
+let dotenvLoaded = false;
+
+function loadDotenv() {
+  if (dotenvLoaded) return;
+  dotenvLoaded = true;
+  if (process.env.NODE_ENV === "test") return; // tests set their own environment
+  try {
+    process.loadEnvFile?.(".env");
+  } catch {
+    // no .env file: the environment alone is fine
+  }
+}
+
+export function env(): Env {
+  if (!cached) {
+    loadDotenv();
+    cached = parseEnv(process.env);
+  }
+  return cached;
+}
+
+/** Tests change the environment between cases; production never calls this. */
+export function resetEnvForTests(overrides?: Record<string, string | undefined>) {
+  if (overrides) for (const [key, value] of Object.entries(overrides)) {
+    if (value === undefined) delete process.env[key];
+    else process.env[key] = value;
+  }
+  cached = undefined;
+}
