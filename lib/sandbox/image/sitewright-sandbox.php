@@ -1,0 +1,48 @@
+<?php
+/**
+ * Plugin Name: Sitewright sandbox
+ * Description: Marks this WordPress as a disposable Sitewright sandbox and lets its owner sign in with a
+ * one-time link that the service issues (the admin password is never known to anyone).
+ */
+declare(strict_types=1);
+
+defined( 'ABSPATH' ) || exit;
+
+const SITEWRIGHT_SANDBOX_LOGIN_DIR = '/data/login/';
+
+/**
+ * Signs the owner in as the sandbox administrator when `?sitewright_login=<token>` names a live one-time token.
+ * The service writes sha256(token) as a file holding its expiry; removing the file claims it, so a token works
+ * once even under concurrent requests.
+ */
+function sitewright_sandbox_login(): void {
+	if ( ! isset( $_GET['sitewright_login'] ) || ! is_string( $_GET['sitewright_login'] ) ) {
+		return;
+	}
+	$token = (string) $_GET['sitewright_login'];
+	if ( ! preg_match( '/^[A-Za-z0-9_-]{32,128}$/', $token ) ) {
+		sitewright_sandbox_refuse();
+	}
+	$file = SITEWRIGHT_SANDBOX_LOGIN_DIR . hash( 'sha256', $token );
+	$expires = is_file( $file ) ? (int) trim( (string) file_get_contents( $file ) ) : 0;
+	if ( $expires === 0 || ! @unlink( $file ) || $expires < time() ) {
+		sitewright_sandbox_refuse();
+	}
+	$admins = get_users( array( 'role' => 'administrator', 'number' => 1, 'orderby' => 'ID', 'order' => 'ASC', 'fields' => 'ID' ) );
+	if ( empty( $admins ) ) {
+		sitewright_sandbox_refuse();
+	}
+	wp_set_current_user( (int) $admins[0] );
+	wp_set_auth_cookie( (int) $admins[0], false );
+	wp_safe_redirect( admin_url() );
+	exit;
+}
+add_action( 'init', 'sitewright_sandbox_login', 1 );
+
+function sitewright_sandbox_refuse(): void {
+	wp_die( esc_html__( 'This sign-in link is not valid any more. Open the sandbox again from Sitewright.' ), '', array( 'response' => 403 ) );
+}
+
+// Nothing a sandbox should show search engines or send anywhere.
+add_filter( 'pre_option_blog_public', static fn () => '0' );
+add_filter( 'xmlrpc_enabled', '__return_false' );

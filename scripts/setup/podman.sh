@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Sets up Podman as a Docker-API engine for sandboxes (see docs/sandboxes.md). Idempotent; run as root.
+# Prints the DOCKER_HOST to use on its last line.
+set -euo pipefail
+
+SOCKET_PATH="${PODMAN_SOCKET:-/run/podman/podman.sock}"
+CONF=/etc/containers/containers.conf
+
+if ! command -v podman >/dev/null || ! command -v runc >/dev/null; then
+  echo "podman.sh: installing podman and runc" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >&2
+  apt-get install -y -qq podman runc >&2
+fi
+
+# crun fails on this kind of machine's hybrid cgroups, and raised default ulimits are refused without
+# CAP_SYS_RESOURCE: runc, cgroupfs and modest ulimits work.
+WANTED_CONF='[containers]
+default_ulimits = ["nproc=4096:4096", "nofile=1024:1024"]
+[engine]
+runtime = "runc"
+cgroup_manager = "cgroupfs"'
+mkdir -p /etc/containers
+if [ ! -f "$CONF" ] || [ "$(cat "$CONF")" != "$WANTED_CONF" ]; then
+  printf '%s\n' "$WANTED_CONF" > "$CONF"
+fi
+
+answers() {
+  curl -fsS --max-time 2 --unix-socket "$SOCKET_PATH" http://d/v1.41/_ping >/dev/null 2>&1
+}
+
+if ! answers; then
+  mkdir -p "$(dirname "$SOCKET_PATH")"
+  rm -f "$SOCKET_PATH"
+  echo "podman.sh: starting the Podman API service on $SOCKET_PATH" >&2
+  nohup setsid podman system service --time=0 "unix://$SOCKET_PATH" >/var/log/podman-service.log 2>&1 < /dev/null &
+  for _ in $(seq 1 50); do
+    answers && break
+    sleep 0.2
+  done
+  answers || { echo "podman.sh: the Podman API did not answer on $SOCKET_PATH" >&2; tail -n 20 /var/log/podman-service.log >&2 || true; exit 1; }
+fi
+
+echo "DOCKER_HOST=unix://$SOCKET_PATH"
