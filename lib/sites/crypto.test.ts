@@ -1,0 +1,61 @@
+import fc from "fast-check";
+import { afterEach, describe, expect, it } from "vitest";
+import { resetEnvForTests } from "../env";
+import { AppError } from "../errors";
+import { decryptSecret, encryptSecret } from "./crypto";
+
+const keyAtStart = process.env.ENCRYPTION_KEY;
+afterEach(() => resetEnvForTests({ ENCRYPTION_KEY: keyAtStart }));
+
+function flip(blob: string, part: number): string {
+  const parts = blob.split(".");
+  const bytes = Buffer.from(parts[part]!, "base64url");
+  bytes[0]! ^= 1;
+  parts[part] = bytes.toString("base64url");
+  return parts.join(".");
+}
+
+describe("credential encryption", () => {
+  it("decrypts what it encrypted, for any text", () => {
+    fc.assert(fc.property(fc.string({ unit: "grapheme", maxLength: 300 }), (plain) => decryptSecret(encryptSecret(plain)) === plain));
+  });
+
+  it("writes v1.<iv>.<tag>.<ciphertext> in base64url with a 12-byte IV and a 16-byte tag", () => {
+    const blob = encryptSecret("swsec_abc");
+    expect(blob).toMatch(/^v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+    const [, iv, tag] = blob.split(".");
+    expect(Buffer.from(iv!, "base64url")).toHaveLength(12);
+    expect(Buffer.from(tag!, "base64url")).toHaveLength(16);
+    expect(blob).not.toContain("swsec_abc");
+  });
+
+  it("uses a fresh IV every time, so one secret never encrypts the same way twice", () => {
+    const blobs = new Set(Array.from({ length: 50 }, () => encryptSecret("same")));
+    expect(blobs.size).toBe(50);
+  });
+
+  it("refuses a blob whose IV, tag or ciphertext was changed", () => {
+    const blob = encryptSecret("a secret worth stealing");
+    for (const part of [1, 2, 3]) expect(() => decryptSecret(flip(blob, part))).toThrow(AppError);
+  });
+
+  it("refuses malformed blobs and unknown versions", () => {
+    const blob = encryptSecret("x");
+    for (const bad of ["", "v1", "v1...", blob.replace(/^v1/, "v2"), `${blob}.extra`, blob.slice(0, -2), "v1.AAAA.AAAA.AAAA"]) {
+      expect(() => decryptSecret(bad), bad).toThrow(AppError);
+    }
+  });
+
+  it("refuses a blob encrypted under another key", () => {
+    const blob = encryptSecret("x");
+    resetEnvForTests({ ENCRYPTION_KEY: "ff".repeat(32) });
+    expect(() => decryptSecret(blob)).toThrow(AppError);
+  });
+
+  it("binds a blob to its associated data, so one site's secret cannot be moved to another", () => {
+    const blob = encryptSecret("x", "site-1");
+    expect(decryptSecret(blob, "site-1")).toBe("x");
+    expect(() => decryptSecret(blob, "site-2")).toThrow(AppError);
+    expect(() => decryptSecret(blob)).toThrow(AppError);
+  });
+});

@@ -1,0 +1,45 @@
+/**
+ * Site credentials at rest: AES-256-GCM under `ENCRYPTION_KEY` (API.md, "Sites and pairing").
+ * Format `v1.<iv>.<tag>.<ciphertext>`, each part base64url; a 12-byte random IV per value.
+ */
+import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import { env } from "../env";
+import { AppError } from "../errors";
+
+const VERSION = "v1";
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
+function key(): Buffer {
+  return Buffer.from(env().ENCRYPTION_KEY, "hex");
+}
+
+function undecryptable(cause?: unknown): AppError {
+  return new AppError("internal_error", "Stored site credentials could not be read.", { cause });
+}
+
+/** `associatedData` (e.g. the site id) is authenticated, not stored: decrypting needs the same value. */
+export function encryptSecret(plain: string, associatedData = ""): string {
+  const iv = randomBytes(IV_BYTES);
+  const cipher = createCipheriv("aes-256-gcm", key(), iv, { authTagLength: TAG_BYTES });
+  cipher.setAAD(Buffer.from(`${VERSION}\n${associatedData}`, "utf8"));
+  const ciphertext = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()]);
+  const parts = [iv, cipher.getAuthTag(), ciphertext].map((part) => part.toString("base64url"));
+  return [VERSION, ...parts].join(".");
+}
+
+/** Throws (`internal_error`, cause logged) for an unknown version, a malformed blob, a wrong key or any tampering. */
+export function decryptSecret(blob: string, associatedData = ""): string {
+  const parts = typeof blob === "string" ? blob.split(".") : [];
+  if (parts.length !== 4 || parts[0] !== VERSION) throw undecryptable(new Error("unknown credential format"));
+  const [iv, tag, ciphertext] = parts.slice(1).map((part) => Buffer.from(part, "base64url")) as [Buffer, Buffer, Buffer];
+  if (iv.length !== IV_BYTES || tag.length !== TAG_BYTES) throw undecryptable(new Error("malformed credential"));
+  try {
+    const decipher = createDecipheriv("aes-256-gcm", key(), iv, { authTagLength: TAG_BYTES });
+    decipher.setAAD(Buffer.from(`${VERSION}\n${associatedData}`, "utf8"));
+    decipher.setAuthTag(tag);
+    return Buffer.concat([decipher.update(ciphertext), decipher.final()]).toString("utf8");
+  } catch (cause) {
+    throw undecryptable(cause);
+  }
+}
