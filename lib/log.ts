@@ -7,7 +7,7 @@ function threshold(): number {
   return order[level] ?? order.info;
 }
 
-function serializeError(error: unknown) {
+function serializeError(error: unknown): Record<string, unknown> {
   if (error instanceof Error) {
     return { name: error.name, message: error.message, stack: error.stack, cause: error.cause ? serializeError(error.cause) : undefined };
   }

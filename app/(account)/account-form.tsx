@@ -1,0 +1,58 @@
+"use client";
+
+import { useActionState } from "react";
+import type { FormState } from "./actions";
+
+type Field = { name: string; label: string; type: string; autoComplete: string; required?: boolean; hint?: string };
+
+export function AccountForm({
+  action,
+  fields,
+  submitLabel,
+  hidden,
+}: {
+  action: (state: FormState, form: FormData) => Promise<FormState>;
+  fields: Field[];
+  submitLabel: string;
+  hidden?: Record<string, string>;
+}) {
+  const [state, formAction, pending] = useActionState(action, {});
+  return (
+    <form action={formAction} className="card form" noValidate>
+      {state.formError ? (
+        <p role="alert" className="error">
+          {state.formError}
+        </p>
+      ) : null}
+      {Object.entries(hidden ?? {}).map(([name, value]) => (
+        <input key={name} type="hidden" name={name} value={value} />
+      ))}
+      {fields.map((field) => {
+        const error = state.fieldErrors?.[field.name];
+        return (
+          <label key={field.name} className="field">
+            <span>{field.label}</span>
+            <input
+              name={field.name}
+              type={field.type}
+              autoComplete={field.autoComplete}
+              required={field.required}
+              defaultValue={field.type === "password" ? undefined : state.values?.[field.name]}
+              aria-invalid={error ? true : undefined}
+              aria-describedby={error ? `${field.name}-error` : undefined}
+            />
+            {field.hint && !error ? <small className="hint">{field.hint}</small> : null}
+            {error ? (
+              <small id={`${field.name}-error`} className="error" data-field-error={field.name}>
+                {error}
+              </small>
+            ) : null}
+          </label>
+        );
+      })}
+      <button type="submit" disabled={pending}>
+        {pending ? "Working…" : submitLabel}
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,42 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { openDatabase, setDatabaseForTests } from "@/lib/db";
+import { createTestDatabase } from "@/lib/db/testing";
+import { resetHealthForTests } from "@/lib/health";
+import { call } from "@/test/http";
+import { GET as health } from "./route";
+
+afterEach(async () => {
+  resetHealthForTests();
+  await setDatabaseForTests(undefined);
+});
+
+describe("GET /health", () => {
+  it("reports ok with the store, sandbox and agent checks", async () => {
+    const database = await createTestDatabase();
+    await setDatabaseForTests(database.handle);
+    try {
+      const res = await call(health);
+      expect(res.status).toBe(200);
+      expect(res.json).toMatchObject({
+        status: "ok",
+        version: expect.any(String),
+        checks: { store: "ok", sandbox: "disabled", agent: "disabled" },
+      });
+    } finally {
+      await database.drop();
+    }
+  });
+
+  it("reports 503 degraded when the store is unreachable", async () => {
+    const unreachable = await openDatabase("postgres://postgres@127.0.0.1:1/nothing").catch(() => undefined);
+    expect(unreachable).toBeUndefined(); // nothing listens on port 1: opening fails, as a dead server does
+    const database = await createTestDatabase();
+    await setDatabaseForTests(database.handle);
+    await database.handle.close(); // the connection pool is gone: every query now fails
+    const res = await call(health);
+    expect(res.status).toBe(503);
+    expect(res.json.status).toBe("degraded");
+    expect(res.json.checks.store).toBe("unreachable");
+    await database.drop();
+  });
+});

@@ -1,0 +1,91 @@
+/**
+ * The data layer's contract, run against both stores the app can use: PGlite in memory (the default) and a real
+ * PostgreSQL. If the two ever drift, one side of this file fails.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { randomUUID } from "node:crypto";
+import { openDatabase, setDatabaseForTests, type DbHandle } from "./index";
+import { createTestDatabase, type TestDatabase } from "./testing";
+import {
+  deleteSession,
+  deleteSessionsIdleOrExpired,
+  findSessionWithUser,
+  findUserByEmail,
+  incrementRateLimit,
+  insertSession,
+  insertUser,
+  touchSession,
+} from "./queries";
+
+const stores: [string, () => Promise<{ handle: DbHandle; cleanup: () => Promise<void> }>][] = [
+  [
+    "in memory (PGlite)",
+    async () => {
+      const handle = await openDatabase(undefined);
+      return { handle, cleanup: () => handle.close() };
+    },
+  ],
+  [
+    "PostgreSQL",
+    async () => {
+      const database: TestDatabase = await createTestDatabase();
+      return { handle: database.handle, cleanup: () => database.drop() };
+    },
+  ],
+];
+
+describe.each(stores)("the data layer %s", (_name, open) => {
+  let cleanup: () => Promise<void>;
+  beforeAll(async () => {
+    const opened = await open();
+    cleanup = opened.cleanup;
+    await setDatabaseForTests(opened.handle);
+  });
+  afterAll(async () => {
+    await setDatabaseForTests(undefined);
+    await cleanup();
+  });
+
+  const newUser = (email: string) =>
+    insertUser({ id: randomUUID(), email, name: null, passwordHash: "$scrypt$x", createdAt: new Date() });
+
+  it("finds a user by email in any case", async () => {
+    const user = await newUser("Mixed.Case@Example.com");
+    expect(user?.email).toBe("Mixed.Case@Example.com");
+    expect((await findUserByEmail({ email: "mixed.case@example.COM" }))?.id).toBe(user!.id);
+  });
+
+  it("refuses a duplicate email without throwing", async () => {
+    expect(await newUser("dup@example.com")).toBeDefined();
+    expect(await newUser("DUP@example.com")).toBeUndefined();
+  });
+
+  it("creates, touches, finds and deletes sessions", async () => {
+    const user = (await newUser("sessions@example.com"))!;
+    const created = new Date("2026-01-01T00:00:00Z");
+    await insertSession({ idHash: "h1", userId: user.id, createdAt: created, lastSeenAt: created, expiresAt: new Date("2026-02-01T00:00:00Z") });
+    await touchSession({ idHash: "h1", lastSeenAt: new Date("2026-01-02T00:00:00Z") });
+    const found = await findSessionWithUser({ idHash: "h1" });
+    expect(found?.user.id).toBe(user.id);
+    expect(found?.session.lastSeenAt.toISOString()).toBe("2026-01-02T00:00:00.000Z");
+    await deleteSession({ idHash: "h1" });
+    expect(await findSessionWithUser({ idHash: "h1" })).toBeUndefined();
+  });
+
+  it("sweeps sessions that are idle or past their end", async () => {
+    const user = (await newUser("sweep@example.com"))!;
+    const t = (iso: string) => new Date(iso);
+    await insertSession({ idHash: "fresh", userId: user.id, createdAt: t("2026-01-10T00:00:00Z"), lastSeenAt: t("2026-01-10T00:00:00Z"), expiresAt: t("2026-02-10T00:00:00Z") });
+    await insertSession({ idHash: "idle", userId: user.id, createdAt: t("2026-01-01T00:00:00Z"), lastSeenAt: t("2026-01-01T00:00:00Z"), expiresAt: t("2026-02-01T00:00:00Z") });
+    await insertSession({ idHash: "ended", userId: user.id, createdAt: t("2025-12-01T00:00:00Z"), lastSeenAt: t("2026-01-10T00:00:00Z"), expiresAt: t("2026-01-09T00:00:00Z") });
+    const removed = await deleteSessionsIdleOrExpired({ now: t("2026-01-10T12:00:00Z"), idleBefore: t("2026-01-05T00:00:00Z") });
+    expect(removed).toBe(2);
+    expect(await findSessionWithUser({ idHash: "fresh" })).toBeDefined();
+  });
+
+  it("counts rate-limit hits atomically under concurrency", async () => {
+    const counts = await Promise.all(Array.from({ length: 40 }, () => incrementRateLimit({ key: "k", windowStart: 60_000 })));
+    expect([...counts].sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+    expect(await incrementRateLimit({ key: "k", windowStart: 120_000 })).toBe(1);
+  });
+});

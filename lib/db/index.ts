@@ -1,0 +1,72 @@
+/**
+ * The database: PostgreSQL (postgres-js) when DATABASE_URL is set, otherwise PGlite in memory running the same
+ * migrations and the same queries. One instance per process, kept on globalThis because Next.js may load this
+ * module more than once.
+ */
+import path from "node:path";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { env } from "@/lib/env";
+import { log } from "@/lib/log";
+import * as schema from "./schema";
+
+export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+export type DbHandle = { db: Db; kind: "postgres" | "memory"; close(): Promise<void> };
+
+const migrationsFolder = path.join(process.cwd(), "drizzle");
+
+export async function openDatabase(url: string | undefined): Promise<DbHandle> {
+  if (url) {
+    const { default: postgres } = await import("postgres");
+    const { drizzle } = await import("drizzle-orm/postgres-js");
+    const { migrate } = await import("drizzle-orm/postgres-js/migrator");
+    const client = postgres(url, { max: 10, onnotice: () => {}, connect_timeout: 5, idle_timeout: 30 });
+    const db = drizzle(client, { schema });
+    await migrate(db, { migrationsFolder });
+    return { db: db as unknown as Db, kind: "postgres", close: () => client.end({ timeout: 5 }) };
+  }
+  const { PGlite } = await import("@electric-sql/pglite");
+  const { drizzle } = await import("drizzle-orm/pglite");
+  const { migrate } = await import("drizzle-orm/pglite/migrator");
+  const client = new PGlite();
+  const db = drizzle(client, { schema });
+  await migrate(db, { migrationsFolder });
+  return { db: db as unknown as Db, kind: "memory", close: () => client.close() };
+}
+
+type Holder = { handle?: Promise<DbHandle> };
+const holder = ((globalThis as { __sitewrightDb?: Holder }).__sitewrightDb ??= {});
+
+/** The process's database, opened (and migrated) on first use. */
+export async function getDatabase(): Promise<DbHandle> {
+  if (!holder.handle) {
+    const { DATABASE_URL } = env();
+    holder.handle = openDatabase(DATABASE_URL).catch((error) => {
+      holder.handle = undefined; // let the next request try again
+      throw error;
+    });
+    holder.handle.then((h) => log.info("database ready", { kind: h.kind })).catch(() => {});
+  }
+  return holder.handle;
+}
+
+export async function getDb(): Promise<Db> {
+  return (await getDatabase()).db;
+}
+
+/** Tests swap databases between files; the app never calls this. */
+export async function setDatabaseForTests(handle: DbHandle | undefined) {
+  holder.handle = handle ? Promise.resolve(handle) : undefined;
+}
+
+/** True when an error means the store cannot be reached (as opposed to a bug or a constraint). */
+export function isStoreUnavailable(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: string }).code;
+    if (
+      code &&
+      ["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED",
+        "CONNECT_TIMEOUT", "57P01", "57P02", "57P03", "53300", "08006", "08001", "08003", "08004"].includes(code)
+    ) return true;
+  }
+  return false;
+}

@@ -1,0 +1,29 @@
+import path from "node:path";
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  resolve: { alias: { "@": path.resolve(import.meta.dirname) } },
+  test: {
+    environment: "node",
+    pool: "forks",
+    include: ["**/*.test.ts"],
+    exclude: ["node_modules/**", "e2e/**", "plugin/**", ".next/**"],
+    globalSetup: ["test/global-setup.ts"],
+    setupFiles: ["test/setup.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 180_000,
+    env: {
+      NODE_ENV: "test",
+      LOG_LEVEL: "silent",
+      APP_URL: "http://localhost:3000",
+      SESSION_SECRET: "test-session-secret-of-at-least-32-characters",
+      ENCRYPTION_KEY: "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff",
+      SITE_HOST_ALLOWLIST: "localhost",
+      AUTH_RATE_LIMIT: "1000",
+      REDEEM_RATE_LIMIT: "1000",
+      DATABASE_URL: "",
+      OPENAI_API_KEY: "",
+      SANDBOX_DRIVER: "",
+    },
+  },
+});
