@@ -1,0 +1,53 @@
+// Adds up the suites' machine-readable reports into one closing line: "Summary: N passed, N failed, N skipped".
+// A suite whose report is missing counts as a failure: it did not run.
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+
+const dir = process.argv[2] ?? ".cache/test-results";
+const totals = { passed: 0, failed: 0, skipped: 0 };
+const missing = [];
+
+const read = (name) => {
+  const file = path.join(dir, name);
+  if (!existsSync(file)) {
+    missing.push(name);
+    return undefined;
+  }
+  return readFileSync(file, "utf8");
+};
+
+const vitest = read("vitest.json");
+if (vitest) {
+  const report = JSON.parse(vitest);
+  totals.passed += report.numPassedTests;
+  totals.failed += report.numFailedTests + (report.numFailedTestSuites > 0 && report.numFailedTests === 0 ? report.numFailedTestSuites : 0);
+  totals.skipped += report.numPendingTests + (report.numTodoTests ?? 0);
+  console.log(`vitest: ${report.numPassedTests} passed, ${report.numFailedTests} failed, ${report.numFailedTestSuites} files failed`);
+}
+
+const phpunit = read("phpunit.xml");
+if (phpunit) {
+  const suite = /<testsuite\b[^>]*>/.exec(phpunit)?.[0] ?? "";
+  const attr = (name) => Number(new RegExp(`\\b${name}="(\\d+)"`).exec(suite)?.[1] ?? 0);
+  const failed = attr("failures") + attr("errors");
+  const skipped = attr("skipped");
+  const passed = attr("tests") - failed - skipped;
+  totals.passed += passed;
+  totals.failed += failed;
+  totals.skipped += skipped;
+  console.log(`phpunit: ${passed} passed, ${failed} failed, ${skipped} skipped`);
+}
+
+const playwright = read("playwright.json");
+if (playwright) {
+  const { stats } = JSON.parse(playwright);
+  totals.passed += stats.expected + stats.flaky;
+  totals.failed += stats.unexpected;
+  totals.skipped += stats.skipped;
+  console.log(`playwright: ${stats.expected + stats.flaky} passed, ${stats.unexpected} failed, ${stats.skipped} skipped`);
+}
+
+for (const name of missing) console.log(`missing report: ${name} (that suite did not run)`);
+if (missing.length) totals.failed += missing.length;
+console.log(`Summary: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
+process.exit(totals.failed > 0 ? 1 : 0);
