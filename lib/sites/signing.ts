@@ -124,7 +124,7 @@ export function sign(secret: string, request: SignableRequest): string {
   return `${SIGNATURE_VERSION}=${digest(secret, request).toString("hex")}`;
 }
 
-const SIGNATURE_HEADER = /^v1=([0-9a-f]{64})$/;
+const SIGNATURE_HEADER = /^v1=([0-9a-fA-F]{64})$/;
 
 export type VerifyOptions = {
   /** When set, also refuse timestamps more than `toleranceMs` away from `now` (either way). */
