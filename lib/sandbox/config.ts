@@ -1,0 +1,60 @@
+/** Sandbox settings, from `env()` (the contract's SANDBOX_* variables) plus fixed policy. */
+import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
+import { env } from "@/lib/env";
+
+export type SandboxConfig = {
+  /** False when SANDBOX_DRIVER is unset: every sandbox route answers 503 sandbox_unavailable. */
+  enabled: boolean;
+  dockerHost: string | undefined;
+  /** A prebuilt image to run instead of building ours. */
+  image: string | undefined;
+  poolSize: number;
+  /** Sandboxes handed to users at once (the warm pool comes on top). */
+  max: number;
+  /** Default and longest lifetime of a session's sandbox. */
+  ttlMinutes: number;
+  /** A sandbox nobody used for this long is removed before its expiry. */
+  idleMinutes: number;
+  /** A pool member older than this is replaced, so the pool never serves a stale image. */
+  poolMaxAgeMinutes: number;
+  gcIntervalMs: number;
+  cacheDir: string;
+  /** Media proxy disk cache cap. */
+  mediaCacheBytes: number;
+  /** The service's public URL: sandbox media links point at its media proxy. */
+  appUrl: string;
+  /** Labels this deployment's containers, so GC never removes another deployment's. */
+  namespace: string;
+};
+
+const PODMAN_SOCKET = "/run/podman/podman.sock";
+
+/** One deployment = one database: PostgreSQL's URL (without password) or, in memory, "memory". */
+export function namespaceFor(databaseUrl: string | undefined): string {
+  if (!databaseUrl) return "memory";
+  const url = new URL(databaseUrl);
+  url.password = "";
+  return createHash("sha256").update(url.toString()).digest("hex").slice(0, 12);
+}
+
+export function sandboxConfig(overrides: Partial<SandboxConfig> = {}): SandboxConfig {
+  const e = env();
+  const extra = e as unknown as { SITEWRIGHT_CACHE?: string };
+  return {
+    enabled: e.SANDBOX_DRIVER === "docker",
+    dockerHost: e.DOCKER_HOST ?? (existsSync(PODMAN_SOCKET) ? `unix://${PODMAN_SOCKET}` : undefined),
+    image: e.SANDBOX_IMAGE,
+    poolSize: e.SANDBOX_POOL_SIZE,
+    max: e.SANDBOX_MAX,
+    ttlMinutes: e.SANDBOX_TTL_MINUTES,
+    idleMinutes: 30,
+    poolMaxAgeMinutes: 12 * 60,
+    gcIntervalMs: 60_000,
+    cacheDir: extra.SITEWRIGHT_CACHE ?? "/var/cache/sitewright",
+    mediaCacheBytes: 256 * 1024 * 1024,
+    appUrl: e.APP_URL,
+    namespace: namespaceFor(e.DATABASE_URL),
+    ...overrides,
+  };
+}
