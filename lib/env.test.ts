@@ -42,3 +42,10 @@ describe("configuration", () => {
     expect(env.AGENT_OPERATIONS).toEqual(["a", "b"]);
   });
 });
+
+describe("configuration defaults", () => {
+  it("runs defaults through the same parsing as given values", () => {
+    expect(parseEnv({ SITE_HOST_ALLOWLIST: "" }).SITE_HOST_ALLOWLIST).toEqual([]);
+    expect(parseEnv({}).AUTH_RATE_LIMIT).toBe(10);
+  });
+});

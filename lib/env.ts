@@ -8,7 +8,7 @@ import { z } from "zod";
 const emptyToUndefined = (value: unknown) => (typeof value === "string" && value.trim() === "" ? undefined : value);
 const optional = <T extends z.ZodType>(schema: T) => z.preprocess(emptyToUndefined, schema.optional());
 const withDefault = <T extends z.ZodType>(schema: T, fallback: z.input<T>) =>
-  z.preprocess(emptyToUndefined, schema.default(fallback as never));
+  z.preprocess(emptyToUndefined, schema.prefault(fallback as never)); // prefault: the fallback goes through the schema too
 const positiveInt = z.coerce.number().int().positive();
 const csv = z.string().transform((value) =>
   value

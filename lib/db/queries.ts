@@ -1,2 +1,5 @@
 /** All data access, one named function per query, grouped by domain. */
 export * from "./queries/accounts";
+export * from "./queries/sites";
+export * from "./queries/agent";
+export * from "./queries/sandboxes";

@@ -2,6 +2,7 @@
  * Every table of the service. Each domain has its own section; `type X = typeof x.$inferSelect` sits beside
  * each table. After a change run `npx drizzle-kit generate` and commit the SQL under drizzle/.
  */
+import { sql } from "drizzle-orm";
 import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
@@ -51,6 +52,53 @@ export const rateLimits = pgTable(
 );
 export type RateLimit = typeof rateLimits.$inferSelect;
 
+
+// ---------------------------------------------------------------- sites and pairing
+
+export const SITE_STATUSES = ["pending", "redeemed", "active", "expired", "locked", "revoked"] as const;
+export type SiteStatus = (typeof SITE_STATUSES)[number];
+
+/**
+ * A site a user paired (or is pairing). One row per pairing: a new pairing for the same URL supersedes the
+ * pending one. Codes are stored only as an HMAC under a server key; credentials only encrypted.
+ */
+export const sites = pgTable(
+  "sites",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    /** Normalized: https, lowercased host, no default port, no trailing slash. */
+    url: text("url").notNull(),
+    status: text("status").$type<SiteStatus>().notNull(),
+    codeHmac: text("code_hmac").notNull(),
+    codeExpiresAt: ts("code_expires_at").notNull(),
+    failedAttempts: integer("failed_attempts").notNull().default(0),
+    restUrl: text("rest_url"),
+    /** AES-256-GCM of `{token, secret}`, bound to the site id. Null once revoked. */
+    credentials: text("credentials"),
+    pluginVersion: text("plugin_version"),
+    name: text("name"),
+    pageBuilder: text("page_builder"),
+    capabilities: jsonb("capabilities").$type<string[]>(),
+    /** What the plugin reported at redeem and confirm (info + preflight), for the wizard and the agent. */
+    siteInfo: jsonb("site_info").$type<Record<string, unknown>>(),
+    preflight: jsonb("preflight").$type<Record<string, unknown>>(),
+    createdAt: ts("created_at").notNull(),
+    pairedAt: ts("paired_at"),
+    confirmedAt: ts("confirmed_at"),
+    lastSeenAt: ts("last_seen_at"),
+    revokedAt: ts("revoked_at"),
+  },
+  (t) => [
+    index("sites_user_id_idx").on(t.userId),
+    index("sites_url_created_idx").on(t.url, t.createdAt),
+    // At most one live pairing per site URL: redeem finds it by URL alone.
+    uniqueIndex("sites_one_pending_per_url").on(t.url).where(sql`status = 'pending'`),
+  ],
+);
+export type Site = typeof sites.$inferSelect;
 
 // ---------------------------------------------------------------- sandboxes
 
@@ -116,3 +164,103 @@ export const sandboxLeases = pgTable("sandbox_leases", {
   expiresAt: ts("expires_at").notNull(),
 });
 export type SandboxLease = typeof sandboxLeases.$inferSelect;
+
+// ---------------------------------------------------------------- agent (chat)
+
+/**
+ * A chat about one site. `siteId` has no foreign key on purpose, here and in the audit: the record of what the
+ * agent did on a site outlives the site's pairing.
+ */
+export const conversations = pgTable(
+  "conversations",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    siteId: text("site_id").notNull(),
+    title: text("title").notNull(),
+    createdAt: ts("created_at").notNull(),
+    updatedAt: ts("updated_at").notNull(),
+  },
+  (t) => [index("conversations_user_site_idx").on(t.userId, t.siteId, t.updatedAt)],
+);
+export type Conversation = typeof conversations.$inferSelect;
+
+/** One AI SDK UI message (`parts` as the SDK shapes them), saved when a turn finishes. */
+export const messages = pgTable(
+  "messages",
+  {
+    id: text("id").primaryKey(),
+    conversationId: text("conversation_id")
+      .notNull()
+      .references(() => conversations.id, { onDelete: "cascade" }),
+    seq: integer("seq").notNull(),
+    role: text("role").$type<"user" | "assistant" | "system">().notNull(),
+    parts: jsonb("parts").$type<unknown[]>().notNull(),
+    metadata: jsonb("metadata"),
+    createdAt: ts("created_at").notNull(),
+  },
+  (t) => [index("messages_conversation_seq_idx").on(t.conversationId, t.seq)],
+);
+export type Message = typeof messages.$inferSelect;
+
+export const TOOL_AUDIT_STATUSES = ["started", "ok", "error", "refused", "invalid"] as const;
+export type ToolAuditStatus = (typeof TOOL_AUDIT_STATUSES)[number];
+
+/**
+ * One row per tool call the model made, written as the call happens: `started` before the site is touched, then
+ * `ok` or `error`; `refused` (not allowed, over budget, breaker open, no approval) and `invalid` (unknown tool,
+ * bad arguments) never reached the site. A `started` row left behind by a crash means "may have happened".
+ */
+export const toolAudit = pgTable(
+  "tool_audit",
+  {
+    id: text("id").primaryKey(),
+    conversationId: text("conversation_id").notNull(),
+    userId: text("user_id").notNull(),
+    siteId: text("site_id").notNull(),
+    toolCallId: text("tool_call_id").notNull(),
+    operation: text("operation").notNull(),
+    risk: text("risk"),
+    input: jsonb("input"),
+    status: text("status").$type<ToolAuditStatus>().notNull(),
+    resultSummary: text("result_summary"),
+    error: text("error"),
+    startedAt: ts("started_at").notNull(),
+    finishedAt: ts("finished_at"),
+    durationMs: integer("duration_ms"),
+  },
+  (t) => [index("tool_audit_site_started_idx").on(t.siteId, t.startedAt), index("tool_audit_conversation_idx").on(t.conversationId)],
+);
+export type ToolAudit = typeof toolAudit.$inferSelect;
+
+export const APPROVAL_STATUSES = ["pending", "approved", "denied", "expired", "used"] as const;
+export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
+
+/**
+ * An approval the agent asked the user for: bound to the user, the conversation, the tool call, the operation
+ * and a hash of its exact arguments, with an expiry. Used at most once.
+ */
+export const toolApprovals = pgTable(
+  "tool_approvals",
+  {
+    id: text("id").primaryKey(),
+    conversationId: text("conversation_id")
+      .notNull()
+      .references(() => conversations.id, { onDelete: "cascade" }),
+    userId: text("user_id").notNull(),
+    siteId: text("site_id").notNull(),
+    toolCallId: text("tool_call_id").notNull(),
+    operation: text("operation").notNull(),
+    inputHash: text("input_hash").notNull(),
+    input: jsonb("input").notNull(),
+    status: text("status").$type<ApprovalStatus>().notNull(),
+    requestedAt: ts("requested_at").notNull(),
+    expiresAt: ts("expires_at").notNull(),
+    decidedAt: ts("decided_at"),
+    usedAt: ts("used_at"),
+  },
+  (t) => [uniqueIndex("tool_approvals_call_key").on(t.conversationId, t.toolCallId, t.inputHash)],
+);
+export type ToolApproval = typeof toolApprovals.$inferSelect;

@@ -1,0 +1,180 @@
+import { and, desc, eq, inArray, lt, lte, ne, or, sql } from "drizzle-orm";
+import { getDb } from "../index";
+import { sites, type Site, type SiteStatus } from "../schema";
+
+/** Supersedes any pending pairing for the URL and inserts the new one, in one transaction. */
+export async function insertPairing(input: { id: string; userId: string; url: string; codeHmac: string; codeExpiresAt: Date; createdAt: Date }) {
+  const db = await getDb();
+  return db.transaction(async (tx) => {
+    await tx.update(sites).set({ status: "expired" }).where(and(eq(sites.url, input.url), eq(sites.status, "pending")));
+    const [row] = await tx
+      .insert(sites)
+      .values({ ...input, status: "pending", failedAttempts: 0 })
+      .returning();
+    return row!;
+  });
+}
+
+/**
+ * The single statement that redeems a code: it succeeds only for the pending, unexpired, unlocked pairing of that
+ * URL whose code HMAC matches, so two concurrent redeems of one code give exactly one success.
+ */
+export async function redeemPendingPairing(input: {
+  url: string;
+  codeHmac: string;
+  now: Date;
+  maxAttempts: number;
+  restUrl: string;
+  pluginVersion: string;
+  siteInfo: Record<string, unknown> | null;
+  name: string | null;
+  pageBuilder: string | null;
+  encryptCredentials: (siteId: string) => string;
+}): Promise<Site | undefined> {
+  const db = await getDb();
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(sites)
+      .set({
+        status: "redeemed",
+        restUrl: input.restUrl,
+        pluginVersion: input.pluginVersion,
+        siteInfo: input.siteInfo,
+        name: input.name,
+        pageBuilder: input.pageBuilder,
+        pairedAt: input.now,
+        lastSeenAt: input.now,
+      })
+      .where(
+        and(
+          eq(sites.url, input.url),
+          eq(sites.status, "pending"),
+          eq(sites.codeHmac, input.codeHmac),
+          sql`${sites.codeExpiresAt} > ${input.now.toISOString()}`,
+          lt(sites.failedAttempts, input.maxAttempts),
+        ),
+      )
+      .returning();
+    if (!row) return undefined;
+    // Credentials are bound to the row id (AES-GCM associated data), so they are sealed once the id is known.
+    const [sealed] = await tx
+      .update(sites)
+      .set({ credentials: input.encryptCredentials(row.id) })
+      .where(eq(sites.id, row.id))
+      .returning();
+    return sealed;
+  });
+}
+
+/** The most recent pairing for a URL, whatever its state: tells a failed redeem why it failed. */
+export async function findLatestPairingByUrl({ url }: { url: string }): Promise<Site | undefined> {
+  const db = await getDb();
+  const [row] = await db.select().from(sites).where(eq(sites.url, url)).orderBy(desc(sites.createdAt)).limit(1);
+  return row;
+}
+
+/** Counts one wrong code atomically; the attempt that reaches the limit locks the pairing in the same statement. */
+export async function recordFailedRedeem({ id, maxAttempts }: { id: string; maxAttempts: number }) {
+  const db = await getDb();
+  const [row] = await db
+    .update(sites)
+    .set({
+      failedAttempts: sql`${sites.failedAttempts} + 1`,
+      status: sql`case when ${sites.failedAttempts} + 1 >= ${maxAttempts} then 'locked' else ${sites.status} end`,
+    })
+    .where(and(eq(sites.id, id), eq(sites.status, "pending")))
+    .returning({ failedAttempts: sites.failedAttempts, status: sites.status });
+  return row;
+}
+
+export async function markPairingExpired({ id }: { id: string }) {
+  const db = await getDb();
+  await db.update(sites).set({ status: "expired" }).where(and(eq(sites.id, id), eq(sites.status, "pending")));
+}
+
+export async function findSiteForUser({ userId, siteId }: { userId: string; siteId: string }): Promise<Site | undefined> {
+  const db = await getDb();
+  const [row] = await db
+    .select()
+    .from(sites)
+    .where(and(eq(sites.id, siteId), eq(sites.userId, userId)))
+    .limit(1);
+  return row;
+}
+
+export async function findSiteById({ siteId }: { siteId: string }): Promise<Site | undefined> {
+  const db = await getDb();
+  const [row] = await db.select().from(sites).where(eq(sites.id, siteId)).limit(1);
+  return row;
+}
+
+export async function listSitesForUser({ userId }: { userId: string }): Promise<Site[]> {
+  const db = await getDb();
+  return db
+    .select()
+    .from(sites)
+    .where(and(eq(sites.userId, userId), ne(sites.status, "revoked")))
+    .orderBy(desc(sites.createdAt));
+}
+
+export async function activateSite(input: {
+  id: string;
+  now: Date;
+  name: string | null;
+  pageBuilder: string | null;
+  capabilities: string[];
+  siteInfo: Record<string, unknown>;
+  preflight: Record<string, unknown>;
+}): Promise<Site | undefined> {
+  const db = await getDb();
+  const [row] = await db
+    .update(sites)
+    .set({
+      status: "active",
+      name: input.name,
+      pageBuilder: input.pageBuilder,
+      capabilities: input.capabilities,
+      siteInfo: input.siteInfo,
+      preflight: input.preflight,
+      confirmedAt: sql`coalesce(${sites.confirmedAt}, ${input.now.toISOString()}::timestamptz)`,
+      lastSeenAt: input.now,
+    })
+    .where(and(eq(sites.id, input.id), inArray(sites.status, ["redeemed", "active"] satisfies SiteStatus[])))
+    .returning();
+  return row;
+}
+
+/** Older connections of the same user to the same URL end when a new one is confirmed. */
+export async function revokeOtherConnections({ userId, url, keepId, now }: { userId: string; url: string; keepId: string; now: Date }) {
+  const db = await getDb();
+  return db
+    .update(sites)
+    .set({ status: "revoked", credentials: null, revokedAt: now })
+    .where(and(eq(sites.userId, userId), eq(sites.url, url), ne(sites.id, keepId), inArray(sites.status, ["redeemed", "active"] satisfies SiteStatus[])))
+    .returning({ id: sites.id });
+}
+
+export async function revokeSite({ id, now }: { id: string; now: Date }) {
+  const db = await getDb();
+  await db.update(sites).set({ status: "revoked", credentials: null, revokedAt: now }).where(eq(sites.id, id));
+}
+
+export async function touchSiteLastSeen({ id, now }: { id: string; now: Date }) {
+  const db = await getDb();
+  await db.update(sites).set({ lastSeenAt: now }).where(eq(sites.id, id));
+}
+
+/** Pending pairings past their expiry become `expired`; dead pairings older than `deleteBefore` are removed. */
+export async function sweepPairings({ now, deleteBefore }: { now: Date; deleteBefore: Date }) {
+  const db = await getDb();
+  const expired = await db
+    .update(sites)
+    .set({ status: "expired" })
+    .where(and(eq(sites.status, "pending"), lte(sites.codeExpiresAt, now)))
+    .returning({ id: sites.id });
+  const deleted = await db
+    .delete(sites)
+    .where(and(or(eq(sites.status, "expired"), eq(sites.status, "locked")), lt(sites.createdAt, deleteBefore)))
+    .returning({ id: sites.id });
+  return { expired: expired.length, deleted: deleted.length };
+}

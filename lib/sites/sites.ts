@@ -1,0 +1,100 @@
+/**
+ * A user's sites after pairing: reading them, the signed confirmation round trip, revoking, and the signed client
+ * other parts (agent, sandboxes) use to reach a site.
+ */
+import { now } from "@/lib/clock";
+import { AppError } from "@/lib/errors";
+import { log } from "@/lib/log";
+import {
+  activateSite,
+  findSiteForUser,
+  listSitesForUser,
+  revokeOtherConnections,
+  revokeSite,
+  sweepPairings,
+} from "@/lib/db/queries";
+import type { Site } from "@/lib/db/schema";
+import { createSiteClient, type SignedSiteClient, type SiteClientOptions } from "./client";
+import { decryptSecret } from "./crypto";
+import { effectiveStatus, publicSite } from "./pairing";
+
+const notFound = () => new AppError("not_found", "There is no such site in your account.", { status: 404 });
+
+/** Another user's site answers exactly like a missing one. */
+export async function getOwnedSite({ userId, siteId }: { userId: string; siteId: string }): Promise<Site> {
+  const site = await findSiteForUser({ userId, siteId });
+  if (!site) throw notFound();
+  return site;
+}
+
+export async function listSites({ userId }: { userId: string }) {
+  return (await listSitesForUser({ userId })).map(publicSite);
+}
+
+/** The signed client for a site that has credentials (redeemed or active). */
+export function siteClientFor(site: Site, options?: SiteClientOptions): SignedSiteClient {
+  if (!site.credentials || !site.restUrl) {
+    throw new AppError("site_not_active", "This site is not connected. Pair it again from the Sites page.", { status: 409 });
+  }
+  const { token, secret } = JSON.parse(decryptSecret(site.credentials, site.id)) as { token: string; secret: string };
+  return createSiteClient({ baseUrl: site.url, restUrl: site.restUrl, token, secret }, options);
+}
+
+type Info = Record<string, unknown> & { name?: unknown; pageBuilder?: unknown; token?: { scopes?: unknown; capabilities?: unknown } };
+
+const strings = (value: unknown) => (Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : []);
+
+/**
+ * The user's "Confirm": a signed GET /preflight and /info through the real channel. Only a successful round trip
+ * makes the site active; failures say why (`site_unreachable`, `site_rejected` with the plugin's code).
+ */
+export async function confirmSite({ userId, siteId }: { userId: string; siteId: string }, options?: SiteClientOptions) {
+  const site = await getOwnedSite({ userId, siteId });
+  const status = effectiveStatus(site);
+  if (status !== "redeemed" && status !== "active") {
+    throw new AppError("not_redeemed", "The plugin has not used the pairing code yet. Enter the code in the site's Sitewright settings first.", {
+      status: 409,
+      details: { status },
+    });
+  }
+  const client = siteClientFor(site, options);
+  const preflight = (await client.get<Record<string, unknown>>("/sitewright/v1/preflight")).data;
+  const info = (await client.get<Info>("/sitewright/v1/info")).data;
+  const at = now();
+  const activated = await activateSite({
+    id: site.id,
+    now: at,
+    name: typeof info.name === "string" ? info.name.slice(0, 200) : site.name,
+    pageBuilder: typeof info.pageBuilder === "string" ? info.pageBuilder.slice(0, 40) : site.pageBuilder,
+    capabilities: strings(info.token?.capabilities ?? info.token?.scopes),
+    siteInfo: info,
+    preflight,
+  });
+  if (!activated) throw new AppError("not_redeemed", "This pairing was revoked while it was being confirmed. Start again.", { status: 409 });
+  await revokeOtherConnections({ userId, url: site.url, keepId: site.id, now: at });
+  log.info("site confirmed", { siteId: site.id, userId });
+  return { site: publicSite(activated), preflight };
+}
+
+/**
+ * Tells the plugin to revoke the token, then destroys our copy. The site being gone or refusing does not stop the
+ * local revocation: the user asked to disconnect, and our credentials must go either way.
+ */
+export async function disconnectSite({ userId, siteId }: { userId: string; siteId: string }, options?: SiteClientOptions) {
+  const site = await getOwnedSite({ userId, siteId });
+  if (site.credentials && site.restUrl) {
+    try {
+      await siteClientFor(site, { timeoutMs: 5000, ...options }).post("/sitewright/v1/revoke");
+    } catch (error) {
+      log.warn("plugin revoke failed; revoking locally", { siteId, error });
+    }
+  }
+  await revokeSite({ id: site.id, now: now() });
+  log.info("site disconnected", { siteId, userId });
+}
+
+/** Expired and locked pairings are kept a day (so the wizard can say why), then removed. */
+export async function sweepDeadPairings() {
+  const at = now();
+  return sweepPairings({ now: at, deleteBefore: new Date(at.getTime() - 24 * 60 * 60 * 1000) });
+}
