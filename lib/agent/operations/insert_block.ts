@@ -1,0 +1,40 @@
+import { z } from "zod";
+import { BlockEditError, insertBlock } from "../blocks";
+import { defineOperation, OperationError } from "./operation";
+import { contentType, fetchEditable, postId, saveEditable, targetOf } from "./wordpress";
+
+export default defineOperation({
+  name: "insert_block",
+  description:
+    'Insert one new block into a page or post, before or after the block at an outline position from read_page, or at the end with position "end". Everything else on the page is kept byte for byte.',
+  input: z.object({
+    type: contentType,
+    id: postId,
+    position: z
+      .string()
+      .regex(/^(end|[1-9]\d*(\.[1-9]\d*)*)$/)
+      .describe('Outline position of the neighbouring block ("2", "3.1"), or "end"'),
+    where: z.enum(["before", "after"]).default("after").describe("Insert before or after that block"),
+    markup: z.string().min(1).max(50_000).describe("The new block, as complete block markup"),
+  }),
+  scope: "content:write",
+  risk: "write",
+  async run(client, { type, id, position, where, markup }) {
+    const current = await fetchEditable(client, type, id);
+    let next: string;
+    try {
+      next = insertBlock(current.content.raw, position, where, markup);
+    } catch (error) {
+      if (error instanceof BlockEditError) throw new OperationError(error.message, "bad_block");
+      throw error;
+    }
+    await saveEditable(client, type, id, { content: next });
+    const place = position === "end" ? "at the end" : `${where} block ${position}`;
+    return {
+      summary: `Inserted a block ${place} of ${type} ${id}.`,
+      target: targetOf(type, current),
+      after: { position, where, markup },
+      data: { id },
+    };
+  },
+});

@@ -1,0 +1,34 @@
+import { z } from "zod";
+import { defineOperation } from "./operation";
+import { clip } from "./wordpress";
+
+type Css = { css: string };
+
+/**
+ * WordPress 6.1 has no core REST route for the Customizer's Additional CSS (global styles gained `css` only in
+ * 6.2), so this goes through the plugin's route and is offered only when the plugin reports the `custom_css` feature.
+ */
+export default defineOperation({
+  name: "update_custom_css",
+  description:
+    "Change the site's additional CSS (the Customizer's \"Additional CSS\"). `append` (default) adds rules at the end; `replace` swaps all of it. Keep rules specific so they do not restyle unrelated parts of the site.",
+  input: z.object({
+    css: z.string().min(1).max(50_000).describe("The CSS rules"),
+    mode: z.enum(["append", "replace"]).default("append"),
+  }),
+  scope: "design:write",
+  risk: "write",
+  capabilities: ["edit_theme_options"],
+  pluginFeature: "custom_css",
+  async run(client, { css, mode }) {
+    const current = (await client.get<Css>("/sitewright/v1/custom-css")).data?.css ?? "";
+    const next = mode === "append" && current.trim() !== "" ? `${current.replace(/\s+$/, "")}\n\n${css}` : css;
+    const saved = (await client.post<Css>("/sitewright/v1/custom-css", { css: next })).data?.css ?? next;
+    return {
+      summary: mode === "append" ? "Added rules to the site's custom CSS." : "Replaced the site's custom CSS.",
+      target: { type: "site" },
+      before: { css: clip(current) },
+      after: { css: clip(saved) },
+    };
+  },
+});

@@ -1,0 +1,59 @@
+/** Shared pieces of the WordPress REST calls the operations make (WordPress 6.1 core routes). */
+import { z } from "zod";
+import type { SiteClient } from "@/lib/sites/types";
+import { OperationError } from "./operation";
+
+export const contentType = z
+  .enum(["page", "post"])
+  .default("page")
+  .describe('"page" (default) or "post"');
+
+export const postId = z.number().int().positive().describe("The WordPress ID of the page or post");
+
+export const routeFor = (type: "page" | "post") => (type === "page" ? "/wp/v2/pages" : "/wp/v2/posts");
+
+/** What `context=edit` gives for a page or post (only the fields we ask for). */
+export type EditablePost = {
+  id: number;
+  status: string;
+  link: string;
+  modified?: string;
+  featured_media?: number;
+  title: { raw: string };
+  content: { raw: string };
+  excerpt: { raw: string };
+};
+
+const EDIT_FIELDS = "id,status,link,modified,featured_media,title,content,excerpt";
+
+export async function fetchEditable(client: SiteClient, type: "page" | "post", id: number): Promise<EditablePost> {
+  const response = await client.get<EditablePost>(`${routeFor(type)}/${id}`, { context: "edit", _fields: EDIT_FIELDS });
+  const post = response.data;
+  if (!post || typeof post !== "object" || typeof post.id !== "number" || !post.title || !post.content) {
+    throw new OperationError(`The site did not return ${type} ${id} in the expected shape.`, "bad_response");
+  }
+  return post;
+}
+
+export async function saveEditable(
+  client: SiteClient,
+  type: "page" | "post",
+  id: number,
+  changes: Record<string, unknown>,
+): Promise<EditablePost> {
+  // WordPress answers create and update requests in the edit context, so raw fields come back.
+  const response = await client.post<EditablePost>(`${routeFor(type)}/${id}`, changes);
+  return response.data;
+}
+
+export const targetOf = (type: "page" | "post", post: Pick<EditablePost, "id" | "link"> & { title?: { raw?: string } }) => ({
+  type,
+  id: post.id,
+  title: post.title?.raw,
+  link: post.link,
+});
+
+/** Long values are cut for cards and the audit log; the site keeps the full text. */
+export function clip(value: string, max = 2000): string {
+  return value.length > max ? `${value.slice(0, max)}… [${value.length - max} more characters]` : value;
+}

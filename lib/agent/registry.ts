@@ -1,0 +1,59 @@
+/**
+ * The semantic allowlist: which operations a run may use. The operator's `AGENT_OPERATIONS` (default: every read
+ * and write operation, no destructive one) intersected with what the site's token allows (its scopes, the
+ * WordPress capabilities they lend, and the plugin's features). The plugin enforces scopes again on its side.
+ */
+import { env } from "@/lib/env";
+import { log } from "@/lib/log";
+import { ALL_OPERATIONS, operationsByName, type Operation } from "./operations";
+
+/** What a paired site's token lets the agent do, as the plugin reported it. `null` = not reported. */
+export type SiteGrant = {
+  scopes: readonly string[] | null;
+  capabilities: readonly string[] | null;
+  features: readonly string[];
+};
+
+export const DEFAULT_OPERATIONS: readonly string[] = ALL_OPERATIONS.filter((op) => op.risk !== "destructive").map((op) => op.name);
+
+/** The operator's allowlist: `AGENT_OPERATIONS`, or the default. Unknown names are ignored (and logged). */
+export function configuredAllowlist(names: readonly string[] | undefined = env().AGENT_OPERATIONS): string[] {
+  if (!names || names.length === 0) return [...DEFAULT_OPERATIONS];
+  const unknown = names.filter((name) => !operationsByName.has(name));
+  if (unknown.length > 0) log.warn("AGENT_OPERATIONS names unknown operations; ignoring them", { unknown });
+  return [...new Set(names.filter((name) => operationsByName.has(name)))];
+}
+
+export type Exclusion = { operation: string; reason: "not_allowlisted" | "scope" | "capability" | "plugin_feature" };
+
+export function allowedOperations(grant: SiteGrant, allowlist: readonly string[] = configuredAllowlist()): { operations: Operation[]; excluded: Exclusion[] } {
+  const listed = new Set(allowlist);
+  const operations: Operation[] = [];
+  const excluded: Exclusion[] = [];
+  for (const op of ALL_OPERATIONS) {
+    const reason = !listed.has(op.name)
+      ? "not_allowlisted"
+      : // Scopes not reported: fail closed to reading.
+        !(grant.scopes ?? ["site:read", "content:read"]).includes(op.scope)
+        ? "scope"
+        : grant.capabilities && op.capabilities?.some((cap) => !grant.capabilities!.includes(cap))
+          ? "capability"
+          : op.pluginFeature && !grant.features.includes(op.pluginFeature)
+            ? "plugin_feature"
+            : undefined;
+    if (reason) excluded.push({ operation: op.name, reason });
+    else operations.push(op);
+  }
+  return { operations, excluded };
+}
+
+/** Reads a site's grant from what the plugin's `/sitewright/v1/info` reported (stored at pairing). */
+export function grantFromSiteInfo(info: Record<string, unknown> | null | undefined, capabilities?: readonly string[] | null): SiteGrant {
+  const token = (info?.token ?? {}) as { scopes?: unknown; capabilities?: unknown };
+  const strings = (value: unknown) => (Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : null);
+  return {
+    scopes: strings(token.scopes),
+    capabilities: strings(token.capabilities) ?? (capabilities ? [...capabilities] : null),
+    features: strings(info?.features) ?? [],
+  };
+}
