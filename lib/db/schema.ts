@@ -142,6 +142,8 @@ export const sandboxManifests = pgTable("sandbox_manifests", {
     .references(() => sandboxes.id, { onDelete: "cascade" }),
   sourceSiteId: text("source_site_id"),
   sourceUrl: text("source_url"),
+  /** The origin's uploads base URL: the media proxy fetches only below it. */
+  sourceUploadsUrl: text("source_uploads_url"),
   imageTag: text("image_tag").notNull(),
   /** `[{kind, sourceId, sandboxId, checksum, ...}]`: each copied item, its id on both sides, a SHA-256 of its source. */
   items: jsonb("items").$type<SandboxManifestItem[]>().notNull(),

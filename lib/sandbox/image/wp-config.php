@@ -30,6 +30,8 @@ $sitewright_url = getenv( 'SITEWRIGHT_SANDBOX_URL' ) ?: 'http://' . $sitewright_
 define( 'WP_HOME', $sitewright_url );
 define( 'WP_SITEURL', $sitewright_url );
 
+// The plugin accepts snapshot imports only on a site that says it is a sandbox.
+define( 'SITEWRIGHT_SANDBOX', true );
 define( 'WP_ENVIRONMENT_TYPE', 'development' );
 define( 'WP_DEBUG', false );
 define( 'DISALLOW_FILE_MODS', true );

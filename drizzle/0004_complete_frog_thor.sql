@@ -1,0 +1,1 @@
+ALTER TABLE "sandbox_manifests" ADD COLUMN "source_uploads_url" text;

@@ -1,0 +1,208 @@
+/**
+ * Sandbox data access. The rules that must hold across app instances (capacity, pool size, taking a pool
+ * member, the GC lease) are single statements or transactions under one advisory lock, never read-then-write.
+ */
+import { and, asc, eq, inArray, isNotNull, lt, or, sql } from "drizzle-orm";
+import { getDb } from "../index";
+import { sandboxes, sandboxLeases, sandboxManifests, type Sandbox, type SandboxManifest, type SandboxStatus } from "../schema";
+
+/** Serializes capacity and pool decisions between app instances (pg_advisory_xact_lock key). */
+const SANDBOX_LOCK = sql`select pg_advisory_xact_lock(hashtext('sitewright.sandboxes'))`;
+const OWNED: SandboxStatus[] = ["starting", "ready"];
+const POOL: SandboxStatus[] = ["warming", "pooled"];
+
+export type NewSandbox = typeof sandboxes.$inferInsert;
+
+export type SandboxClaim =
+  | { outcome: "pooled"; sandbox: Sandbox }
+  | { outcome: "cold"; sandbox: Sandbox }
+  | { outcome: "capacity_reached"; active: number };
+
+/**
+ * For one user's new session, atomically: refuse when `max` sandboxes are already handed out; otherwise take
+ * the oldest ready pool member, or (pool empty) insert `cold` as a `starting` row for a cold start.
+ */
+export async function claimSandboxForUser(input: {
+  userId: string;
+  siteId: string | null;
+  max: number;
+  now: Date;
+  expiresAt: Date;
+  cold: NewSandbox;
+}): Promise<SandboxClaim> {
+  const db = await getDb();
+  return db.transaction(async (tx) => {
+    await tx.execute(SANDBOX_LOCK);
+    const [count] = await tx
+      .select({ n: sql<number>`count(*)::int` })
+      .from(sandboxes)
+      .where(inArray(sandboxes.status, OWNED));
+    const active = count?.n ?? 0;
+    if (active >= input.max) return { outcome: "capacity_reached", active };
+
+    const [candidate] = await tx
+      .select({ id: sandboxes.id })
+      .from(sandboxes)
+      .where(eq(sandboxes.status, "pooled"))
+      .orderBy(asc(sandboxes.createdAt))
+      .limit(1)
+      .for("update", { skipLocked: true });
+    if (candidate) {
+      const [taken] = await tx
+        .update(sandboxes)
+        .set({
+          status: "ready",
+          userId: input.userId,
+          siteId: input.siteId,
+          fromPool: true,
+          acquiredAt: input.now,
+          lastUsedAt: input.now,
+          expiresAt: input.expiresAt,
+        })
+        .where(and(eq(sandboxes.id, candidate.id), eq(sandboxes.status, "pooled")))
+        .returning();
+      if (taken) return { outcome: "pooled", sandbox: taken };
+    }
+    const [inserted] = await tx.insert(sandboxes).values(input.cold).returning();
+    return { outcome: "cold", sandbox: inserted! };
+  });
+}
+
+/** Inserts a `warming` pool row when the pool (warming + pooled) is below `poolSize`; else undefined. */
+export async function reservePoolSlot(input: { poolSize: number; row: NewSandbox }): Promise<Sandbox | undefined> {
+  const db = await getDb();
+  return db.transaction(async (tx) => {
+    await tx.execute(SANDBOX_LOCK);
+    const [count] = await tx
+      .select({ n: sql<number>`count(*)::int` })
+      .from(sandboxes)
+      .where(inArray(sandboxes.status, POOL));
+    if ((count?.n ?? 0) >= input.poolSize) return undefined;
+    const [row] = await tx.insert(sandboxes).values(input.row).returning();
+    return row;
+  });
+}
+
+export async function updateSandbox({ id, ...fields }: { id: string } & Partial<Omit<Sandbox, "id">>): Promise<Sandbox | undefined> {
+  const db = await getDb();
+  const [row] = await db.update(sandboxes).set(fields).where(eq(sandboxes.id, id)).returning();
+  return row;
+}
+
+/** Moves a row from one status to another only if it is still in the first; undefined when it was not. */
+export async function transitionSandbox(input: {
+  id: string;
+  from: SandboxStatus[];
+  to: SandboxStatus;
+  fields?: Partial<Omit<Sandbox, "id" | "status">>;
+}): Promise<Sandbox | undefined> {
+  const db = await getDb();
+  const [row] = await db
+    .update(sandboxes)
+    .set({ ...input.fields, status: input.to })
+    .where(and(eq(sandboxes.id, input.id), inArray(sandboxes.status, input.from)))
+    .returning();
+  return row;
+}
+
+export async function findSandboxById({ id }: { id: string }): Promise<Sandbox | undefined> {
+  const db = await getDb();
+  const [row] = await db.select().from(sandboxes).where(eq(sandboxes.id, id)).limit(1);
+  return row;
+}
+
+/** Another user's sandbox is not found: callers answer 404 for both. */
+export async function findSandboxForUser({ id, userId }: { id: string; userId: string }): Promise<Sandbox | undefined> {
+  const db = await getDb();
+  const [row] = await db
+    .select()
+    .from(sandboxes)
+    .where(and(eq(sandboxes.id, id), eq(sandboxes.userId, userId)))
+    .limit(1);
+  return row;
+}
+
+export async function touchSandbox({ id, now }: { id: string; now: Date }) {
+  const db = await getDb();
+  await db.update(sandboxes).set({ lastUsedAt: now }).where(eq(sandboxes.id, id));
+}
+
+export async function deleteSandboxRow({ id }: { id: string }) {
+  const db = await getDb();
+  await db.delete(sandboxes).where(eq(sandboxes.id, id));
+}
+
+export async function countSandboxes({ statuses }: { statuses: SandboxStatus[] }): Promise<number> {
+  const db = await getDb();
+  const [row] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(sandboxes)
+    .where(inArray(sandboxes.status, statuses));
+  return row?.n ?? 0;
+}
+
+export async function listSandboxes(): Promise<Sandbox[]> {
+  const db = await getDb();
+  return db.select().from(sandboxes).orderBy(asc(sandboxes.createdAt));
+}
+
+/**
+ * Rows GC should remove: past their expiry; handed out and idle since `idleBefore`; or stuck while being made
+ * (`warming`/`starting`/`removing` since `stuckBefore`).
+ */
+export async function listSandboxesToCollect(input: { now: Date; idleBefore: Date; stuckBefore: Date }): Promise<Sandbox[]> {
+  const db = await getDb();
+  return db
+    .select()
+    .from(sandboxes)
+    .where(
+      or(
+        lt(sandboxes.expiresAt, input.now),
+        and(eq(sandboxes.status, "ready"), isNotNull(sandboxes.userId), lt(sandboxes.lastUsedAt, input.idleBefore)),
+        and(inArray(sandboxes.status, ["warming", "starting", "removing"]), lt(sandboxes.createdAt, input.stuckBefore)),
+      ),
+    );
+}
+
+/** Which of these ids still have a row. */
+export async function existingSandboxIds({ ids }: { ids: string[] }): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const db = await getDb();
+  const rows = await db.select({ id: sandboxes.id }).from(sandboxes).where(inArray(sandboxes.id, ids));
+  return new Set(rows.map((row) => row.id));
+}
+
+export async function upsertSandboxManifest(input: typeof sandboxManifests.$inferInsert) {
+  const db = await getDb();
+  const { sandboxId, ...rest } = input;
+  await db.insert(sandboxManifests).values(input).onConflictDoUpdate({ target: sandboxManifests.sandboxId, set: rest });
+}
+
+export async function findSandboxManifest({ sandboxId }: { sandboxId: string }): Promise<SandboxManifest | undefined> {
+  const db = await getDb();
+  const [row] = await db.select().from(sandboxManifests).where(eq(sandboxManifests.sandboxId, sandboxId)).limit(1);
+  return row;
+}
+
+/**
+ * Takes (or renews) the named lease for `holder` until `until`, in one statement: it succeeds when the lease is
+ * free, expired, or already this holder's. Returns whether `holder` now holds it.
+ */
+export async function takeSandboxLease(input: { name: string; holder: string; now: Date; until: Date }): Promise<boolean> {
+  const db = await getDb();
+  const rows = await db
+    .insert(sandboxLeases)
+    .values({ name: input.name, holder: input.holder, expiresAt: input.until })
+    .onConflictDoUpdate({
+      target: sandboxLeases.name,
+      set: { holder: input.holder, expiresAt: input.until },
+      setWhere: or(lt(sandboxLeases.expiresAt, input.now), eq(sandboxLeases.holder, input.holder)),
+    })
+    .returning({ holder: sandboxLeases.holder });
+  return rows[0]?.holder === input.holder;
+}
+
+export async function releaseSandboxLease({ name, holder }: { name: string; holder: string }) {
+  const db = await getDb();
+  await db.delete(sandboxLeases).where(and(eq(sandboxLeases.name, name), eq(sandboxLeases.holder, holder)));
+}
