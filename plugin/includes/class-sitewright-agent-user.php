@@ -1,0 +1,172 @@
+<?php
+/**
+ * The dedicated WordPress user that signed requests act as. It has no role of its own: while a verified token is
+ * in use it holds exactly the capabilities its scopes lend (Sitewright_Scopes::capabilities), and nothing otherwise.
+ * It cannot log in and has no application passwords.
+ *
+ * @package Sitewright
+ */
+
+declare(strict_types=1);
+
+defined( 'ABSPATH' ) || exit;
+
+/**
+ * The agent user.
+ */
+final class Sitewright_Agent_User {
+
+	public const LOGIN  = 'sitewright-agent';
+	public const OPTION = 'sitewright_agent_user_id';
+
+	/**
+	 * Scopes in force for the current request (null when no signed request is being served).
+	 *
+	 * @var array<int, string>|null
+	 */
+	private static ?array $scopes = null;
+
+	/**
+	 * Hooks that bound the user.
+	 */
+	public static function register_hooks(): void {
+		add_filter( 'user_has_cap', array( self::class, 'filter_caps' ), 1000, 4 );
+		add_filter( 'authenticate', array( self::class, 'refuse_login' ), 1000, 2 );
+		add_filter( 'wp_is_application_passwords_available_for_user', array( self::class, 'no_application_passwords' ), 10, 2 );
+	}
+
+	/**
+	 * The user id, creating the user when missing.
+	 */
+	public static function ensure(): int {
+		$id = self::id();
+		if ( $id > 0 ) {
+			return $id;
+		}
+		$existing = get_user_by( 'login', self::LOGIN );
+		if ( $existing ) {
+			update_option( self::OPTION, $existing->ID, false );
+			return (int) $existing->ID;
+		}
+		$id = wp_insert_user(
+			array(
+				'user_login'   => self::LOGIN,
+				'user_pass'    => wp_generate_password( 64, true, true ),
+				'user_email'   => '',
+				'display_name' => 'Sitewright',
+				'role'         => '',
+				'description'  => 'Acts for the Sitewright service on signed REST requests. Cannot log in.',
+			)
+		);
+		if ( is_wp_error( $id ) ) {
+			throw new RuntimeException( 'Could not create the Sitewright user: ' . esc_html( $id->get_error_message() ) );
+		}
+		update_option( self::OPTION, $id, false );
+		return (int) $id;
+	}
+
+	/**
+	 * The user id, or 0 when not created yet (or deleted by someone).
+	 */
+	public static function id(): int {
+		$id = (int) get_option( self::OPTION, 0 );
+		if ( $id > 0 && get_userdata( $id ) ) {
+			return $id;
+		}
+		return 0;
+	}
+
+	/**
+	 * Starts acting as the agent with the given scopes.
+	 *
+	 * @param array<int, string> $scopes Token scopes.
+	 */
+	public static function act_with( array $scopes ): void {
+		self::$scopes = Sitewright_Scopes::sanitize( $scopes );
+		wp_set_current_user( self::ensure() );
+	}
+
+	/**
+	 * Scopes in force, or null outside a signed request.
+	 *
+	 * @return array<int, string>|null
+	 */
+	public static function scopes(): ?array {
+		return self::$scopes;
+	}
+
+	/**
+	 * Stops acting as the agent (tests).
+	 */
+	public static function reset(): void {
+		self::$scopes = null;
+	}
+
+	/**
+	 * Replaces the agent's capabilities with the ones its scopes lend.
+	 *
+	 * @param array<string, bool> $allcaps All capabilities.
+	 * @param array<int, string>  $caps    Required primitive capabilities.
+	 * @param array<int, mixed>   $args    Arguments.
+	 * @param WP_User             $user    The user.
+	 * @return array<string, bool>
+	 */
+	public static function filter_caps( $allcaps, $caps, $args, $user ) {
+		if ( ! $user instanceof WP_User || $user->ID <= 0 || self::LOGIN !== $user->user_login ) {
+			return $allcaps;
+		}
+		$granted = array();
+		if ( null !== self::$scopes ) {
+			foreach ( Sitewright_Scopes::capabilities( self::$scopes ) as $cap ) {
+				$granted[ $cap ] = true;
+			}
+		}
+		return $granted;
+	}
+
+	/**
+	 * Nobody logs in as the agent.
+	 *
+	 * @param WP_User|WP_Error|null $user     Result so far.
+	 * @param string                $username Username given.
+	 * @return WP_User|WP_Error|null
+	 */
+	public static function refuse_login( $user, $username ) {
+		if ( $user instanceof WP_User && self::LOGIN === $user->user_login ) {
+			return new WP_Error( 'sitewright_agent_login', __( 'This account is used by Sitewright only and cannot log in.', 'sitewright-connector' ) );
+		}
+		return $user;
+	}
+
+	/**
+	 * No application passwords for the agent.
+	 *
+	 * @param bool    $available Availability so far.
+	 * @param WP_User $user      The user.
+	 */
+	public static function no_application_passwords( $available, $user ): bool {
+		if ( $user instanceof WP_User && self::LOGIN === $user->user_login ) {
+			return false;
+		}
+		return (bool) $available;
+	}
+
+	/**
+	 * Deletes the user (uninstall). Their content is reassigned to the first administrator so no page is lost.
+	 */
+	public static function delete(): void {
+		require_once ABSPATH . 'wp-admin/includes/user.php';
+		$user = get_user_by( 'login', self::LOGIN );
+		if ( $user ) {
+			$admins = get_users(
+				array(
+					'role'   => 'administrator',
+					'number' => 1,
+					'fields' => 'ID',
+				)
+			);
+			wp_delete_user( $user->ID, $admins ? (int) $admins[0] : null );
+		}
+		delete_option( self::OPTION );
+	}
+}

@@ -1,0 +1,65 @@
+<?php
+/**
+ * Wires the plugin into WordPress.
+ *
+ * @package Sitewright
+ */
+
+declare(strict_types=1);
+
+defined( 'ABSPATH' ) || exit;
+
+/**
+ * Bootstrap, activation and deactivation.
+ */
+final class Sitewright_Plugin {
+
+	public const PRUNE_EVENT = 'sitewright_prune_replay_cache';
+
+	/**
+	 * Registers every hook.
+	 */
+	public static function boot(): void {
+		Sitewright_Auth::register_hooks();
+		Sitewright_Agent_User::register_hooks();
+		add_action( 'init', array( Sitewright_Schema::class, 'maybe_install' ) );
+		add_action( 'rest_api_init', array( self::class, 'register_routes' ) );
+		add_action( self::PRUNE_EVENT, array( Sitewright_Replay_Cache::class, 'prune' ) );
+		if ( is_admin() && class_exists( 'Sitewright_Admin' ) ) {
+			Sitewright_Admin::register_hooks();
+		}
+	}
+
+	/**
+	 * One controller per resource under sitewright/v1.
+	 */
+	public static function register_routes(): void {
+		$controllers = array(
+			new Sitewright_REST_Info_Controller(),
+			new Sitewright_REST_Preflight_Controller(),
+			new Sitewright_REST_Connection_Controller(),
+			new Sitewright_REST_Snapshot_Controller(),
+		);
+		foreach ( $controllers as $controller ) {
+			$controller->register_routes();
+		}
+	}
+
+	/**
+	 * Activation: tables, the agent user, the pruning event.
+	 */
+	public static function activate(): void {
+		Sitewright_Schema::install();
+		Sitewright_Agent_User::ensure();
+		if ( ! wp_next_scheduled( self::PRUNE_EVENT ) ) {
+			wp_schedule_event( time() + HOUR_IN_SECONDS, 'hourly', self::PRUNE_EVENT );
+		}
+	}
+
+	/**
+	 * Deactivation keeps tokens (reactivating resumes the connection) but stops the scheduled event.
+	 */
+	public static function deactivate(): void {
+		wp_clear_scheduled_hook( self::PRUNE_EVENT );
+	}
+}

@@ -1,0 +1,163 @@
+<?php
+/**
+ * Which token scopes a REST route and method need, and which capabilities each scope lends the agent user.
+ *
+ * Pure data and functions (no WordPress calls), so the scope map is unit-tested on its own.
+ *
+ * @package Sitewright
+ */
+
+declare(strict_types=1);
+
+defined( 'ABSPATH' ) || exit;
+
+/**
+ * The scope map. A rule is [route regex, scopes for reads, scopes for writes]; the first matching rule wins.
+ * Scopes: a list that must ALL be held ([] = any valid token), or null = never allowed on the signed channel.
+ */
+final class Sitewright_Scopes {
+
+	public const ALL = array( 'site:read', 'content:read', 'content:write', 'media:write', 'design:write', 'settings:write' );
+
+	/** Methods that only read. WordPress answers HEAD with the GET handler, OPTIONS with the route's schema. */
+	private const READ_METHODS = array( 'GET', 'HEAD', 'OPTIONS' );
+
+	private const DESIGN_ROUTES = 'templates|template-parts|global-styles|navigation|menus|menu-items|menu-locations|sidebars|widgets|widget-types|themes|block-patterns|pattern-directory';
+
+	/**
+	 * Ordered rules; routes are matched case-insensitively, as WordPress matches them.
+	 *
+	 * @return array<int, array{0: string, 1: ?array<int, string>, 2: ?array<int, string>}>
+	 */
+	public static function rules(): array {
+		return array(
+			array( '#^/sitewright/v1/revoke$#i', null, array() ),
+			array( '#^/sitewright/v1/(info|preflight)$#i', array( 'site:read' ), null ),
+			array( '#^/sitewright/v1/export$#i', array( 'site:read', 'content:read' ), null ),
+			array( '#^/sitewright/v1/import$#i', null, array( 'content:write', 'design:write', 'settings:write' ) ),
+			array( '#^/sitewright/v1(/.*)?$#i', array( 'site:read' ), null ),
+			array( '#^/$#', array( 'site:read' ), null ),
+			array( '#^/batch/v1(/.*)?$#i', null, null ),
+			array( '#^/wp/v2/users/me$#i', array( 'site:read' ), null ),
+			array( '#^/wp/v2/users(/.*)?$#i', null, null ),
+			array( '#^/wp/v2/(plugins|block-directory)(/.*)?$#i', array( 'site:read' ), null ),
+			array( '#^/wp/v2/settings$#i', array( 'site:read' ), array( 'settings:write' ) ),
+			array( '#^/wp/v2/media(/.*)?$#i', array( 'content:read' ), array( 'media:write' ) ),
+			array( '#^/wp/v2/(' . self::DESIGN_ROUTES . ')(/.*)?$#i', array( 'content:read' ), array( 'design:write' ) ),
+			array( '#^/wp/v2(/.*)?$#i', array( 'content:read' ), array( 'content:write' ) ),
+			array( '#^/wp-block-editor/v1(/.*)?$#i', array( 'content:read' ), array( 'content:write' ) ),
+			array( '#^/wp-site-health/v1(/.*)?$#i', array( 'site:read' ), null ),
+			array( '#^/oembed/1\.0(/.*)?$#i', array( 'content:read' ), null ),
+			// Any other namespace (other plugins): reads with content:read, writes never.
+			array( '#^/.*$#s', array( 'content:read' ), null ),
+		);
+	}
+
+	/**
+	 * The scopes a request needs: a list that must all be held, or null when the signed channel never allows it.
+	 *
+	 * @param string $method HTTP method.
+	 * @param string $route  REST route (WP_REST_Request::get_route()).
+	 * @return array<int, string>|null
+	 */
+	public static function required( string $method, string $route ): ?array {
+		$route = self::normalize_route( $route );
+		$read  = in_array( strtoupper( $method ), self::READ_METHODS, true );
+		foreach ( self::rules() as $rule ) {
+			if ( preg_match( $rule[0], $route ) ) {
+				return $read ? $rule[1] : $rule[2];
+			}
+		}
+		return null;
+	}
+
+	/**
+	 * Whether a token with $scopes may make this request.
+	 *
+	 * @param array<int, string> $scopes Token scopes.
+	 * @param string             $method HTTP method.
+	 * @param string             $route  REST route.
+	 */
+	public static function allows( array $scopes, string $method, string $route ): bool {
+		$required = self::required( $method, $route );
+		if ( null === $required ) {
+			return false;
+		}
+		return array() === array_diff( $required, $scopes );
+	}
+
+	/**
+	 * Collapses repeated slashes and trailing slashes so odd spellings cannot slip past a rule.
+	 *
+	 * @param string $route REST route.
+	 */
+	public static function normalize_route( string $route ): string {
+		$route = (string) preg_replace( '#/{2,}#', '/', '/' . ltrim( $route, '/' ) );
+		$route = rtrim( $route, '/\\' );
+		return '' === $route ? '/' : $route;
+	}
+
+	/**
+	 * Keeps only known scopes, de-duplicated, in canonical order.
+	 *
+	 * @param array<int, mixed> $scopes Requested scopes.
+	 * @return array<int, string>
+	 */
+	public static function sanitize( array $scopes ): array {
+		return array_values( array_intersect( self::ALL, array_map( 'strval', $scopes ) ) );
+	}
+
+	/**
+	 * The primitive capabilities the agent user holds while a token with these scopes is in use.
+	 * No scope lends unfiltered_html, user, plugin or theme-install capabilities.
+	 *
+	 * @param array<int, string> $scopes Token scopes.
+	 * @return array<int, string>
+	 */
+	public static function capabilities( array $scopes ): array {
+		$content_read  = array(
+			'read',
+			'read_private_posts',
+			'read_private_pages',
+			// Core needs edit_* to list drafts or use context=edit; writes are still refused by the scope map.
+			'edit_posts',
+			'edit_pages',
+			'edit_others_posts',
+			'edit_others_pages',
+			'edit_published_posts',
+			'edit_published_pages',
+			'edit_private_posts',
+			'edit_private_pages',
+		);
+		$content_write = array_merge(
+			$content_read,
+			array(
+				'publish_posts',
+				'publish_pages',
+				'delete_posts',
+				'delete_pages',
+				'delete_others_posts',
+				'delete_others_pages',
+				'delete_published_posts',
+				'delete_published_pages',
+				'delete_private_posts',
+				'delete_private_pages',
+				'manage_categories',
+				'moderate_comments',
+			)
+		);
+		$map           = array(
+			'site:read'      => array( 'read' ),
+			'content:read'   => $content_read,
+			'content:write'  => $content_write,
+			'media:write'    => array( 'read', 'upload_files', 'edit_posts' ),
+			'design:write'   => array( 'read', 'edit_theme_options' ),
+			'settings:write' => array( 'read', 'manage_options' ),
+		);
+		$caps          = array();
+		foreach ( self::sanitize( $scopes ) as $scope ) {
+			$caps = array_merge( $caps, $map[ $scope ] );
+		}
+		return array_values( array_unique( $caps ) );
+	}
+}

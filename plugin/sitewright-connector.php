@@ -1,0 +1,49 @@
+<?php
+/**
+ * Plugin Name:       Sitewright Connector
+ * Description:       Lets the Sitewright service edit this site through HMAC-signed, scope-limited REST requests.
+ * Version:           0.1.0
+ * Requires at least: 6.1
+ * Requires PHP:      8.1
+ * Author:            Sitewright
+ * License:           GPL-2.0-or-later
+ * Text Domain:       sitewright-connector
+ *
+ * @package Sitewright
+ */
+
+declare(strict_types=1);
+
+defined( 'ABSPATH' ) || exit;
+
+define( 'SITEWRIGHT_VERSION', '0.1.0' );
+define( 'SITEWRIGHT_PLUGIN_FILE', __FILE__ );
+define( 'SITEWRIGHT_PLUGIN_DIR', __DIR__ );
+
+require_once __DIR__ . '/includes/class-sitewright-signature.php';
+require_once __DIR__ . '/includes/class-sitewright-scopes.php';
+require_once __DIR__ . '/includes/class-sitewright-crypto.php';
+require_once __DIR__ . '/includes/class-sitewright-schema.php';
+require_once __DIR__ . '/includes/class-sitewright-credentials.php';
+require_once __DIR__ . '/includes/class-sitewright-replay-cache.php';
+require_once __DIR__ . '/includes/class-sitewright-agent-user.php';
+require_once __DIR__ . '/includes/class-sitewright-auth.php';
+require_once __DIR__ . '/includes/class-sitewright-site-info.php';
+require_once __DIR__ . '/includes/class-sitewright-preflight.php';
+require_once __DIR__ . '/includes/class-sitewright-snapshot.php';
+require_once __DIR__ . '/includes/class-sitewright-pairing.php';
+require_once __DIR__ . '/includes/class-sitewright-plugin.php';
+require_once __DIR__ . '/includes/rest/class-sitewright-rest-controller.php';
+require_once __DIR__ . '/includes/rest/class-sitewright-rest-info-controller.php';
+require_once __DIR__ . '/includes/rest/class-sitewright-rest-preflight-controller.php';
+require_once __DIR__ . '/includes/rest/class-sitewright-rest-connection-controller.php';
+require_once __DIR__ . '/includes/rest/class-sitewright-rest-snapshot-controller.php';
+
+if ( is_admin() ) {
+	require_once __DIR__ . '/admin/class-sitewright-admin.php';
+}
+
+register_activation_hook( __FILE__, array( 'Sitewright_Plugin', 'activate' ) );
+register_deactivation_hook( __FILE__, array( 'Sitewright_Plugin', 'deactivate' ) );
+
+Sitewright_Plugin::boot();

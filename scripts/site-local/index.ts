@@ -1,0 +1,353 @@
+/**
+ * A real WordPress 6.1 with Sitewright Connector active, served over https on localhost, for tests and newcomers.
+ *
+ *   const site = await startLocalSite();      // https://localhost:PORT, plugin active, admin login
+ *   ...
+ *   await site.stop();
+ *
+ * How: the cached WordPress tree (scripts/setup/wordpress.sh) is copied to a temp dir, wp-config.php is written
+ * (SQLite, fresh salts, SITEWRIGHT_CA_FILE), WordPress is installed and the plugin activated by one PHP process,
+ * PHP's built-in server runs it on a free 127.0.0.1 port with 4 workers, and caddy terminates TLS in front with the
+ * test CA's localhost certificate (scripts/lib/tls.ts). Clients trust it with NODE_EXTRA_CA_CERTS=<caPath>.
+ */
+import { type ChildProcess, execFile, spawn, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { cpSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import https from "node:https";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { ensureTestCa } from "../lib/tls";
+
+const execFileAsync = promisify(execFile);
+const HERE = dirname(fileURLToPath(import.meta.url));
+const REPO_ROOT = resolve(HERE, "../..");
+const PLUGIN_SLUG = "sitewright-connector";
+
+export type LocalSiteOptions = {
+  /** Pretty permalinks, so the REST API answers at /wp-json/ (default true). False: only `?rest_route=` works. */
+  permalinks?: boolean;
+  /** Lets the plugin call an http:// service on localhost (SITEWRIGHT_ALLOW_HTTP_SERVICE). Default false. */
+  allowHttpService?: boolean;
+  /** Declares the site a sandbox (SITEWRIGHT_SANDBOX), which allows POST /sitewright/v1/import. Default false. */
+  sandbox?: boolean;
+  /** Site title (default "Sitewright Local"). */
+  title?: string;
+  /** Keep the temp directory after stop() (for debugging). */
+  keep?: boolean;
+};
+
+export type LocalSite = {
+  /** https://localhost:PORT (no trailing slash): the site's home URL. */
+  url: string;
+  /** The REST root as WordPress reports it: `${url}/wp-json/`, or `${url}/index.php?rest_route=/` without permalinks. */
+  restUrl: string;
+  adminUser: string;
+  adminPassword: string;
+  /** The CA certificate (PEM) clients must trust. */
+  caPath: string;
+  /** The WordPress tree of this site (wp-load.php is here). */
+  wpPath: string;
+  /** The https port. */
+  port: number;
+  /** PHP's server log and WordPress's debug.log live in this directory. */
+  dir: string;
+  /** GET a path (e.g. "/wp-json/") over https, trusting the test CA. */
+  fetch(path: string, init?: { method?: string; headers?: Record<string, string>; body?: string }): Promise<LocalResponse>;
+  /** Runs `php plugin/bin/sitewright-cli.php --wp=<wpPath> ...args` and parses its JSON. */
+  cli<T = unknown>(...args: string[]): Promise<T>;
+  stop(): Promise<void>;
+};
+
+export type LocalResponse = { status: number; headers: Record<string, string | string[] | undefined>; body: string };
+
+/** Builds (once) the cached WordPress tree and returns its path. */
+export function ensureWordPressTree(): string {
+  const result = spawnSync("bash", [join(REPO_ROOT, "scripts/setup/wordpress.sh")], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  if (result.status !== 0) throw new Error(`scripts/setup/wordpress.sh failed with exit code ${result.status}`);
+  return result.stdout.trim().split("\n").pop() as string;
+}
+
+function canListen(port: number, host: string): Promise<boolean> {
+  return new Promise((done) => {
+    const server = net.createServer();
+    server.once("error", () => done(false));
+    server.listen({ port, host, exclusive: true }, () => server.close(() => done(true)));
+  });
+}
+
+async function freePort(hosts: string[]): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt += 1) {
+    const port = await new Promise<number>((done, fail) => {
+      const server = net.createServer();
+      server.once("error", fail);
+      server.listen({ port: 0, host: hosts[0] }, () => {
+        const { port: picked } = server.address() as net.AddressInfo;
+        server.close(() => done(picked));
+      });
+    });
+    const free = await Promise.all(hosts.slice(1).map((host) => canListen(port, host)));
+    if (free.every(Boolean)) return port;
+  }
+  throw new Error("No free port found");
+}
+
+function salt(): string {
+  return randomBytes(48).toString("base64").replace(/['\\]/g, "x");
+}
+
+function phpString(value: string): string {
+  return `'${value.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`;
+}
+
+function wpConfig(opts: { dbDir: string; caPath: string; debugLog: string; allowHttpService: boolean; sandbox: boolean }): string {
+  const salts = ["AUTH_KEY", "SECURE_AUTH_KEY", "LOGGED_IN_KEY", "NONCE_KEY", "AUTH_SALT", "SECURE_AUTH_SALT", "LOGGED_IN_SALT", "NONCE_SALT"]
+    .map((name) => `define( '${name}', ${phpString(salt())} );`)
+    .join("\n");
+  return `<?php
+// Written by scripts/site-local for a throwaway test site.
+define( 'DB_NAME', 'wordpress' );
+define( 'DB_USER', '' );
+define( 'DB_PASSWORD', '' );
+define( 'DB_HOST', '' );
+define( 'DB_CHARSET', 'utf8mb4' );
+define( 'DB_COLLATE', '' );
+define( 'DB_ENGINE', 'sqlite' );
+define( 'DB_DIR', ${phpString(opts.dbDir + "/")} );
+define( 'DB_FILE', 'wordpress.sqlite' );
+${salts}
+$table_prefix = 'wp_';
+
+// caddy terminates TLS and forwards to PHP's server on loopback.
+if ( isset( $_SERVER['HTTP_X_FORWARDED_PROTO'] ) && 'https' === $_SERVER['HTTP_X_FORWARDED_PROTO'] ) {
+	$_SERVER['HTTPS'] = 'on';
+}
+
+define( 'WP_ENVIRONMENT_TYPE', 'local' );
+define( 'WP_DEBUG', true );
+define( 'WP_DEBUG_DISPLAY', false );
+define( 'WP_DEBUG_LOG', ${phpString(opts.debugLog)} );
+define( 'DISABLE_WP_CRON', true );
+define( 'AUTOMATIC_UPDATER_DISABLED', true );
+define( 'WP_HTTP_BLOCK_EXTERNAL', true );
+define( 'FS_METHOD', 'direct' );
+define( 'SITEWRIGHT_CA_FILE', ${phpString(opts.caPath)} );
+${opts.allowHttpService ? "define( 'SITEWRIGHT_ALLOW_HTTP_SERVICE', true );" : ""}
+${opts.sandbox ? "define( 'SITEWRIGHT_SANDBOX', true );" : ""}
+
+if ( ! defined( 'ABSPATH' ) ) {
+	define( 'ABSPATH', __DIR__ . '/' );
+}
+require_once ABSPATH . 'wp-settings.php';
+`;
+}
+
+function caddyConfig(opts: { listen: string[]; upstream: string; cert: string; key: string; storage: string }): string {
+  return JSON.stringify({
+    admin: { disabled: true },
+    logging: { logs: { default: { level: "ERROR" } } },
+    storage: { module: "file_system", root: opts.storage },
+    apps: {
+      http: {
+        servers: {
+          wordpress: {
+            listen: opts.listen,
+            automatic_https: { disable: true },
+            tls_connection_policies: [{ certificate_selection: { any_tag: ["sitewright-local"] } }],
+            routes: [{ handle: [{ handler: "reverse_proxy", upstreams: [{ dial: opts.upstream }] }] }],
+          },
+        },
+      },
+      tls: { certificates: { load_files: [{ certificate: opts.cert, key: opts.key, tags: ["sitewright-local"] }] } },
+    },
+  });
+}
+
+function request(
+  url: string,
+  ca: Buffer,
+  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<LocalResponse> {
+  return new Promise((done, fail) => {
+    const req = https.request(url, { method: init.method ?? "GET", headers: init.headers, ca, timeout: 15_000 }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("end", () => done({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") }));
+      res.on("error", fail);
+    });
+    req.on("timeout", () => req.destroy(new Error(`Timed out: ${url}`)));
+    req.on("error", fail);
+    req.end(init.body);
+  });
+}
+
+const running = new Set<ChildProcess>();
+let exitHookInstalled = false;
+
+/** Signals a child's whole process group: PHP's server forks its workers, which must go too. */
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+function track(child: ChildProcess): void {
+  running.add(child);
+  child.once("exit", () => running.delete(child));
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    // Never leave servers behind when a process ends without calling stop().
+    process.once("exit", () => {
+      for (const proc of running) signalGroup(proc, "SIGKILL");
+    });
+  }
+}
+
+function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) {
+    signalGroup(child, "SIGKILL");
+    return Promise.resolve();
+  }
+  return new Promise((done) => {
+    const timer = setTimeout(() => signalGroup(child, "SIGKILL"), 3000);
+    child.once("exit", () => {
+      clearTimeout(timer);
+      // Workers of PHP's server may outlive their parent by a moment.
+      signalGroup(child, "SIGKILL");
+      done();
+    });
+    signalGroup(child, "SIGTERM");
+  });
+}
+
+export async function startLocalSite(options: LocalSiteOptions = {}): Promise<LocalSite> {
+  const permalinks = options.permalinks ?? true;
+  const tls = ensureTestCa();
+  const ca = readFileSync(tls.caCert);
+  const tree = ensureWordPressTree();
+
+  const dir = mkdtempSync(join(tmpdir(), "sitewright-site-"));
+  const children: ChildProcess[] = [];
+  const cleanup = async () => {
+    await Promise.all(children.map(stopProcess));
+    if (!options.keep) rmSync(dir, { recursive: true, force: true });
+  };
+
+  try {
+    const wpPath = join(dir, "wordpress");
+    cpSync(tree, wpPath, { recursive: true });
+    cpSync(join(REPO_ROOT, "plugin"), join(wpPath, "wp-content/plugins", PLUGIN_SLUG), {
+      recursive: true,
+      filter: (source) => !/[/\\]plugin[/\\](tests|vendor)([/\\]|$)/.test(source),
+    });
+    mkdirSync(join(dir, "database"));
+
+    const ipv6 = await canListen(0, "::1");
+    const phpPort = await freePort(["127.0.0.1"]);
+    const port = await freePort(ipv6 ? ["127.0.0.1", "::1"] : ["127.0.0.1"]);
+    const url = `https://localhost:${port}`;
+
+    writeFileSync(
+      join(wpPath, "wp-config.php"),
+      wpConfig({
+        dbDir: join(dir, "database"),
+        caPath: tls.caCert,
+        debugLog: join(dir, "debug.log"),
+        allowHttpService: options.allowHttpService ?? false,
+        sandbox: options.sandbox ?? false,
+      }),
+    );
+
+    const adminUser = "admin";
+    const adminPassword = randomBytes(15).toString("base64url");
+    const { stdout } = await execFileAsync("php", [
+      join(HERE, "install.php"),
+      `--wp=${wpPath}`,
+      `--url=${url}`,
+      `--title=${options.title ?? "Sitewright Local"}`,
+      `--admin-user=${adminUser}`,
+      `--admin-password=${adminPassword}`,
+      "--admin-email=admin@example.com",
+      `--permalinks=${permalinks ? "1" : "0"}`,
+      `--plugin=${PLUGIN_SLUG}/sitewright-connector.php`,
+    ]);
+    const installed = JSON.parse(stdout.trim().split("\n").pop() as string) as { restUrl: string };
+
+    const phpLog = openSync(join(dir, "php-server.log"), "a");
+    const php = spawn("php", ["-S", `127.0.0.1:${phpPort}`, "-t", wpPath, join(HERE, "router.php")], {
+      cwd: wpPath,
+      env: { ...process.env, PHP_CLI_SERVER_WORKERS: "4" },
+      stdio: ["ignore", phpLog, phpLog],
+      detached: true,
+    });
+    children.push(php);
+    track(php);
+
+    writeFileSync(
+      join(dir, "caddy.json"),
+      caddyConfig({
+        listen: ipv6 ? [`127.0.0.1:${port}`, `[::1]:${port}`] : [`127.0.0.1:${port}`],
+        upstream: `127.0.0.1:${phpPort}`,
+        cert: tls.cert,
+        key: tls.key,
+        storage: join(dir, "caddy-data"),
+      }),
+    );
+    const caddyLog = openSync(join(dir, "caddy.log"), "a");
+    const caddy = spawn("caddy", ["run", "--config", join(dir, "caddy.json")], {
+      env: { ...process.env, HOME: dir, XDG_DATA_HOME: join(dir, "caddy-data"), XDG_CONFIG_HOME: join(dir, "caddy-config") },
+      stdio: ["ignore", caddyLog, caddyLog],
+      detached: true,
+    });
+    children.push(caddy);
+    track(caddy);
+
+    const fetchSite: LocalSite["fetch"] = (path, init) => request(new URL(path, url).toString(), ca, init);
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      for (const child of children) {
+        if (child.exitCode !== null) throw new Error(`${child.spawnfile} exited early; see logs in ${dir}`);
+      }
+      try {
+        const res = await fetchSite("/?rest_route=/sitewright/v1");
+        if (res.status === 200) break;
+      } catch {
+        // Not listening yet.
+      }
+      if (Date.now() > deadline) throw new Error(`The local site did not answer within 20 s; see logs in ${dir}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+
+    let stopped: Promise<void> | undefined;
+    return {
+      url,
+      restUrl: installed.restUrl,
+      adminUser,
+      adminPassword,
+      caPath: tls.caCert,
+      wpPath,
+      port,
+      dir,
+      fetch: fetchSite,
+      async cli<T>(...args: string[]): Promise<T> {
+        const { stdout: out } = await execFileAsync("php", [join(REPO_ROOT, "plugin/bin/sitewright-cli.php"), `--wp=${wpPath}`, ...args]);
+        return JSON.parse(out) as T;
+      },
+      stop() {
+        stopped ??= cleanup();
+        return stopped;
+      },
+    };
+  } catch (error) {
+    await cleanup();
+    throw error;
+  }
+}
