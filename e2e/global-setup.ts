@@ -1,0 +1,97 @@
+/**
+ * Starts what the end-to-end specs drive: a real WordPress with our plugin over https, a fresh PostgreSQL
+ * database, the production build of the app (`next start`) behind https, all on loopback. Returns the teardown.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdirSync, openSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import path from "node:path";
+import { createTestDatabase } from "../lib/db/testing";
+import { ensureTestCa } from "../scripts/lib/tls";
+import { startLocalSite } from "../scripts/site-local";
+import { STATE_FILE, type E2eState } from "./support/state";
+import { startTlsProxy } from "./support/tls-proxy";
+
+const root = path.resolve(import.meta.dirname, "..");
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.on("error", reject);
+  });
+
+async function waitFor(url: string, ms: number) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    try {
+      const res = await fetch(url);
+      if (res.ok) return;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > deadline) throw new Error(`${url} did not answer within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+export default async function globalSetup() {
+  if (!existsSync(path.join(root, ".next", "BUILD_ID"))) {
+    throw new Error("No production build: run `npm run build` first (npm test does).");
+  }
+  const ca = ensureTestCa();
+  const site = await startLocalSite({ title: "Sitewright E2E" });
+  const database = await createTestDatabase();
+  await database.handle.close(); // the app opens its own connections
+
+  const appPort = await freePort();
+  const proxyPort = await freePort();
+  const appUrl = `https://localhost:${proxyPort}`;
+  mkdirSync(path.join(root, ".cache"), { recursive: true });
+  const log = openSync(path.join(root, ".cache", "e2e-app.log"), "w");
+  const app: ChildProcess = spawn(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "start", "-p", String(appPort), "-H", "127.0.0.1"], {
+    cwd: root,
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      PORT: String(appPort),
+      APP_URL: appUrl,
+      DATABASE_URL: database.url,
+      SESSION_SECRET: "e2e-session-secret-that-is-long-enough-000",
+      ENCRYPTION_KEY: "ab".repeat(32),
+      SITE_HOST_ALLOWLIST: "localhost",
+      AUTH_RATE_LIMIT: "1000",
+      REDEEM_RATE_LIMIT: "1000",
+      NODE_EXTRA_CA_CERTS: ca.caCert,
+      OPENAI_API_KEY: "",
+      SANDBOX_DRIVER: "",
+    },
+    stdio: ["ignore", log, log],
+  });
+  const proxy = await startTlsProxy({ cert: ca.cert, key: ca.key, upstreamPort: appPort, port: proxyPort });
+  await waitFor(`http://127.0.0.1:${appPort}/health`, 60_000);
+
+  const state: E2eState = {
+    appUrl,
+    databaseUrl: database.url,
+    site: {
+      url: site.url,
+      restUrl: site.restUrl,
+      adminUrl: `${site.url}/wp-admin/`,
+      adminUser: site.adminUser,
+      adminPassword: site.adminPassword,
+      wpPath: site.wpPath,
+    },
+  };
+  writeFileSync(STATE_FILE, JSON.stringify(state, null, 2));
+
+  return async () => {
+    app.kill("SIGTERM");
+    await proxy.close();
+    await site.stop();
+    await database.drop();
+  };
+}
