@@ -132,7 +132,7 @@ export async function computeImageInputs(paths: ImagePaths, wordpressTree: strin
 
 async function ensureBaseImage(engine: SandboxEngine, paths: ImagePaths, baseTag: string, progress: Progress) {
   if (await engine.imageExists(baseTag)) return;
-  const [, tag] = baseTag.split(/:(?=[^:]+$)/);
+  const [repo = BASE_REPOSITORY, tag = "latest"] = baseTag.split(/:(?=[^:]+$)/);
   const tarball = path.join(paths.cacheDir, "sandbox", `rootfs-${tag}.tar`);
   if (!existsSync(tarball)) {
     progress(`building the root filesystem from Debian packages (about a minute): ${ROOTFS_PACKAGES.join(", ")}`);
@@ -155,7 +155,7 @@ async function ensureBaseImage(engine: SandboxEngine, paths: ImagePaths, baseTag
     if (id) importedId = id;
   });
   if (!(await engine.imageExists(baseTag)) && importedId) {
-    await engine.docker.getImage(importedId).tag({ repo: baseTag.split(/:(?=[^:]+$)/)[0], tag });
+    await engine.docker.getImage(importedId).tag({ repo, tag });
   }
   if (!(await engine.imageExists(baseTag))) throw new Error(`the engine did not keep the imported ${baseTag}`);
 }

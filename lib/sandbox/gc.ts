@@ -1,0 +1,81 @@
+/**
+ * Garbage collection: expired and idle sandboxes, stuck half-made ones, containers labelled as ours with no
+ * record (after a crash), records whose container vanished, and stale media cache. Runs at start and on an
+ * interval; with several app instances, only the holder of the `sandbox-gc` lease does the work.
+ */
+import { existingSandboxIds, listSandboxes, listSandboxesToCollect, takeSandboxLease } from "@/lib/db/queries";
+import { now as clockNow } from "@/lib/clock";
+import { log } from "@/lib/log";
+import { pruneMediaCache } from "./media-proxy";
+import type { SandboxManager } from "./sandboxes";
+
+export const GC_LEASE = "sandbox-gc";
+/** A sandbox still being made after this long is taken as stuck (its maker died). */
+const STUCK_MS = 5 * 60_000;
+/** A record whose container vanished is dropped only when older than this (its container may be starting). */
+const VANISHED_GRACE_MS = 60_000;
+
+export type GcReport = {
+  skipped: boolean;
+  removed: string[];
+  orphans: string[];
+  vanished: string[];
+  cacheFilesRemoved: number;
+};
+
+export async function collectGarbage(manager: SandboxManager, options: { now?: Date } = {}): Promise<GcReport> {
+  const report: GcReport = { skipped: false, removed: [], orphans: [], vanished: [], cacheFilesRemoved: 0 };
+  const { config, engine } = manager;
+  if (!config.enabled) return { ...report, skipped: true };
+  const now = options.now ?? clockNow();
+  const leased = await takeSandboxLease({
+    name: GC_LEASE,
+    holder: manager.holder,
+    now,
+    until: new Date(now.getTime() + Math.max(10_000, Math.floor(config.gcIntervalMs * 0.9))),
+  });
+  if (!leased) return { ...report, skipped: true };
+
+  // 1. Records past their time: expired, idle, or stuck while being made.
+  const due = await listSandboxesToCollect({
+    now,
+    idleBefore: new Date(now.getTime() - config.idleMinutes * 60_000),
+    stuckBefore: new Date(now.getTime() - STUCK_MS),
+  });
+  for (const sandbox of due) {
+    try {
+      await manager.destroy(sandbox);
+      report.removed.push(sandbox.id);
+    } catch (error) {
+      log.warn("sandbox GC could not remove a sandbox", { sandboxId: sandbox.id, error });
+    }
+  }
+
+  // 2. Containers labelled as this deployment's with no record: left behind by a crash.
+  const containers = await engine.list(config.namespace);
+  const known = await existingSandboxIds({ ids: containers.map((c) => c.sandboxId) });
+  for (const container of containers) {
+    if (known.has(container.sandboxId)) continue;
+    await engine.remove(container.containerId);
+    report.orphans.push(container.sandboxId);
+  }
+
+  // 3. Records whose container is gone (engine restarted, container killed): nothing to keep them for.
+  const running = new Set(containers.filter((c) => c.running).map((c) => c.sandboxId));
+  for (const sandbox of await listSandboxes()) {
+    if (running.has(sandbox.id) || !["pooled", "ready"].includes(sandbox.status)) continue;
+    if (now.getTime() - sandbox.createdAt.getTime() < VANISHED_GRACE_MS) continue;
+    try {
+      await manager.destroy(sandbox);
+      report.vanished.push(sandbox.id);
+    } catch (error) {
+      log.warn("sandbox GC could not drop a vanished sandbox", { sandboxId: sandbox.id, error });
+    }
+  }
+
+  // 4. Media cache: older than a week, then oldest first down to the cap.
+  report.cacheFilesRemoved = await pruneMediaCache({ cacheDir: config.cacheDir, maxBytes: config.mediaCacheBytes, now });
+
+  if (report.removed.length || report.orphans.length || report.vanished.length) log.info("sandbox GC", { ...report });
+  return report;
+}

@@ -1,0 +1,39 @@
+/**
+ * The process's sandbox manager, wired to the app: configuration from the environment, subsets from the user's
+ * paired sites (lib/sites). Background work (image, warm pool, GC) starts on first use.
+ */
+import { getOwnedSite, siteClientFor } from "@/lib/sites/sites";
+import { sandboxConfig } from "./config";
+import { collectGarbage } from "./gc";
+import { SandboxManager, type SiteSource } from "./sandboxes";
+
+export { SandboxManager } from "./sandboxes";
+export type { SandboxView } from "./sandboxes";
+
+const pairedSiteSource: SiteSource = async ({ userId, siteId }) => {
+  const site = await getOwnedSite({ userId, siteId });
+  return { client: siteClientFor(site), site: { id: site.id, url: site.url } };
+};
+
+type Holder = { manager?: SandboxManager };
+const holder = ((globalThis as { __sitewrightSandboxes?: Holder }).__sitewrightSandboxes ??= {});
+
+export function getSandboxManager(): SandboxManager {
+  if (!holder.manager) {
+    const manager = new SandboxManager(sandboxConfig(), { siteSource: pairedSiteSource });
+    manager.startBackground(() => collectGarbage(manager));
+    holder.manager = manager;
+  }
+  return holder.manager;
+}
+
+/** Starts sandboxes' background work at boot (instrumentation), so the pool is warm before the first request. */
+export function startSandboxes() {
+  if (sandboxConfig().enabled) getSandboxManager();
+}
+
+/** Tests install their own manager (or none, to get a fresh one from the environment). */
+export async function setSandboxManagerForTests(manager: SandboxManager | undefined) {
+  if (holder.manager && holder.manager !== manager) await holder.manager.close();
+  holder.manager = manager;
+}

@@ -1,0 +1,132 @@
+/**
+ * The sandbox media proxy. Media is never copied into a sandbox: its URLs point at
+ * `${APP_URL}/sandbox/media/<sandboxId>/<path below uploads>`, and this module fetches the file from the source
+ * site's uploads through the SSRF-safe fetch, only when it is an image, video or audio file, and keeps it in a
+ * size-capped disk cache. Paths that would leave the origin's uploads folder are refused before any request.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { mkdir, readdir, readFile, rename, stat, unlink, utimes, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { findSandboxById, findSandboxManifest } from "@/lib/db/queries";
+import { AppError } from "@/lib/errors";
+import { safeFetch, type SafeFetchOptions } from "@/lib/sites/safe-fetch";
+
+/** Images (SVG excluded: it can carry script), video and audio. */
+const MEDIA_TYPE = /^(image\/(?!svg)[a-z0-9.+-]+|video\/[a-z0-9.+-]+|audio\/[a-z0-9.+-]+)$/;
+const SEGMENT = /^[A-Za-z0-9][A-Za-z0-9 ._~()+,@=-]{0,200}$/;
+const MAX_MEDIA_BYTES = 25 * 1024 * 1024;
+const MAX_CACHE_AGE_MS = 7 * 24 * 3600_000;
+
+export type MediaFile = { body: Buffer; contentType: string; cached: boolean };
+
+const notFound = () => new AppError("not_found", "There is no such media file.", { status: 404 });
+
+export const mediaCacheDir = (cacheDir: string) => path.join(cacheDir, "sandbox-media");
+
+/**
+ * The origin URL for a path below the uploads base, or a 404 when the path is not a plain relative file path
+ * (no empty, dot or dot-dot segments, no slashes or backslashes hidden in a segment, no odd characters).
+ */
+export function originMediaUrl(uploadsBaseUrl: string, segments: string[]): string {
+  if (segments.length === 0 || segments.length > 8) throw notFound();
+  for (const segment of segments) {
+    if (!SEGMENT.test(segment) || segment.includes("..")) throw notFound();
+  }
+  const base = new URL(uploadsBaseUrl);
+  const url = new URL(segments.map(encodeURIComponent).join("/"), base);
+  if (url.origin !== base.origin || !url.pathname.startsWith(base.pathname) || url.search || url.hash) throw notFound();
+  return url.toString();
+}
+
+export async function fetchSandboxMedia(input: {
+  sandboxId: string;
+  segments: string[];
+  cacheDir: string;
+  maxCacheBytes: number;
+  /** Extra safe-fetch options (tests: a local CA). */
+  fetchOptions?: Pick<SafeFetchOptions, "ca" | "allowlist" | "resolver">;
+}): Promise<MediaFile> {
+  if (!/^[0-9a-f-]{36}$/.test(input.sandboxId)) throw notFound();
+  const [sandbox, manifest] = await Promise.all([
+    findSandboxById({ id: input.sandboxId }),
+    findSandboxManifest({ sandboxId: input.sandboxId }),
+  ]);
+  if (!sandbox || sandbox.status === "removing" || !manifest?.sourceUploadsUrl) throw notFound();
+  const url = originMediaUrl(manifest.sourceUploadsUrl, input.segments);
+
+  const dir = mediaCacheDir(input.cacheDir);
+  const key = createHash("sha256").update(url).digest("hex");
+  const bodyFile = path.join(dir, `${key}.bin`);
+  const metaFile = path.join(dir, `${key}.json`);
+  try {
+    const meta = JSON.parse(await readFile(metaFile, "utf8")) as { contentType: string };
+    const body = await readFile(bodyFile);
+    const touched = new Date();
+    await utimes(bodyFile, touched, touched).catch(() => {});
+    return { body, contentType: meta.contentType, cached: true };
+  } catch {
+    // not cached (or half-written): fetch it
+  }
+
+  const response = await safeFetch(url, {
+    ...input.fetchOptions,
+    method: "GET",
+    headers: { accept: "image/*,video/*,audio/*", "user-agent": "Sitewright-media/1" },
+    // A redirect could lead outside the uploads folder: refuse rather than follow.
+    maxRedirects: 0,
+    maxResponseBytes: MAX_MEDIA_BYTES,
+  });
+  if (response.status === 404 || response.status === 410) throw notFound();
+  if (response.status !== 200) {
+    throw new AppError("site_unreachable", "The site did not send that media file.", { status: 502, details: { status: response.status } });
+  }
+  const contentType = (response.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+  if (!MEDIA_TYPE.test(contentType)) {
+    throw new AppError("unsupported_media_type", "Only images, video and audio are served through the sandbox media proxy.", {
+      status: 415,
+      details: { contentType: contentType || null },
+    });
+  }
+
+  await mkdir(dir, { recursive: true });
+  const partial = `.${randomBytes(6).toString("hex")}.partial`;
+  await writeFile(bodyFile + partial, response.body);
+  await rename(bodyFile + partial, bodyFile);
+  await writeFile(metaFile + partial, JSON.stringify({ contentType, url }));
+  await rename(metaFile + partial, metaFile);
+  await pruneMediaCache({ cacheDir: input.cacheDir, maxBytes: input.maxCacheBytes, now: new Date() });
+  return { body: response.body, contentType, cached: false };
+}
+
+/** Drops cached files older than a week, then the least recently used until the cache is under `maxBytes`. */
+export async function pruneMediaCache({ cacheDir, maxBytes, now }: { cacheDir: string; maxBytes: number; now: Date }): Promise<number> {
+  const dir = mediaCacheDir(cacheDir);
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return 0;
+  }
+  const files: Array<{ key: string; size: number; mtime: number }> = [];
+  for (const name of names) {
+    if (!name.endsWith(".bin")) continue;
+    try {
+      const info = await stat(path.join(dir, name));
+      files.push({ key: name.slice(0, -4), size: info.size, mtime: info.mtimeMs });
+    } catch {
+      // removed meanwhile
+    }
+  }
+  files.sort((a, b) => a.mtime - b.mtime);
+  let total = files.reduce((sum, file) => sum + file.size, 0);
+  let removed = 0;
+  for (const file of files) {
+    const stale = now.getTime() - file.mtime > MAX_CACHE_AGE_MS;
+    if (!stale && total <= maxBytes) break;
+    await unlink(path.join(dir, `${file.key}.bin`)).catch(() => {});
+    await unlink(path.join(dir, `${file.key}.json`)).catch(() => {});
+    total -= file.size;
+    removed += 1;
+  }
+  return removed;
+}

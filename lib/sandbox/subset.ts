@@ -1,0 +1,143 @@
+/**
+ * Copies a subset of a paired live site into a sandbox through the plugin: `GET /sitewright/v1/export` on the
+ * source (the chosen posts/pages and what they depend on: menus, media as URLs, whitelisted options, theme mods,
+ * custom CSS, global styles; never users, tokens or secrets), media URLs rewritten to the service's media proxy,
+ * then `POST /sitewright/v1/import` on the sandbox. Returns the manifest items (ids on both sides, checksums).
+ */
+import { createHash } from "node:crypto";
+import { AppError } from "@/lib/errors";
+import type { SandboxManifestItem } from "@/lib/db/schema";
+import type { SiteClient } from "@/lib/sites/types";
+
+export const SNAPSHOT_FORMAT = "sitewright-snapshot/1";
+/** The plugin's export limit per request. */
+export const MAX_SUBSET_IDS = 200;
+
+type SnapshotPost = { id: number; type: string; title?: string; [key: string]: unknown };
+type SnapshotMedia = { id: number; url: string; mimeType?: string; title?: string; [key: string]: unknown };
+type SnapshotMenu = { id: number; name?: string; [key: string]: unknown };
+export type Snapshot = {
+  format: string;
+  source?: { homeUrl?: string; name?: string };
+  posts?: SnapshotPost[];
+  skipped?: number[];
+  media?: SnapshotMedia[];
+  menus?: SnapshotMenu[];
+  options?: Record<string, unknown>;
+  themeMods?: Record<string, unknown>;
+  customCss?: string;
+  globalStyles?: string;
+  [key: string]: unknown;
+};
+type ImportResult = { imported?: Record<string, number>; idMap?: Record<string, number>; warnings?: string[] };
+
+export type SubsetResult = {
+  items: SandboxManifestItem[];
+  sourceUrl: string | null;
+  /** The origin's uploads base URL (ends with `/`): the only place the media proxy fetches from. */
+  sourceUploadsUrl: string | null;
+  warnings: string[];
+};
+
+const checksum = (value: unknown) => createHash("sha256").update(stableJson(value)).digest("hex");
+
+/** JSON with object keys sorted, so a checksum does not depend on key order. */
+export function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
+  if (value && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+/** `https://x/wp-content/uploads/2024/05/a.jpg` → `https://x/wp-content/uploads/`; else the home URL's default. */
+export function uploadsBaseUrl(snapshot: Snapshot): string | null {
+  for (const item of snapshot.media ?? []) {
+    const match = /^(https?:\/\/[^?#]*?\/wp-content\/uploads\/)/.exec(item.url ?? "");
+    if (match?.[1]) return match[1];
+  }
+  const home = snapshot.source?.homeUrl;
+  return home ? `${home.replace(/\/+$/, "")}/wp-content/uploads/` : null;
+}
+
+/** Every string in the snapshot with the origin's uploads base replaced by the proxy's (plain and JSON-escaped). */
+export function rewriteMediaUrls<T>(value: T, fromBase: string, toBase: string): T {
+  const escapedFrom = fromBase.replaceAll("/", "\\/");
+  const escapedTo = toBase.replaceAll("/", "\\/");
+  const walk = (node: unknown): unknown => {
+    if (typeof node === "string") return node.replaceAll(fromBase, toBase).replaceAll(escapedFrom, escapedTo);
+    if (Array.isArray(node)) return node.map(walk);
+    if (node && typeof node === "object") {
+      return Object.fromEntries(Object.entries(node as Record<string, unknown>).map(([k, v]) => [k, walk(v)]));
+    }
+    return node;
+  };
+  return walk(value) as T;
+}
+
+/** Ids to copy when the user named none: the published pages (up to 50) and the ten latest posts. */
+export async function defaultSubsetIds(source: SiteClient): Promise<number[]> {
+  const ids = async (route: string, perPage: number) => {
+    const response = await source.get<Array<{ id: number }>>(route, { per_page: perPage, status: "publish", _fields: "id" });
+    return Array.isArray(response.data) ? response.data.map((item) => Number(item.id)).filter(Number.isInteger) : [];
+  };
+  return [...(await ids("/wp/v2/pages", 50)), ...(await ids("/wp/v2/posts", 10))];
+}
+
+export async function copySubset(input: {
+  source: SiteClient;
+  target: SiteClient;
+  ids: number[];
+  /** The proxy base for this sandbox's media, ending with `/`. */
+  mediaBaseUrl: string;
+}): Promise<SubsetResult> {
+  const ids = [...new Set(input.ids)].slice(0, MAX_SUBSET_IDS);
+  if (ids.length === 0) return { items: [], sourceUrl: null, sourceUploadsUrl: null, warnings: ["Nothing to copy: the site has no published pages or posts."] };
+  const exported = (await input.source.get<Snapshot>("/sitewright/v1/export", { ids: ids.join(",") })).data;
+  if (!exported || exported.format !== SNAPSHOT_FORMAT) {
+    throw new AppError("site_rejected", "The site's plugin sent an export Sitewright does not understand. Update the plugin.", {
+      status: 502,
+      details: { format: exported?.format ?? null },
+    });
+  }
+  const uploads = uploadsBaseUrl(exported);
+  const toImport = uploads ? rewriteMediaUrls(exported, uploads, input.mediaBaseUrl) : exported;
+  if (toImport.source && exported.source) toImport.source.homeUrl = exported.source.homeUrl;
+  const result = (await input.target.post<ImportResult>("/sitewright/v1/import", toImport)).data ?? {};
+  const idMap = result.idMap ?? {};
+  const mapped = (id: number) => (idMap[String(id)] === undefined ? null : Number(idMap[String(id)]));
+
+  const items: SandboxManifestItem[] = [
+    ...(exported.posts ?? []).map((post) => ({
+      kind: post.type,
+      sourceId: post.id,
+      sandboxId: mapped(post.id),
+      checksum: checksum(post),
+      title: typeof post.title === "string" ? post.title : undefined,
+    })),
+    ...(exported.media ?? []).map((media) => ({
+      kind: "attachment",
+      sourceId: media.id,
+      sandboxId: mapped(media.id),
+      checksum: checksum(media),
+      title: media.url,
+    })),
+    ...(exported.menus ?? []).map((menu) => ({ kind: "menu", sourceId: menu.id, sandboxId: null, checksum: checksum(menu), title: menu.name })),
+  ];
+  for (const [kind, value] of [
+    ["options", exported.options],
+    ["theme_mods", exported.themeMods],
+    ["custom_css", exported.customCss],
+    ["global_styles", exported.globalStyles],
+  ] as const) {
+    if (value !== undefined && value !== null && value !== "") items.push({ kind, sourceId: null, sandboxId: null, checksum: checksum(value) });
+  }
+  const skipped = (exported.skipped ?? []).map((id) => `Item ${id} was not copied (missing or not copyable).`);
+  return {
+    items,
+    sourceUrl: exported.source?.homeUrl ?? null,
+    sourceUploadsUrl: uploads,
+    warnings: [...skipped, ...(result.warnings ?? [])],
+  };
+}
