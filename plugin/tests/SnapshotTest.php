@@ -1,0 +1,132 @@
+<?php
+/**
+ * Export of chosen content and its import into a sandbox (this test site defines SITEWRIGHT_SANDBOX).
+ *
+ * @package Sitewright
+ */
+
+declare(strict_types=1);
+
+/**
+ * Snapshots.
+ */
+final class SnapshotTest extends Sitewright_Test_Case {
+
+	/**
+	 * A page with an image, private-looking meta, and a menu pointing at it.
+	 *
+	 * @return array{page: int, image: int, menu: int}
+	 */
+	private function make_content(): array {
+		$image = wp_insert_attachment(
+			array(
+				'post_title'     => 'Logo',
+				'post_mime_type' => 'image/png',
+				'post_status'    => 'inherit',
+				'guid'           => 'https://localhost/wp-content/uploads/logo.png',
+			)
+		);
+		update_post_meta( $image, '_wp_attached_file', '2026/11/logo.png' );
+		update_post_meta( $image, '_wp_attachment_image_alt', 'Our logo' );
+		$page = wp_insert_post(
+			array(
+				'post_type'    => 'page',
+				'post_status'  => 'publish',
+				'post_title'   => 'About us',
+				'post_name'    => 'about-us',
+				'post_content' => '<!-- wp:image {"id":' . $image . '} --><figure class="wp-block-image"><img src="x.png" class="wp-image-' . $image . '"/></figure><!-- /wp:image -->',
+			)
+		);
+		update_post_meta( $page, 'subtitle', 'Who we are' );
+		update_post_meta( $page, 'mailchimp_api_key', 'do-not-copy' );
+		update_post_meta( $page, '_edit_lock', '123:1' );
+		$menu = wp_create_nav_menu( 'Main ' . wp_generate_password( 6, false ) );
+		wp_update_nav_menu_item(
+			$menu,
+			0,
+			array(
+				'menu-item-title'     => 'About',
+				'menu-item-type'      => 'post_type',
+				'menu-item-object'    => 'page',
+				'menu-item-object-id' => $page,
+				'menu-item-status'    => 'publish',
+			)
+		);
+		update_option( 'show_on_front', 'page' );
+		update_option( 'page_on_front', $page );
+		return array(
+			'page'  => (int) $page,
+			'image' => (int) $image,
+			'menu'  => (int) $menu,
+		);
+	}
+
+	public function test_export_carries_the_chosen_pages_media_as_urls_menus_options_and_styles_but_no_users_or_secrets(): void {
+		$made   = $this->make_content();
+		$export = Sitewright_Snapshot::export( array( $made['page'], 999999 ) );
+		$json   = (string) wp_json_encode( $export );
+
+		$this->assertSame( Sitewright_Snapshot::FORMAT, $export['format'] );
+		$this->assertSame( array( 999999 ), $export['skipped'] );
+		$page = $export['posts'][0];
+		$this->assertSame( 'About us', $page['title'] );
+		$this->assertSame( array( 'Who we are' ), $page['meta']['subtitle'] );
+		$this->assertArrayNotHasKey( 'mailchimp_api_key', $page['meta'] );
+		$this->assertArrayNotHasKey( '_edit_lock', $page['meta'] );
+		$this->assertSame( $made['image'], $export['media'][0]['id'] );
+		$this->assertStringStartsWith( 'https://', $export['media'][0]['url'] );
+		$this->assertSame( 'Our logo', $export['media'][0]['alt'] );
+		$this->assertNotEmpty( array_filter( $export['menus'], static fn( array $m ): bool => (int) $m['id'] === $made['menu'] ) );
+		$this->assertSame( $made['page'], (int) $export['options']['page_on_front'] );
+		$this->assertArrayHasKey( 'globalStyles', $export );
+		$this->assertArrayHasKey( 'themeMods', $export );
+		$this->assertStringNotContainsString( 'do-not-copy', $json );
+		$this->assertStringNotContainsString( 'user_pass', $json );
+		$this->assertStringNotContainsString( 'admin@example.com', $json );
+		$this->assertStringNotContainsString( 'swt_', $json );
+	}
+
+	public function test_import_recreates_the_content_keeping_ids_where_they_are_free(): void {
+		$made   = $this->make_content();
+		$export = Sitewright_Snapshot::export( array( $made['page'] ) );
+		wp_delete_post( $made['page'], true );
+		wp_delete_attachment( $made['image'], true );
+		wp_delete_nav_menu( $made['menu'] );
+
+		$result = Sitewright_Snapshot::import( $export );
+		$this->assertIsArray( $result );
+		$page = get_post( $made['page'] );
+		$this->assertSame( 'About us', $page->post_title );
+		$this->assertSame( 'Who we are', get_post_meta( $page->ID, 'subtitle', true ) );
+		$this->assertSame( $export['media'][0]['url'], wp_get_attachment_url( $made['image'] ) );
+		$this->assertSame( $made['page'], (int) get_option( 'page_on_front' ) );
+		$items = wp_get_nav_menu_items( wp_get_nav_menu_object( $export['menus'][ count( $export['menus'] ) - 1 ]['name'] ) );
+		$this->assertSame( $made['page'], (int) $items[0]->object_id );
+	}
+
+	public function test_import_remaps_ids_that_are_taken_and_rewrites_image_references(): void {
+		$made   = $this->make_content();
+		$export = Sitewright_Snapshot::export( array( $made['page'] ) );
+		$result = Sitewright_Snapshot::import( $export );
+		$map    = (array) $result['idMap'];
+		$this->assertNotSame( $made['page'], $map[ $made['page'] ] );
+		$new_image = $map[ $made['image'] ];
+		$content   = get_post( $map[ $made['page'] ] )->post_content;
+		$this->assertStringContainsString( 'wp-image-' . $new_image, $content );
+		$this->assertStringContainsString( '"id":' . $new_image, $content );
+		$this->assertSame( $map[ $made['page'] ], (int) get_option( 'page_on_front' ) );
+	}
+
+	public function test_import_refuses_something_that_is_not_a_snapshot(): void {
+		$result = Sitewright_Snapshot::import( array( 'format' => 'other' ) );
+		$this->assertRefused( $result, 'sitewright_bad_snapshot', 400 );
+	}
+
+	public function test_the_export_route_needs_ids_and_read_scopes(): void {
+		$creds = Sitewright_Credentials::create( array( 'site:read', 'content:read' ) );
+		$this->assertTrue( Sitewright_Auth::verify( $this->signed( $creds, array( 'route' => '/sitewright/v1/export' ) ), $this->now_ms() ) );
+		$this->assertSame( 400, $this->dispatch( 'GET', '/sitewright/v1/export' )->get_status() );
+		$this->assertSame( 200, $this->dispatch( 'GET', '/sitewright/v1/export', array( 'ids' => '1,2' ) )->get_status() );
+		$this->assertSame( 403, $this->dispatch( 'POST', '/sitewright/v1/import', array( 'format' => Sitewright_Snapshot::FORMAT ) )->get_status() );
+	}
+}

@@ -1,0 +1,80 @@
+<?php
+/**
+ * Test bootstrap: a throwaway WordPress 6.1 on SQLite (the cached tree from scripts/setup/wordpress.sh), with this
+ * plugin copied in and activated, loaded into the test process through wp-load.php. Removed at exit.
+ *
+ * @package Sitewright
+ */
+
+declare(strict_types=1);
+
+$sitewright_repo = dirname( __DIR__, 2 );
+$sitewright_tree = trim( (string) shell_exec( 'bash ' . escapeshellarg( $sitewright_repo . '/scripts/setup/wordpress.sh' ) ) );
+if ( '' === $sitewright_tree || ! is_file( $sitewright_tree . '/wp-settings.php' ) ) {
+	fwrite( STDERR, "scripts/setup/wordpress.sh did not produce a WordPress tree\n" );
+	exit( 1 );
+}
+
+$sitewright_dir = sys_get_temp_dir() . '/sitewright-phpunit-' . bin2hex( random_bytes( 6 ) );
+$sitewright_wp  = $sitewright_dir . '/wordpress';
+mkdir( $sitewright_dir . '/database', 0700, true );
+passthru( 'cp -r ' . escapeshellarg( $sitewright_tree ) . ' ' . escapeshellarg( $sitewright_wp ), $sitewright_status );
+passthru( 'cp -r ' . escapeshellarg( $sitewright_repo . '/plugin' ) . ' ' . escapeshellarg( $sitewright_wp . '/wp-content/plugins/sitewright-connector' ), $sitewright_status2 );
+if ( 0 !== $sitewright_status || 0 !== $sitewright_status2 ) {
+	exit( 1 );
+}
+register_shutdown_function(
+	static function () use ( $sitewright_dir ): void {
+		passthru( 'rm -rf ' . escapeshellarg( $sitewright_dir ) );
+	}
+);
+
+$sitewright_salts = '';
+foreach ( array( 'AUTH_KEY', 'SECURE_AUTH_KEY', 'LOGGED_IN_KEY', 'NONCE_KEY', 'AUTH_SALT', 'SECURE_AUTH_SALT', 'LOGGED_IN_SALT', 'NONCE_SALT' ) as $sitewright_name ) {
+	$sitewright_salts .= "define( '{$sitewright_name}', '" . bin2hex( random_bytes( 32 ) ) . "' );\n";
+}
+file_put_contents(
+	$sitewright_wp . '/wp-config.php',
+	"<?php\n"
+	. "define( 'DB_NAME', 'wordpress' ); define( 'DB_USER', '' ); define( 'DB_PASSWORD', '' ); define( 'DB_HOST', '' );\n"
+	. "define( 'DB_CHARSET', 'utf8mb4' ); define( 'DB_COLLATE', '' ); define( 'DB_ENGINE', 'sqlite' );\n"
+	. "define( 'DB_DIR', " . var_export( $sitewright_dir . '/database/', true ) . " ); define( 'DB_FILE', 'wordpress.sqlite' );\n"
+	. $sitewright_salts
+	. "\$table_prefix = 'wp_';\n"
+	. "define( 'WP_DEBUG', false ); define( 'DISABLE_WP_CRON', true ); define( 'WP_HTTP_BLOCK_EXTERNAL', true );\n"
+	. "define( 'SITEWRIGHT_SANDBOX', true );\n"
+	. "if ( ! defined( 'ABSPATH' ) ) { define( 'ABSPATH', __DIR__ . '/' ); }\n"
+	. "require_once ABSPATH . 'wp-settings.php';\n"
+);
+
+$sitewright_install = sprintf(
+	'php %s --wp=%s --url=https://localhost --admin-user=admin --admin-password=%s --admin-email=admin@example.com --permalinks=1 2>&1',
+	escapeshellarg( $sitewright_repo . '/scripts/site-local/install.php' ),
+	escapeshellarg( $sitewright_wp ),
+	bin2hex( random_bytes( 8 ) )
+);
+exec( $sitewright_install, $sitewright_output, $sitewright_status );
+if ( 0 !== $sitewright_status ) {
+	fwrite( STDERR, "Installing the test WordPress failed:\n" . implode( "\n", $sitewright_output ) . "\n" );
+	exit( 1 );
+}
+
+define( 'SITEWRIGHT_TEST_DB_FILE', $sitewright_dir . '/database/wordpress.sqlite' );
+define( 'SITEWRIGHT_TEST_VECTORS', $sitewright_repo . '/test/vectors/signing.json' );
+define( 'WP_USE_THEMES', false );
+$_SERVER['HTTP_HOST']       = 'localhost';
+$_SERVER['SERVER_NAME']     = 'localhost';
+$_SERVER['REQUEST_URI']     = '/';
+$_SERVER['REQUEST_METHOD']  = 'GET';
+$_SERVER['SERVER_PROTOCOL'] = 'HTTP/1.1';
+$_SERVER['HTTPS']           = 'on';
+require $sitewright_wp . '/wp-load.php';
+
+if ( ! class_exists( 'Sitewright_Auth' ) ) {
+	fwrite( STDERR, "The plugin did not load in the test WordPress\n" );
+	exit( 1 );
+}
+// Routes are registered on rest_api_init; build the server once so every test sees them.
+rest_get_server();
+
+require_once __DIR__ . '/class-sitewright-test-case.php';
