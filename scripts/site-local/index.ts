@@ -135,6 +135,8 @@ define( 'WP_DEBUG_LOG', ${phpString(opts.debugLog)} );
 define( 'DISABLE_WP_CRON', true );
 define( 'AUTOMATIC_UPDATER_DISABLED', true );
 define( 'WP_HTTP_BLOCK_EXTERNAL', true );
+// Test traffic stays on loopback: WordPress may call only these hosts (the service under test).
+define( 'WP_ACCESSIBLE_HOSTS', 'localhost,127.0.0.1,[::1]' );
 define( 'FS_METHOD', 'direct' );
 define( 'SITEWRIGHT_CA_FILE', ${phpString(opts.caPath)} );
 ${opts.allowHttpService ? "define( 'SITEWRIGHT_ALLOW_HTTP_SERVICE', true );" : ""}
