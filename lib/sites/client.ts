@@ -118,6 +118,11 @@ function encodedQuery(pairs: Array<[string, string]>): string {
   return pairs.map(([name, value]) => `${percentEncode(name)}=${percentEncode(value)}`).join("&");
 }
 
+/** The URL a route and its query go to, for a REST root of either style; exported for the tests' raw requests. */
+export function siteRequestUrl(restUrl: string, route: string, pairs: Array<[string, string]>): string {
+  return requestUrl(restRoot({ baseUrl: new URL(restUrl).origin, restUrl, token: "", secret: "" }), route, pairs);
+}
+
 function requestUrl(root: RestRoot, route: string, pairs: Array<[string, string]>): string {
   if (root.mode === "query") {
     return `${root.endpoint}?${encodedQuery([[ROUTE_PARAM, route], ...pairs])}`;
