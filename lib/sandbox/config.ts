@@ -1,6 +1,7 @@
 /** Sandbox settings, from `env()` (the contract's SANDBOX_* variables) plus fixed policy. */
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
+import path from "node:path";
 import { env } from "@/lib/env";
 
 export type SandboxConfig = {
@@ -19,8 +20,10 @@ export type SandboxConfig = {
   /** A pool member older than this is replaced, so the pool never serves a stale image. */
   poolMaxAgeMinutes: number;
   gcIntervalMs: number;
+  /** `${SITEWRIGHT_CACHE:-/var/cache/sitewright}`: the image build's caches. */
   cacheDir: string;
-  /** Media proxy disk cache cap. */
+  /** The media proxy's disk cache and its size cap. */
+  mediaCacheDir: string;
   mediaCacheBytes: number;
   /** The service's public URL: sandbox media links point at its media proxy. */
   appUrl: string;
@@ -41,6 +44,7 @@ export function namespaceFor(databaseUrl: string | undefined): string {
 export function sandboxConfig(overrides: Partial<SandboxConfig> = {}): SandboxConfig {
   const e = env();
   const extra = e as unknown as { SITEWRIGHT_CACHE?: string };
+  const cacheDir = overrides.cacheDir ?? extra.SITEWRIGHT_CACHE ?? "/var/cache/sitewright";
   return {
     enabled: e.SANDBOX_DRIVER === "docker",
     dockerHost: e.DOCKER_HOST ?? (existsSync(PODMAN_SOCKET) ? `unix://${PODMAN_SOCKET}` : undefined),
@@ -51,7 +55,8 @@ export function sandboxConfig(overrides: Partial<SandboxConfig> = {}): SandboxCo
     idleMinutes: 30,
     poolMaxAgeMinutes: 12 * 60,
     gcIntervalMs: 60_000,
-    cacheDir: extra.SITEWRIGHT_CACHE ?? "/var/cache/sitewright",
+    cacheDir,
+    mediaCacheDir: path.join(cacheDir, "sandbox-media"),
     mediaCacheBytes: 256 * 1024 * 1024,
     appUrl: e.APP_URL,
     namespace: namespaceFor(e.DATABASE_URL),

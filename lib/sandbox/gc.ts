@@ -74,7 +74,7 @@ export async function collectGarbage(manager: SandboxManager, options: { now?: D
   }
 
   // 4. Media cache: older than a week, then oldest first down to the cap.
-  report.cacheFilesRemoved = await pruneMediaCache({ cacheDir: config.cacheDir, maxBytes: config.mediaCacheBytes, now });
+  report.cacheFilesRemoved = await pruneMediaCache({ cacheDir: config.mediaCacheDir, maxBytes: config.mediaCacheBytes, now });
 
   if (report.removed.length || report.orphans.length || report.vanished.length) log.info("sandbox GC", { ...report });
   return report;

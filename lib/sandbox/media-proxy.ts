@@ -21,8 +21,6 @@ export type MediaFile = { body: Buffer; contentType: string; cached: boolean };
 
 const notFound = () => new AppError("not_found", "There is no such media file.", { status: 404 });
 
-export const mediaCacheDir = (cacheDir: string) => path.join(cacheDir, "sandbox-media");
-
 /**
  * The origin URL for a path below the uploads base, or a 404 when the path is not a plain relative file path
  * (no empty, dot or dot-dot segments, no slashes or backslashes hidden in a segment, no odd characters).
@@ -41,6 +39,7 @@ export function originMediaUrl(uploadsBaseUrl: string, segments: string[]): stri
 export async function fetchSandboxMedia(input: {
   sandboxId: string;
   segments: string[];
+  /** The media cache directory (config.mediaCacheDir). */
   cacheDir: string;
   maxCacheBytes: number;
   /** Extra safe-fetch options (tests: a local CA). */
@@ -54,7 +53,7 @@ export async function fetchSandboxMedia(input: {
   if (!sandbox || sandbox.status === "removing" || !manifest?.sourceUploadsUrl) throw notFound();
   const url = originMediaUrl(manifest.sourceUploadsUrl, input.segments);
 
-  const dir = mediaCacheDir(input.cacheDir);
+  const dir = input.cacheDir;
   const key = createHash("sha256").update(url).digest("hex");
   const bodyFile = path.join(dir, `${key}.bin`);
   const metaFile = path.join(dir, `${key}.json`);
@@ -98,9 +97,9 @@ export async function fetchSandboxMedia(input: {
   return { body: response.body, contentType, cached: false };
 }
 
-/** Drops cached files older than a week, then the least recently used until the cache is under `maxBytes`. */
+/** Drops cached files (in the media cache directory `cacheDir`) older than a week, then the least recently used until the cache is under `maxBytes`. */
 export async function pruneMediaCache({ cacheDir, maxBytes, now }: { cacheDir: string; maxBytes: number; now: Date }): Promise<number> {
-  const dir = mediaCacheDir(cacheDir);
+  const dir = cacheDir;
   let names: string[];
   try {
     names = await readdir(dir);

@@ -118,6 +118,7 @@ export class SandboxManager {
     // Resolve the source first: a site that is not the user's is a 404 before any sandbox is used.
     const source = input.siteId ? await this.resolveSite(input.userId, input.siteId) : undefined;
     const imageTag = await this.image();
+    await this.engine.ping();
     const now = this.now();
     const expiresAt = new Date(now.getTime() + ttl * 60_000);
     const id = randomUUID();
@@ -149,7 +150,11 @@ export class SandboxManager {
     }
 
     let sandbox = claim.sandbox;
-    if (claim.outcome === "pooled" && !(await this.isRunning(sandbox))) {
+    if (claim.outcome === "pooled" && !(await this.isRunning(sandbox).catch(async (error) => {
+      // The engine went away between the ping and now: give the pool member back untouched.
+      await transitionSandbox({ id: sandbox.id, from: ["ready"], to: "pooled", fields: { userId: null, siteId: null, acquiredAt: null } });
+      throw error;
+    }))) {
       // The pooled container died (engine restart, OOM): drop it and start one cold in its place.
       log.warn("pooled sandbox was not running", { sandboxId: sandbox.id });
       await this.destroy(sandbox).catch(() => {});

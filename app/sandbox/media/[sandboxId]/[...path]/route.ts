@@ -1,0 +1,31 @@
+import { route } from "@/lib/http/route";
+import { getSandboxManager } from "@/lib/sandbox";
+import { fetchSandboxMedia } from "@/lib/sandbox/media-proxy";
+
+/**
+ * A sandbox's media, proxied from its source site's uploads. No session: the sandbox's pages load these as
+ * plain <img>/<video> sources from another origin; the random sandbox id scopes what can be fetched.
+ */
+export const GET = route({ auth: "none" }, async ({ params }) => {
+  const manager = getSandboxManager();
+  manager.assertEnabled();
+  const { config } = manager;
+  const media = await fetchSandboxMedia({
+    sandboxId: params.sandboxId!,
+    segments: params.path!.split("/"),
+    cacheDir: config.mediaCacheDir,
+    maxCacheBytes: config.mediaCacheBytes,
+  });
+  return new Response(new Uint8Array(media.body), {
+    status: 200,
+    headers: {
+      "Content-Type": media.contentType,
+      "Content-Length": String(media.body.length),
+      "Cache-Control": "public, max-age=3600",
+      "X-Content-Type-Options": "nosniff",
+      "Content-Security-Policy": "default-src 'none'; sandbox",
+      "Cross-Origin-Resource-Policy": "cross-origin",
+      "X-Sitewright-Cache": media.cached ? "hit" : "miss",
+    },
+  });
+});
