@@ -58,7 +58,7 @@ test.describe("accounts in the browser", () => {
     await page.getByLabel("Email").fill(uniqueEmail());
     await page.getByLabel("Password").fill("not the right passphrase");
     await page.getByRole("button", { name: "Log in" }).click();
-    await expect(page.getByRole("alert")).toHaveText("The email or password is not right.");
+    await expect(page.locator("form [role=alert]")).toHaveText("The email or password is not right.");
   });
 
   test("refuses a cross-site sign-up", async ({ request }) => {

@@ -87,6 +87,13 @@ export default async function globalSetup() {
     },
   };
   writeFileSync(STATE_FILE, JSON.stringify(state, null, 2));
+  // Spec workers start after this and inherit it: they read the app's database and sign as the app does.
+  Object.assign(process.env, {
+    NODE_EXTRA_CA_CERTS: ca.caCert,
+    ENCRYPTION_KEY: "ab".repeat(32),
+    SITE_HOST_ALLOWLIST: "localhost",
+    LOG_LEVEL: "silent",
+  });
 
   return async () => {
     app.kill("SIGTERM");
