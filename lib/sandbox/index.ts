@@ -15,7 +15,7 @@ const pairedSiteSource: SiteSource = async ({ userId, siteId }) => {
   return { client: siteClientFor(site), site: { id: site.id, url: site.url } };
 };
 
-type Holder = { manager?: SandboxManager };
+type Holder = { manager?: SandboxManager; fromEnvironment?: boolean };
 const holder = ((globalThis as { __sitewrightSandboxes?: Holder }).__sitewrightSandboxes ??= {});
 
 export function getSandboxManager(): SandboxManager {
@@ -23,6 +23,7 @@ export function getSandboxManager(): SandboxManager {
     const manager = new SandboxManager(sandboxConfig(), { siteSource: pairedSiteSource });
     manager.startBackground(() => collectGarbage(manager));
     holder.manager = manager;
+    holder.fromEnvironment = true;
   }
   return holder.manager;
 }
@@ -34,6 +35,8 @@ export function startSandboxes() {
 
 /** Tests install their own manager (or none, to get a fresh one from the environment). */
 export async function setSandboxManagerForTests(manager: SandboxManager | undefined) {
-  if (holder.manager && holder.manager !== manager) await holder.manager.close();
+  // Only the manager this module made is ours to stop; a test's own manager is closed by that test.
+  if (holder.manager && holder.fromEnvironment && holder.manager !== manager) await holder.manager.close();
   holder.manager = manager;
+  holder.fromEnvironment = false;
 }
