@@ -1,0 +1,33 @@
+/**
+ * Periodic sweeps every app instance runs: each is idempotent and cheap (single DELETE/UPDATE statements), so
+ * several instances running them at once is harmless.
+ */
+import { nowMs, now } from "@/lib/clock";
+import { deleteRateLimitsBefore, deleteSessionsIdleOrExpired } from "@/lib/db/queries";
+import { SESSION_IDLE_MS } from "@/lib/auth/session";
+import { sweepDeadPairings } from "@/lib/sites/sites";
+import { log } from "@/lib/log";
+
+const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
+
+export async function runSweeps() {
+  const at = now();
+  const sessions = await deleteSessionsIdleOrExpired({ now: at, idleBefore: new Date(at.getTime() - SESSION_IDLE_MS) });
+  const pairings = await sweepDeadPairings();
+  await deleteRateLimitsBefore({ windowStart: nowMs() - 60 * 60 * 1000 });
+  return { sessions, ...pairings };
+}
+
+type Holder = { timer?: NodeJS.Timeout };
+const holder = ((globalThis as { __sitewrightMaintenance?: Holder }).__sitewrightMaintenance ??= {});
+
+export function startMaintenance() {
+  if (holder.timer) return;
+  const tick = () =>
+    runSweeps()
+      .then((swept) => log.debug("sweeps done", swept))
+      .catch((error) => log.warn("sweeps failed; will retry", { error }));
+  void tick();
+  holder.timer = setInterval(tick, SWEEP_INTERVAL_MS);
+  holder.timer.unref();
+}
