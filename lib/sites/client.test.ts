@@ -40,6 +40,8 @@ const server = createServer({ cert: certs.cert, key: certs.key }, (request, resp
     reply(entry, response);
   });
 });
+let connections = 0;
+server.on("secureConnection", () => connections++);
 let origin = "";
 const resolver: Resolver = async () => [{ address: "127.0.0.1", family: 4 }];
 const options: SiteClientOptions = { ca: certs.ca, resolver, allowlist: ["site.test"] };
@@ -54,6 +56,7 @@ afterAll(async () => {
 });
 afterEach(() => {
   seen.length = 0;
+  connections = 0;
   reply = json(200, { ok: true });
 });
 
@@ -120,6 +123,34 @@ describe("the signed site client", () => {
     await client.get("/sitewright/v1/info");
     const stamps = seen.map((request) => Number(request.headers["x-sitewright-timestamp"])).sort((a, b) => a - b);
     expect(stamps).toEqual([0, 1, 2, 3, 4, 5].map((step) => 1_767_225_600_000 + step));
+  });
+
+  it("reuses open connections for consecutive requests instead of a TLS handshake each", async () => {
+    const client = prettyClient();
+    for (let i = 0; i < 10; i++) await client.get("/sitewright/v1/info");
+    await client.close();
+    expect(seen).toHaveLength(10);
+    expect(connections).toBeLessThanOrEqual(2);
+  });
+
+  it("does not reuse a connection once the site's name resolves elsewhere, and checks the new address", async () => {
+    const answers = ["127.0.0.1", "127.0.0.2"];
+    let asked = 0;
+    const client = prettyClient({ resolver: async () => [{ address: answers[Math.min(asked++, 1)]!, family: 4 }] });
+    expect((await client.get("/sitewright/v1/info")).status).toBe(200);
+    // Nothing listens on 127.0.0.2, so reaching it proves the request left the old pinned connection.
+    const error = await failure(client.get("/sitewright/v1/info"));
+    expect(error).toMatchObject({ kind: "unreachable", details: { reason: "connect" } });
+    const refused = await failure(
+      createSiteClient({ baseUrl: origin, restUrl: `${origin}/wp-json/`, token: TOKEN, secret: SECRET }, {
+        ...options,
+        allowlist: [],
+        resolver: async () => [{ address: "10.0.0.1", family: 4 }],
+      }).get("/sitewright/v1/info"),
+    );
+    expect(refused).toMatchObject({ kind: "unreachable", details: { reason: "forbidden_host" } });
+    await client.close();
+    expect(seen).toHaveLength(1);
   });
 
   it("reports the plugin's refusal as site_rejected with its code", async () => {

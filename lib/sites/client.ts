@@ -4,7 +4,7 @@
  */
 import { nowMs } from "../clock";
 import { AppError } from "../errors";
-import { SafeFetchError, type SafeFetchOptions, safeFetch } from "./safe-fetch";
+import { PinnedAgents, SafeFetchError, type SafeFetchOptions, safeFetch } from "./safe-fetch";
 import { percentEncode, queryPairs, ROUTE_PARAM, sign, SigningInputError } from "./signing";
 import type { SiteClient, SiteCredentials, SiteErrorKind, SiteResponse } from "./types";
 
@@ -26,6 +26,8 @@ export interface SignedSiteClient extends SiteClient {
   patch<T = unknown>(route: string, body?: unknown): Promise<SiteResponse<T>>;
   request<T = unknown>(request: SiteRequest): Promise<SiteResponse<T>>;
   readonly restUrl: string;
+  /** Closes kept-alive connections now instead of when they idle out (a few seconds). */
+  close(): Promise<void>;
 }
 
 const codeFor: Record<SiteErrorKind, string> = {
@@ -173,6 +175,7 @@ export function createSiteClient(credentials: SiteCredentials, options: SiteClie
   const root = restRoot(credentials);
   const host = new URL(credentials.baseUrl).host;
   const clock = options.now ?? nowMs;
+  const agents = new PinnedAgents();
   let lastTimestamp = 0;
   const nextTimestamp = () => (lastTimestamp = Math.max(Math.floor(clock()), lastTimestamp + 1));
 
@@ -206,6 +209,7 @@ export function createSiteClient(credentials: SiteCredentials, options: SiteClie
         body: rawBody,
         maxRedirects: 0,
         signal,
+        agents,
       });
     } catch (error) {
       throw unreachable(error, host);
@@ -230,6 +234,7 @@ export function createSiteClient(credentials: SiteCredentials, options: SiteClie
 
   return {
     restUrl: credentials.restUrl,
+    close: () => agents.close(),
     request,
     get: (route, query) => request({ method: "GET", route, query }),
     post: (route, body) => request({ method: "POST", route, body }),
