@@ -12,7 +12,7 @@
  */
 import { type ChildProcess, execFile, spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { cpSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import https from "node:https";
 import net from "node:net";
 import { tmpdir } from "node:os";
@@ -71,6 +71,24 @@ export function ensureWordPressTree(): string {
   });
   if (result.status !== 0) throw new Error(`scripts/setup/wordpress.sh failed with exit code ${result.status}`);
   return result.stdout.trim().split("\n").pop() as string;
+}
+
+/** Core code WordPress never writes at runtime (updates and file edits are disabled in wp-config.php). */
+const LINKED_DIRS = new Set(["wp-admin", "wp-includes"]);
+
+/**
+ * Copies the cached tree; wp-admin and wp-includes are hard-linked (a quarter of a second instead of a second or
+ * more), everything WordPress may write (wp-content, root files) is copied.
+ */
+function copyWordPressTree(tree: string, into: string): void {
+  mkdirSync(into);
+  for (const entry of readdirSync(tree)) {
+    const source = join(tree, entry);
+    const target = join(into, entry);
+    if (LINKED_DIRS.has(entry) && spawnSync("cp", ["-al", source, target]).status === 0) continue;
+    rmSync(target, { recursive: true, force: true });
+    cpSync(source, target, { recursive: true });
+  }
 }
 
 function canListen(port: number, host: string): Promise<boolean> {
@@ -134,6 +152,8 @@ define( 'WP_DEBUG_DISPLAY', false );
 define( 'WP_DEBUG_LOG', ${phpString(opts.debugLog)} );
 define( 'DISABLE_WP_CRON', true );
 define( 'AUTOMATIC_UPDATER_DISABLED', true );
+// No core, plugin or theme file is ever modified: wp-admin and wp-includes are hard links into the shared cache.
+define( 'DISALLOW_FILE_MODS', true );
 define( 'WP_HTTP_BLOCK_EXTERNAL', true );
 // Test traffic stays on loopback: WordPress may call only these hosts (the service under test).
 define( 'WP_ACCESSIBLE_HOSTS', 'localhost,127.0.0.1,[::1]' );
@@ -245,7 +265,7 @@ export async function startLocalSite(options: LocalSiteOptions = {}): Promise<Lo
 
   try {
     const wpPath = join(dir, "wordpress");
-    cpSync(tree, wpPath, { recursive: true });
+    copyWordPressTree(tree, wpPath);
     cpSync(join(REPO_ROOT, "plugin"), join(wpPath, "wp-content/plugins", PLUGIN_SLUG), {
       recursive: true,
       filter: (source) => !/[/\\]plugin[/\\](tests|vendor)([/\\]|$)/.test(source),
