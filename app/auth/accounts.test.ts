@@ -75,6 +75,25 @@ describe("sign-up", () => {
     expect(res.setCookie).toHaveLength(0);
   });
 
+  it("rate-limits sign-up per client address and per email, with Retry-After", async () => {
+    resetEnvForTests({ AUTH_RATE_LIMIT: "2" });
+    try {
+      const email = uniqueEmail();
+      const attempt = (ip: string, address = email) =>
+        call(signup, { body: { email: address, password: PASSWORD }, headers: { "x-forwarded-for": ip } });
+      expect((await attempt("203.0.113.20")).status).toBe(201);
+      expect((await attempt("203.0.113.21")).status).toBe(409);
+      const sameEmail = await attempt("203.0.113.22");
+      expect(sameEmail.status).toBe(429);
+      expect(Number(sameEmail.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect((await attempt("203.0.113.30", uniqueEmail())).status).toBe(201);
+      expect((await attempt("203.0.113.30", uniqueEmail())).status).toBe(201);
+      expect((await attempt("203.0.113.30", uniqueEmail())).status).toBe(429);
+    } finally {
+      resetEnvForTests({ AUTH_RATE_LIMIT: "1000" });
+    }
+  });
+
   it("accepts any Unicode in a password and counts characters, not bytes", async () => {
     const res = await call(signup, { body: { email: uniqueEmail(), password: "ünïcødé pässwörd ✓ 🦊" } });
     expect(res.status).toBe(201);

@@ -47,7 +47,10 @@ export function isCommonPassword(password: string): boolean {
 }
 
 export async function registerAccount(input: { email: string; password: string; name?: string; ip: string }): Promise<PublicUser> {
-  await enforceRateLimit({ key: `signup:ip:${input.ip}`, limit: env().AUTH_RATE_LIMIT });
+  const limit = env().AUTH_RATE_LIMIT;
+  await enforceRateLimit({ key: `signup:ip:${input.ip}`, limit });
+  // Per email too: probing which emails have accounts (409 email_taken) is as slow as guessing passwords.
+  await enforceRateLimit({ key: `signup:account:${input.email.toLowerCase()}`, limit });
   const passwordHash = await hashPassword(input.password);
   const user = await insertUser({
     id: randomUUID(),
