@@ -119,6 +119,15 @@ describe("what the plugin refuses", () => {
     },
   );
 
+  it.each(["", "abc", "1e12", "-1", " 1767225600000", "1767225600000.5", "9".repeat(17)])(
+    "answers a malformed timestamp header %j with 401, never 500",
+    async (timestamp) => {
+      const response = await raw({ signAs: { timestamp: "1" }, headers: { "x-sitewright-timestamp": timestamp } });
+      expect(response.status).toBe(401);
+      expect(["sitewright_bad_signature", "sitewright_stale_timestamp"]).toContain(response.code);
+    },
+  );
+
   it.each([
     ["301 seconds old", -301_000],
     ["301 seconds ahead", 301_000],
