@@ -21,6 +21,7 @@ const INJECTION_PATTERNS: RegExp[] = [
   /\b(ignore|disregard|forget|override|bypass)\b[^.\n]{0,60}\b(instruction|prompt|rule|guideline|directive|previous|above|system)/i,
   /\b(new|updated|real|actual|hidden|secret)\s+(instruction|directive|task|order)s?\b/i,
   /\b(you are now|you must now|from now on,? you|act as|pretend to be|your (new )?(role|task|goal) is)\b/i,
+  /\byou are (a|an|the)\b[^.\n]{0,40}\b(bot|assistant|ai|agent|model)\b/i,
   /\b(system|developer)\s*(prompt|message|override|mode)\b/i,
   /\b(ai|assistant|agent|chatbot|llm|language model|sitewright)\b[^.\n]{0,80}\b(must|should|shall|need to|are instructed|is instructed|delete|trash|publish|remove|call|run|execute)\b/i,
   /\b(delete|trash|remove|unpublish|wipe|erase|destroy)\s+(all|every|the entire|everything)\b/i,
@@ -61,10 +62,11 @@ function strings(value: unknown, out: string[] = [], depth = 0): string[] {
 /** The first phrase in site data that looks like it is talking to the assistant, or undefined. */
 export function findInjection(value: unknown): string | undefined {
   for (const text of strings(value)) {
-    const flat = flatten(text);
-    for (const pattern of INJECTION_PATTERNS) {
-      const match = pattern.exec(flat);
-      if (match) return match[0].slice(0, 120);
+    for (const candidate of [text, flatten(text)]) {
+      for (const pattern of INJECTION_PATTERNS) {
+        const match = pattern.exec(candidate);
+        if (match) return match[0].slice(0, 120);
+      }
     }
   }
   return undefined;

@@ -197,7 +197,7 @@ export async function decideApprovalRequest(input: {
     .update(toolApprovals)
     .set({
       status: input.approved
-        ? sql<ApprovalStatus>`case when ${toolApprovals.expiresAt} > ${input.now} then 'approved' else 'expired' end`
+        ? sql<ApprovalStatus>`case when ${toolApprovals.expiresAt} > ${input.now.toISOString()}::timestamptz then 'approved' else 'expired' end`
         : "denied",
       decidedAt: input.now,
     })

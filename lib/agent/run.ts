@@ -1,0 +1,204 @@
+/**
+ * One turn of the agent loop, as an AI SDK UI message stream: `streamText` with the run's tools and budget, the
+ * first bytes written before the model is even called, a closing message whenever the run is cut short, and
+ * the conversation saved when the turn ends (before the stream's last chunk, so the next request sees it).
+ */
+import { randomUUID } from "node:crypto";
+import {
+  APICallError,
+  convertToModelMessages,
+  createUIMessageStream,
+  InvalidToolInputError,
+  NoSuchToolError,
+  readUIMessageStream,
+  streamText,
+  type ToolSet,
+  type InferUIMessageChunk,
+  type UIMessage,
+} from "ai";
+import { now } from "@/lib/clock";
+import { saveMessages } from "@/lib/db/queries";
+import { log } from "@/lib/log";
+import type { SiteClient } from "@/lib/sites/types";
+import { CircuitOpenError, siteBreaker } from "./breaker";
+import { RunBudget, TimeBudgetExceeded, type BudgetLimits, type StopReason } from "./budget";
+import type { AgentModel } from "./model";
+import { ALL_OPERATIONS, type Operation } from "./operations";
+import { systemPrompt, type PromptSite } from "./prompt";
+import { auditInvalidCall, buildTools, type RunState, type ToolContext, type ToolOutcome } from "./tools";
+import { wrapForModel } from "./untrusted";
+
+export type TurnMetadata = {
+  /** Why the run ended: a budget limit, an error, the client leaving, or the model finishing (`finished`). */
+  stopReason: StopReason | "error" | "aborted" | "finished";
+  steps: number;
+  toolCalls: number;
+  tokens: number;
+};
+
+export type ChatMessage = UIMessage<TurnMetadata | undefined>;
+type Chunk = InferUIMessageChunk<ChatMessage>;
+
+export type TurnInput = {
+  userId: string;
+  site: PromptSite & { id: string };
+  conversationId: string;
+  /** The stored conversation with this turn's input applied: a new user message, or answered approvals. */
+  history: ChatMessage[];
+  operations: readonly Operation[];
+  client: SiteClient;
+  model: AgentModel;
+  limits: BudgetLimits;
+  approvedToolCalls?: ReadonlySet<string>;
+  /** Set when content read earlier in the conversation tried to address the assistant. */
+  flagged?: string;
+  /** The request's signal: the stop button (the client going away) ends the run. */
+  signal?: AbortSignal;
+};
+
+/** Converts stored history for the model: tool results from the site always reach it wrapped as untrusted. */
+const historyTools: ToolSet = Object.fromEntries(
+  ALL_OPERATIONS.map((op) => [op.name, { inputSchema: op.input, toModelOutput: ({ output }: { output: unknown }) => ({ type: "json", value: wrapForModel(output) }) }]),
+) as ToolSet;
+
+/** What the chat shows for a stream error: a sentence, never internals. */
+export function describeStreamError(error: unknown): string {
+  if (error instanceof CircuitOpenError) {
+    return `The AI model failed several times in a row, so Sitewright paused calls to it. Try again in ${Math.ceil(error.retryAfterMs / 1000)} s.`;
+  }
+  if (NoSuchToolError.isInstance(error)) return `The assistant asked for a tool it is not allowed to use (${error.toolName}); it was refused.`;
+  if (InvalidToolInputError.isInstance(error)) return `The assistant called ${error.toolName} with invalid arguments; it was refused.`;
+  if (APICallError.isInstance(error)) {
+    return error.statusCode === 401 || error.statusCode === 403
+      ? "The AI model provider refused Sitewright's key. The operator needs to check the model configuration."
+      : `The AI model provider answered with an error${error.statusCode ? ` (HTTP ${error.statusCode})` : ""}. Try again in a moment.`;
+  }
+  if (error instanceof TimeBudgetExceeded) return "The run took too long and was stopped.";
+  log.error("agent stream error", { error });
+  return "The assistant stopped because of an unexpected error. Try again.";
+}
+
+function closingText(budget: RunBudget, outcomes: ToolOutcome[], reason: TurnMetadata["stopReason"]): string | undefined {
+  if (reason === "finished" || reason === "aborted") return undefined;
+  const changed = outcomes.filter((o) => o.ok && o.risk !== "read");
+  const notDone = outcomes.filter((o) => !o.ok);
+  const lines = [reason === "error" ? "I could not finish this request." : `I stopped here because ${budget.describe()}.`];
+  lines.push(changed.length > 0 ? `Done on the site:\n${changed.map((o) => `- ${o.summary}`).join("\n")}` : "Nothing was changed on the site.");
+  if (notDone.length > 0) lines.push(`Not done:\n${notDone.map((o) => `- ${o.operation}: ${o.summary}`).join("\n")}`);
+  lines.push("Anything else you asked for was not done yet. Send a message to continue.");
+  return lines.join("\n\n");
+}
+
+export function streamTurn(input: TurnInput): ReadableStream<Chunk> {
+  return createUIMessageStream<ChatMessage>({
+    onError: describeStreamError,
+    execute: async ({ writer }) => {
+      const last = input.history.at(-1);
+      const continuing = last?.role === "assistant";
+      const messageId = continuing ? last.id : randomUUID();
+
+      // Our own copy of the response message, so saving does not depend on the client staying connected.
+      let collect!: ReadableStreamDefaultController<Chunk>;
+      const collected = new ReadableStream<Chunk>({ start: (controller) => void (collect = controller) });
+      const finalMessage = (async () => {
+        let latest: ChatMessage | undefined;
+        for await (const message of readUIMessageStream<ChatMessage>({ message: continuing ? structuredClone(last) : undefined, stream: collected })) {
+          latest = message;
+        }
+        return latest;
+      })();
+      const emit = (chunk: Chunk) => {
+        writer.write(chunk);
+        collect.enqueue(chunk);
+      };
+
+      // First bytes before the model is called: the client knows its conversation at once.
+      emit({ type: "start", messageId });
+      writer.write({ type: "data-conversation", data: { conversationId: input.conversationId }, transient: true });
+
+      const budget = new RunBudget(input.limits, input.signal);
+      const state: RunState = { flagged: input.flagged, approvedToolCalls: input.approvedToolCalls ?? new Set(), outcomes: [] };
+      const ctx: ToolContext = {
+        userId: input.userId,
+        siteId: input.site.id,
+        conversationId: input.conversationId,
+        client: input.client,
+        breaker: siteBreaker(input.site.id),
+        budget,
+        state,
+      };
+      const tools = buildTools(input.operations, ctx);
+      let failed = false;
+      let finishReason: string | undefined;
+
+      try {
+        const result = streamText({
+          model: input.model.model,
+          system: systemPrompt(input.site, input.operations, state.flagged),
+          messages: await convertToModelMessages(input.history, { tools: { ...historyTools, ...tools }, ignoreIncompleteToolCalls: true }),
+          tools,
+          stopWhen: budget.stopCondition(),
+          abortSignal: budget.signal,
+          maxRetries: 1,
+          onStepFinish: async (step) => {
+            budget.addStep(step.usage.totalTokens);
+            const invalid = step.content.filter((part) => part.type === "tool-call" && part.invalid);
+            budget.countInvalidToolCalls(invalid.length);
+            for (const part of invalid) {
+              if (part.type !== "tool-call") continue;
+              const error = "error" in part && part.error instanceof Error ? part.error.message : "invalid tool call";
+              await auditInvalidCall(ctx, { toolCallId: part.toolCallId, toolName: part.toolName, input: part.input, error });
+            }
+          },
+          onError: ({ error }) => {
+            if (!budget.signal.aborted) log.warn("agent model stream failed", { error, siteId: input.site.id });
+          },
+        });
+        for await (const chunk of result.toUIMessageStream<ChatMessage>({ sendStart: false, sendFinish: false, onError: describeStreamError })) {
+          if (chunk.type === "abort") continue; // said in words below instead
+          if (chunk.type === "error") failed = true;
+          emit(chunk);
+        }
+        finishReason = budget.signal.aborted ? undefined : await Promise.resolve(result.finishReason).catch(() => undefined);
+      } catch (error) {
+        failed = true;
+        emit({ type: "error", errorText: describeStreamError(error) });
+      } finally {
+        budget.dispose();
+      }
+
+      const clientLeft = Boolean(input.signal?.aborted) && !budget.timedOut;
+      const stopReason: TurnMetadata["stopReason"] = budget.stopReason ?? (clientLeft ? "aborted" : failed ? "error" : "finished");
+      const metadata: TurnMetadata = { stopReason, steps: budget.steps, toolCalls: budget.toolCalls, tokens: budget.tokens };
+      const closing = closingText(budget, state.outcomes, stopReason);
+      if (closing) {
+        const id = `closing-${messageId}`;
+        emit({ type: "text-start", id });
+        emit({ type: "text-delta", id, delta: closing });
+        emit({ type: "text-end", id });
+      }
+      if (stopReason !== "finished") log.info("agent run ended early", { ...metadata, siteId: input.site.id, conversationId: input.conversationId });
+
+      collect.enqueue({ type: "finish", messageMetadata: metadata });
+      collect.close();
+      const response = await finalMessage;
+      try {
+        const base = continuing ? input.history.slice(0, -1) : input.history;
+        const all = response ? [...base, { ...response, metadata }] : base;
+        await saveMessages({
+          conversationId: input.conversationId,
+          messages: all.map((m) => ({ id: m.id, role: m.role, parts: m.parts, metadata: m.metadata })),
+          now: now(),
+        });
+      } catch (error) {
+        log.error("could not save the conversation", { error, conversationId: input.conversationId });
+        emit({ type: "error", errorText: "This conversation could not be saved; what was done on the site is in the activity log." });
+      }
+      writer.write({
+        type: "finish",
+        finishReason: (finishReason as "stop" | "tool-calls" | undefined) ?? (failed ? "error" : "stop"),
+        messageMetadata: metadata,
+      });
+    },
+  });
+}
