@@ -134,6 +134,14 @@ describe("POST /sites/pair", () => {
     }
   });
 
+  it("answers a name that does not exist with 400 invalid_input, not a server error", async () => {
+    const user = await newUser();
+    const res = await call(pair, { body: { url: "https://no-such-host.invalid" }, cookie: user.cookie });
+    expect(res.status).toBe(400);
+    expect(res.json.error.code).toBe("invalid_input");
+    expect(res.json.error.details.issues[0].path).toEqual(["url"]);
+  });
+
   it("refuses malformed input with 400 invalid_input", async () => {
     const user = await newUser();
     for (const body of [{}, { url: 42 }, { url: "x".repeat(3000) }, { url: "https://localhost", extra: 1 }, { url: "not a url at all" }]) {

@@ -19,7 +19,7 @@ import {
 } from "@/lib/db/queries";
 import type { Site, SiteStatus } from "@/lib/db/schema";
 import { encryptSecret } from "./crypto";
-import { assertPublicHost } from "./safe-fetch";
+import { assertPublicHost, SafeFetchError } from "./safe-fetch";
 import { normalizeSiteUrl } from "./url";
 
 export const PAIRING_CODE_ALPHABET = "BCDFGHJKLMNPQRSTVWXZ";
@@ -95,7 +95,16 @@ export const pairSchema = z.strictObject({ url: z.string().max(2048) });
 
 export async function startPairing({ userId, url }: { userId: string; url: string }) {
   const normalized = normalizeSiteUrl(url);
-  await assertPublicHost(normalized);
+  try {
+    await assertPublicHost(normalized);
+  } catch (error) {
+    // A name that does not resolve is almost always a typo: the user's mistake to fix, not a 502.
+    if (error instanceof SafeFetchError && error.reason === "dns") {
+      const message = `We could not find ${new URL(normalized).hostname}. Check the address for typos.`;
+      throw new AppError("invalid_input", message, { status: 400, details: { issues: [{ path: ["url"], message }] } });
+    }
+    throw error;
+  }
   const code = generatePairingCode();
   const createdAt = now();
   const site = await insertPairing({
