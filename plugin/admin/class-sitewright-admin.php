@@ -129,7 +129,7 @@ final class Sitewright_Admin {
 	/**
 	 * Stores a one-time notice for the current administrator.
 	 *
-	 * @param string $type    success or error.
+	 * @param string $type    Either success or error.
 	 * @param string $message Text.
 	 * @param string $code    Outcome code.
 	 */

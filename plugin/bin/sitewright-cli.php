@@ -1,7 +1,8 @@
 <?php
 /**
- * Provisioning without the admin screen (sandboxes and tests):
+ * Provisioning without the admin screen (sandboxes and tests).
  *
+ * Usage:
  *   php plugin/bin/sitewright-cli.php --wp=/path/to/wordpress create-credentials --scopes=site:read,content:read [--service-url=URL]
  *   php plugin/bin/sitewright-cli.php --wp=/path/to/wordpress revoke-all
  *   php plugin/bin/sitewright-cli.php --wp=/path/to/wordpress status

@@ -98,7 +98,7 @@ final class Sitewright_Auth {
 	 * Verifies one signed request and, on success, makes the agent user current with the token's scopes.
 	 * Order: method override, token, timestamp window, signature (constant time), replay cache (atomic insert).
 	 *
-	 * @param array<string, mixed> $request method, route, query_string, body, bearer, timestamp, signature, override, auth_source.
+	 * @param array<string, mixed> $request Method, route, query_string, body, bearer, timestamp, signature, override, auth_source.
 	 * @param int                  $now_ms  Current time in milliseconds.
 	 * @return true|WP_Error
 	 */
@@ -202,7 +202,7 @@ final class Sitewright_Auth {
 	/**
 	 * The Authorization header and where it was found: hosts (Apache with CGI/FastCGI) drop it or move it.
 	 *
-	 * @param array<string, mixed> $server $_SERVER.
+	 * @param array<string, mixed> $server The $_SERVER array.
 	 * @return array{0: ?string, 1: ?string}
 	 */
 	public static function read_authorization( array $server ): array {

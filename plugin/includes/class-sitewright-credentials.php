@@ -21,7 +21,7 @@ final class Sitewright_Credentials {
 	 * Creates a token and secret. Returns the plain values: they are shown or sent once, never stored in clear.
 	 *
 	 * @param array<int, string> $scopes      Scopes (unknown ones are dropped).
-	 * @param string             $status      'pending' while the service has not redeemed it yet, else 'active'.
+	 * @param string             $status      Either 'pending' while the service has not redeemed it yet, else 'active'.
 	 * @param string             $service_url The service it was made for, if any.
 	 * @return array{id: int, token: string, secret: string, scopes: array<int, string>}
 	 */

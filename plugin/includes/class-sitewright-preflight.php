@@ -80,7 +80,7 @@ final class Sitewright_Preflight {
 	 * One check.
 	 *
 	 * @param string $id      Check id.
-	 * @param string $status  pass, warn or fail.
+	 * @param string $status  One of pass, warn or fail.
 	 * @param string $message What was found.
 	 * @param string $fix     What to do (empty on pass).
 	 * @return array{id: string, status: string, message: string, fix: string}

@@ -84,7 +84,7 @@ final class SignatureVectorsTest extends Sitewright_Test_Case {
 	 * Builds a query string from pairs.
 	 *
 	 * @param array<int, array{0: string, 1: string}> $pairs   Pairs.
-	 * @param callable                                $encoder rawurlencode or urlencode.
+	 * @param callable                                $encoder Either rawurlencode or urlencode.
 	 */
 	private function encode_query( array $pairs, callable $encoder ): string {
 		return implode(

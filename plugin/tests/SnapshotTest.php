@@ -100,7 +100,8 @@ final class SnapshotTest extends Sitewright_Test_Case {
 		$this->assertSame( 'Who we are', get_post_meta( $page->ID, 'subtitle', true ) );
 		$this->assertSame( $export['media'][0]['url'], wp_get_attachment_url( $made['image'] ) );
 		$this->assertSame( $made['page'], (int) get_option( 'page_on_front' ) );
-		$items = wp_get_nav_menu_items( wp_get_nav_menu_object( $export['menus'][ count( $export['menus'] ) - 1 ]['name'] ) );
+		$menus = array_column( $export['menus'], 'name', 'id' );
+		$items = wp_get_nav_menu_items( wp_get_nav_menu_object( $menus[ $made['menu'] ] ) );
 		$this->assertSame( $made['page'], (int) $items[0]->object_id );
 	}
 

@@ -37,8 +37,8 @@ abstract class Sitewright_Test_Case extends TestCase {
 	 * A signed request description for Sitewright_Auth::verify().
 	 *
 	 * @param array<string, mixed> $credentials From Sitewright_Credentials::create().
+	 * @param array<string, mixed> $request     Method, route, query_string, body, timestamp.
 	 * @param array<string, mixed> $overrides   Fields to change after signing.
-	 * @param array<string, mixed> $request     method, route, query_string, body, timestamp.
 	 * @return array<string, mixed>
 	 */
 	protected function signed( array $credentials, array $request = array(), array $overrides = array() ): array {
