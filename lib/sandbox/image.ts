@@ -205,13 +205,14 @@ async function stageTopLayer(paths: ImagePaths, inputs: ImageInputs, context: st
       .join("\n");
     await writeFile(path.join(scratch, "salts.php"), `<?php\n${salts}\n`);
     await mkdir(path.join(scratch, "db"));
-    const out = await run("php", [path.join(imageDir, "install.php"), wp], {
-      env: { SITEWRIGHT_DB_DIR: `${path.join(scratch, "db")}/`, SITEWRIGHT_SALTS_FILE: path.join(scratch, "salts.php") },
-    });
+    const installEnv = { SITEWRIGHT_DB_DIR: `${path.join(scratch, "db")}/`, SITEWRIGHT_SALTS_FILE: path.join(scratch, "salts.php") };
+    const out = await run("php", [path.join(imageDir, "install.php"), wp], { env: installEnv });
     const active = (JSON.parse(out.trim().split("\n").pop() ?? "{}") as { plugins?: string[] }).plugins ?? [];
     if (!active.some((plugin) => plugin.startsWith(`${PLUGIN_SLUG}/`))) {
       throw new Error(`the Sitewright plugin did not activate (active: ${active.join(", ") || "none"})`);
     }
+    progress("serving WordPress's first requests into the seed database");
+    await run("php", [path.join(imageDir, "warm.php"), wp], { env: installEnv });
     await mkdir(path.join(context, "srv", "seed"), { recursive: true });
     await cp(path.join(scratch, "db", ".ht.sqlite"), path.join(context, "srv", "seed", "wordpress.sqlite"));
   } finally {
