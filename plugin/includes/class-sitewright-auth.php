@@ -83,7 +83,7 @@ final class Sitewright_Auth {
 				'bearer'       => $bearer,
 				'timestamp'    => $server['HTTP_X_SITEWRIGHT_TIMESTAMP'] ?? null,
 				'signature'    => $server['HTTP_X_SITEWRIGHT_SIGNATURE'] ?? null,
-				'override'     => isset( $server['HTTP_X_HTTP_METHOD_OVERRIDE'] ),
+				'override'     => isset( $server['HTTP_X_HTTP_METHOD_OVERRIDE'] ) || isset( $_GET['_method'] ), // phpcs:ignore WordPress.Security.NonceVerification.Recommended
 				'auth_source'  => $source,
 			),
 			(int) floor( microtime( true ) * 1000 )
@@ -106,7 +106,8 @@ final class Sitewright_Auth {
 		self::reset();
 		$pairs = Sitewright_Signature::parse_query_string( (string) $request['query_string'] );
 		foreach ( $pairs as $pair ) {
-			if ( '_method' === $pair[0] ) {
+			// PHP turns spaces and dots in names into underscores, so `.method` also reaches WordPress as `_method`.
+			if ( '_method' === strtr( $pair[0], ' .', '__' ) ) {
 				$request['override'] = true;
 			}
 		}

@@ -112,6 +112,9 @@ final class AuthTest extends Sitewright_Test_Case {
 		$creds = $this->credentials();
 		$this->assertRefused( Sitewright_Auth::verify( $this->signed( $creds, array( 'query_string' => '_method=DELETE' ) ), $this->now_ms() ), 'sitewright_method_override', 400 );
 		$this->assertRefused( Sitewright_Auth::verify( $this->signed( $creds, array(), array( 'override' => true ) ), $this->now_ms() ), 'sitewright_method_override', 400 );
+		foreach ( array( '.method=DELETE', '%20method=DELETE', 'a=1&_method=PUT' ) as $query ) {
+			$this->assertRefused( Sitewright_Auth::verify( $this->signed( $creds, array( 'query_string' => $query ) ), $this->now_ms() ), 'sitewright_method_override', 400 );
+		}
 	}
 
 	public function test_refuses_nested_query_parameters(): void {
