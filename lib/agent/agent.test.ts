@@ -78,7 +78,7 @@ async function readPage(id: number) {
 }
 
 const outputsOf = (turn: Turn) => turn.chunks.filter((c) => c.type === "tool-output-available").map((c) => c.output as Record<string, any>);
-const approvalRequests = (turn: Turn) => turn.chunks.filter((c) => c.type === "tool-approval-request") as Array<{ approvalId: string; toolCallId: string }>;
+const approvalRequests = (turn: Turn) => turn.chunks.filter((c) => c.type === "tool-approval-request") as unknown as Array<{ approvalId: string; toolCallId: string }>;
 
 describe("a chat turn", () => {
   it("finds a page, changes its title in several steps, streams it all and records it", async () => {

@@ -23,7 +23,7 @@ import type { SiteClient } from "@/lib/sites/types";
 import { CircuitOpenError, siteBreaker } from "./breaker";
 import { RunBudget, TimeBudgetExceeded, type BudgetLimits, type StopReason } from "./budget";
 import type { AgentModel } from "./model";
-import { ALL_OPERATIONS, type Operation } from "./operations";
+import { ALL_OPERATIONS, sdkInputSchema, type Operation } from "./operations";
 import { systemPrompt, type PromptSite } from "./prompt";
 import { auditInvalidCall, buildTools, type RunState, type ToolContext, type ToolOutcome } from "./tools";
 import { wrapForModel } from "./untrusted";
@@ -58,7 +58,7 @@ export type TurnInput = {
 
 /** Converts stored history for the model: tool results from the site always reach it wrapped as untrusted. */
 const historyTools: ToolSet = Object.fromEntries(
-  ALL_OPERATIONS.map((op) => [op.name, { inputSchema: op.input, toModelOutput: ({ output }: { output: unknown }) => ({ type: "json", value: wrapForModel(output) }) }]),
+  ALL_OPERATIONS.map((op) => [op.name, { inputSchema: sdkInputSchema(op), toModelOutput: ({ output }: { output: unknown }) => ({ type: "json", value: wrapForModel(output) }) }]),
 ) as ToolSet;
 
 /** What the chat shows for a stream error: a sentence, never internals. */

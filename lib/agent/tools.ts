@@ -13,7 +13,7 @@ import type { SiteClient } from "@/lib/sites/types";
 import { requestApproval, useApproval } from "./approvals";
 import { CircuitOpenError, type CircuitBreaker } from "./breaker";
 import type { RunBudget } from "./budget";
-import { OperationError, type Operation, type OperationResult } from "./operations";
+import { OperationError, sdkInputSchema, type Operation, type OperationResult } from "./operations";
 import { findInjection, wrapForModel } from "./untrusted";
 
 export type ToolSuccess = OperationResult & { ok: true; flagged?: string };
@@ -193,7 +193,7 @@ export function buildTools(operations: readonly Operation[], ctx: ToolContext): 
   for (const op of operations) {
     tools[op.name] = tool({
       description: op.risk === "destructive" ? `${op.description} (Needs the user's approval.)` : op.description,
-      inputSchema: op.input,
+      inputSchema: sdkInputSchema(op),
       needsApproval: async (input: unknown, { toolCallId }: { toolCallId: string }) => {
         if (!needsApproval(op, ctx.state, toolCallId)) return false;
         await requestApproval(ctx, { toolCallId, operation: op.name, input });

@@ -1,4 +1,6 @@
 /** Every operation the agent knows. Which ones a run may use is decided by the registry (lib/agent/registry.ts). */
+import { zodSchema } from "ai";
+import type { z } from "zod";
 import type { Operation } from "./operation";
 import changeMenu from "./change_menu";
 import createDraft from "./create_draft";
@@ -37,6 +39,13 @@ export const ALL_OPERATIONS: readonly Operation[] = [
   trashPage,
   changeMenu,
 ] as Operation[];
+
+/**
+ * Each operation's input schema as the AI SDK takes it, built once: the JSON schema sent to the model is then
+ * computed once per process instead of on every model call.
+ */
+const sdkSchemas = new Map(ALL_OPERATIONS.map((op) => [op, zodSchema(op.input as z.ZodType<unknown> & z.core.$ZodType)]));
+export const sdkInputSchema = (op: Operation) => sdkSchemas.get(op) ?? zodSchema(op.input as z.ZodType<unknown> & z.core.$ZodType);
 
 export const operationsByName: ReadonlyMap<string, Operation> = new Map(ALL_OPERATIONS.map((op) => [op.name, op]));
 

@@ -1,0 +1,137 @@
+/**
+ * Agent benchmark, against a fresh PostgreSQL database:
+ *   - the loop's own overhead per step: a turn of many tool-calling steps where the scripted model and the site
+ *     answer instantly, so what is measured is ours (streamText, the tool gate, budget, breaker, two audit writes
+ *     per call, streaming, saving the turn);
+ *   - `/chat` time to first byte through the real route handler (session, checks, conversation row), p50/p95.
+ * Goals (issue 5): < 5 ms per step, < 50 ms to first byte.
+ * Run alone: `node --import tsx bench/agent.ts`.
+ */
+import { randomBytes, randomUUID } from "node:crypto";
+import { POST } from "@/app/chat/route";
+import { setChatDepsForTests } from "@/lib/agent/chat";
+import { setAgentModelForTests } from "@/lib/agent/model";
+import { insertSiteRow } from "@/lib/agent/testing/fixtures";
+import { scriptedModel } from "@/lib/agent/testing/scripted-model";
+import { createSession } from "@/lib/auth/session";
+import { openDatabase, setDatabaseForTests } from "@/lib/db";
+import { insertUser } from "@/lib/db/queries";
+import { env } from "@/lib/env";
+import type { SiteClient } from "@/lib/sites/types";
+
+const STEPS = 40;
+const TURNS = 5;
+const TTFB_SAMPLES = 40;
+
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? NaN;
+};
+const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
+
+/** Answers every request at once, so the site's latency is not part of the loop's overhead. */
+const instantSite: SiteClient = {
+  get: async <T>() => ({ status: 200, data: { name: "Bench", wordpress: "6.1" } as T, headers: new Headers() }),
+  post: async <T>() => ({ status: 200, data: {} as T, headers: new Headers() }),
+  put: async <T>() => ({ status: 200, data: {} as T, headers: new Headers() }),
+  delete: async <T>() => ({ status: 200, data: {} as T, headers: new Headers() }),
+};
+
+async function benchDatabase() {
+  const { default: postgres } = await import("postgres");
+  const adminUrl = process.env.TEST_DATABASE_ADMIN_URL || "postgres://postgres@127.0.0.1:5432/postgres";
+  const name = `sw_bench_${randomBytes(4).toString("hex")}`;
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database "${name}"`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const handle = await openDatabase(url.toString());
+  return {
+    handle,
+    async drop() {
+      await handle.close().catch(() => {});
+      const cleanup = postgres(adminUrl, { max: 1, onnotice: () => {} });
+      await cleanup.unsafe(`drop database if exists "${name}" with (force)`);
+      await cleanup.end();
+    },
+  };
+}
+
+export async function benchAgent(): Promise<Record<string, number>> {
+  const database = await benchDatabase();
+  await setDatabaseForTests(database.handle);
+  try {
+    const userId = randomUUID();
+    await insertUser({ id: userId, email: `bench-${userId}@example.com`, name: null, passwordHash: "x", createdAt: new Date() });
+    const cookie = await createSession(userId);
+    const siteId = await insertSiteRow({
+      userId,
+      url: "https://bench.localhost",
+      token: "t",
+      secret: "s",
+      info: { name: "Bench", token: { scopes: ["site:read", "content:read", "content:write"], capabilities: null } },
+    });
+    const limits = { maxSteps: STEPS + 1, maxToolCalls: STEPS + 1, maxTokens: 10_000_000, timeoutMs: 60_000 };
+    setChatDepsForTests({ siteClient: () => instantSite, limits: () => limits });
+    const headers = { "content-type": "application/json", cookie: `${cookie.name}=${cookie.value}`, origin: env().APP_URL };
+    const post = (body: unknown) => POST(new Request(`${env().APP_URL}/chat`, { method: "POST", headers, body: JSON.stringify(body) }));
+
+    // Loop overhead: one turn of STEPS tool steps and a closing text step, against a one-step turn.
+    const timeTurn = async (steps: number) => {
+      setAgentModelForTests(
+        scriptedModel([...Array.from({ length: steps }, () => ({ toolCalls: [{ name: "get_site_info", input: {} }] })), { text: "done" }]),
+      );
+      const started = performance.now();
+      const response = await post({ siteId, message: "bench" });
+      await response.text();
+      if (response.status !== 200) throw new Error(`chat answered ${response.status}`);
+      return performance.now() - started;
+    };
+    await timeTurn(5); // warm up
+    const perStep: number[] = [];
+    for (let i = 0; i < TURNS; i++) {
+      const long = await timeTurn(STEPS);
+      const short = await timeTurn(0);
+      perStep.push((long - short) / STEPS);
+    }
+
+    // Time to first byte: from the request to the first chunk of the body.
+    setAgentModelForTests(scriptedModel([{ text: "hello" }]));
+    const ttfb: number[] = [];
+    for (let i = 0; i < TTFB_SAMPLES + 5; i++) {
+      const started = performance.now();
+      const response = await post({ siteId, message: "hi" });
+      const reader = response.body!.getReader();
+      await reader.read();
+      const elapsed = performance.now() - started;
+      while (!(await reader.read()).done);
+      if (i >= 5) ttfb.push(elapsed);
+    }
+
+    return {
+      agent_loop_overhead_ms_per_step_p50: round(percentile(perStep, 50)),
+      agent_loop_overhead_ms_per_step_max: round(Math.max(...perStep)),
+      chat_ttfb_ms_p50: round(percentile(ttfb, 50)),
+      chat_ttfb_ms_p95: round(percentile(ttfb, 95)),
+    };
+  } finally {
+    setChatDepsForTests(undefined);
+    setAgentModelForTests(undefined);
+    await setDatabaseForTests(undefined);
+    await database.drop();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  process.env.LOG_LEVEL ||= "warn";
+  benchAgent()
+    .then((result) => {
+      console.log(JSON.stringify(result, null, 2));
+      process.exit(0);
+    })
+    .catch((error) => {
+      console.error(error);
+      process.exit(1);
+    });
+}
