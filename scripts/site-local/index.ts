@@ -209,6 +209,7 @@ function request(
 }
 
 const running = new Set<ChildProcess>();
+const spawnErrors = new WeakMap<ChildProcess, Error>();
 let exitHookInstalled = false;
 
 /** Signals a child's whole process group: PHP's server forks its workers, which must go too. */
@@ -223,6 +224,8 @@ function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 
 function track(child: ChildProcess): void {
   running.add(child);
+  // A missing binary (ENOENT) is reported by the readiness loop instead of crashing the process.
+  child.once("error", (error) => spawnErrors.set(child, error));
   child.once("exit", () => running.delete(child));
   if (!exitHookInstalled) {
     exitHookInstalled = true;
@@ -234,6 +237,7 @@ function track(child: ChildProcess): void {
 }
 
 function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.pid === undefined) return Promise.resolve();
   if (child.exitCode !== null || child.signalCode !== null) {
     signalGroup(child, "SIGKILL");
     return Promise.resolve();
@@ -336,6 +340,8 @@ export async function startLocalSite(options: LocalSiteOptions = {}): Promise<Lo
     const deadline = Date.now() + 20_000;
     for (;;) {
       for (const child of children) {
+        const spawnError = spawnErrors.get(child);
+        if (spawnError) throw new Error(`Could not start ${child.spawnfile}: ${spawnError.message}`);
         if (child.exitCode !== null) throw new Error(`${child.spawnfile} exited early; see logs in ${dir}`);
       }
       try {
