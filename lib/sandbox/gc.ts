@@ -6,6 +6,7 @@
 import { existingSandboxIds, listSandboxes, listSandboxesToCollect, takeSandboxLease } from "@/lib/db/queries";
 import { now as clockNow } from "@/lib/clock";
 import { log } from "@/lib/log";
+import { removeStaleImages } from "./image";
 import { pruneMediaCache } from "./media-proxy";
 import type { SandboxManager } from "./sandboxes";
 
@@ -21,10 +22,11 @@ export type GcReport = {
   orphans: string[];
   vanished: string[];
   cacheFilesRemoved: number;
+  imagesRemoved: string[];
 };
 
 export async function collectGarbage(manager: SandboxManager, options: { now?: Date } = {}): Promise<GcReport> {
-  const report: GcReport = { skipped: false, removed: [], orphans: [], vanished: [], cacheFilesRemoved: 0 };
+  const report: GcReport = { skipped: false, removed: [], orphans: [], vanished: [], cacheFilesRemoved: 0, imagesRemoved: [] };
   const { config, engine } = manager;
   if (!config.enabled) return { ...report, skipped: true };
   const now = options.now ?? clockNow();
@@ -73,9 +75,20 @@ export async function collectGarbage(manager: SandboxManager, options: { now?: D
     }
   }
 
-  // 4. Media cache: older than a week, then oldest first down to the cap.
+  // 4. Pool members made from an older image (after an upgrade) give way to fresh ones; unused old images go.
+  const currentImage = await manager.currentImage();
+  if (currentImage) {
+    for (const sandbox of await listSandboxes()) {
+      if (sandbox.status !== "pooled" || sandbox.imageTag === currentImage) continue;
+      await manager.destroy(sandbox).catch((error) => log.warn("sandbox GC could not retire a pooled sandbox", { sandboxId: sandbox.id, error }));
+      report.removed.push(sandbox.id);
+    }
+    if (!config.image) report.imagesRemoved = await removeStaleImages(engine, [currentImage]);
+  }
+
+  // 5. Media cache: older than a week, then oldest first down to the cap.
   report.cacheFilesRemoved = await pruneMediaCache({ cacheDir: config.mediaCacheDir, maxBytes: config.mediaCacheBytes, now });
 
-  if (report.removed.length || report.orphans.length || report.vanished.length) log.info("sandbox GC", { ...report });
+  if (report.removed.length || report.orphans.length || report.vanished.length || report.imagesRemoved.length) log.info("sandbox GC", { ...report });
   return report;
 }

@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { advanceClockForTests } from "@/lib/clock";
-import { countSandboxes, findSandboxById, insertUser, takeSandboxLease } from "@/lib/db/queries";
+import { countSandboxes, findSandboxById, insertUser, listSandboxes, takeSandboxLease, updateSandbox } from "@/lib/db/queries";
 import { useTestDatabase } from "@/lib/db/testing";
 import { AppError } from "@/lib/errors";
 import { createSiteClient } from "@/lib/sites/client";
@@ -127,7 +127,7 @@ describe("a sandbox started cold", () => {
     const host = info.HostConfig;
     expect(host.Privileged).toBe(false);
     // Docker keeps "ALL"; Podman lists every capability it dropped.
-    const dropped = (host.CapDrop ?? []).map((c) => c.replace(/^CAP_/, ""));
+    const dropped = ((host.CapDrop ?? []) as string[]).map((c) => c.replace(/^CAP_/, ""));
     if (!dropped.includes("ALL")) expect(dropped).toEqual(expect.arrayContaining(DEFAULT_CAPABILITIES));
     expect(host.CapAdd ?? []).toEqual([]);
     expect(host.SecurityOpt).toContain("no-new-privileges");
@@ -272,5 +272,20 @@ describe("garbage collection", () => {
     // Once the lease has expired, another instance takes over.
     const later = new Date(now.getTime() + 3600_000);
     expect(await takeSandboxLease({ name: GC_LEASE, holder: other.manager.holder, now: later, until: new Date(later.getTime() + 1000) })).toBe(true);
+  });
+
+  it("retires warm pool members made from an older image", async () => {
+    const pooled = createTestSandboxes({ poolSize: 1 });
+    try {
+      await pooled.manager.image();
+      await pooled.manager.fillPool();
+      const [member] = (await listSandboxes()).filter((row) => row.status === "pooled");
+      await updateSandbox({ id: member!.id, imageTag: "localhost/sitewright-sandbox:older" });
+      const report = await collectGarbage(pooled.manager, { now: new Date(Date.now() + 4 * 3600_000) });
+      expect(report.removed).toContain(member!.id);
+      expect(await t.engine.inspect(member!.containerId!)).toBeUndefined();
+    } finally {
+      await pooled.cleanup();
+    }
   });
 });

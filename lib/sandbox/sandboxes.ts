@@ -104,6 +104,11 @@ export class SandboxManager {
     return this.imageTag;
   }
 
+  /** The image tag in use, once known (undefined while it is still being built or when the build failed). */
+  async currentImage(): Promise<string | undefined> {
+    return this.imageTag?.catch(() => undefined);
+  }
+
   // ------------------------------------------------------------------ sessions
 
   async createSession(input: { userId: string; siteId?: string; ttlMinutes?: number; postIds?: number[] }): Promise<SandboxView> {

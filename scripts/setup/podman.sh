@@ -6,11 +6,11 @@ set -euo pipefail
 SOCKET_PATH="${PODMAN_SOCKET:-/run/podman/podman.sock}"
 CONF=/etc/containers/containers.conf
 
-if ! command -v podman >/dev/null || ! command -v runc >/dev/null; then
-  echo "podman.sh: installing podman and runc" >&2
+if ! command -v podman >/dev/null || ! command -v runc >/dev/null || ! command -v curl >/dev/null; then
+  echo "podman.sh: installing podman, runc and curl" >&2
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq >&2
-  apt-get install -y -qq podman runc >&2
+  apt-get install -y -qq podman runc curl >&2
 fi
 
 # crun fails on this kind of machine's hybrid cgroups, and raised default ulimits are refused without
