@@ -16,11 +16,16 @@ CACHE="${SITEWRIGHT_CACHE:-/var/cache/sitewright}"
 TREE="$CACHE/wordpress-6.1"
 STAMP="$TREE/.sitewright-wordpress"
 PLAYGROUND_CLI="@wp-playground/cli@3.1.56"
+PLAYGROUND_TGZ="wp-playground-cli-${PLAYGROUND_CLI##*@}.tgz"
 DEBS=(wordpress libjs-underscore libjs-cropper php-getid3 wordpress-theme-twentytwentythree)
 
 log() { echo "wordpress.sh: $*" >&2; }
 
-if [[ -f "$STAMP" && -f "$TREE/wp-content/db.php" && -f "$TREE/wp-settings.php" ]]; then
+# Complete, and built from the inputs pinned here (a changed pin rebuilds it).
+tree_ok() {
+  [[ -f "$STAMP" && -f "$TREE/wp-content/db.php" && -f "$TREE/wp-settings.php" ]] && grep -qx "source=$PLAYGROUND_TGZ" "$STAMP"
+}
+if tree_ok; then
   echo "$TREE"
   exit 0
 fi
@@ -29,7 +34,7 @@ mkdir -p "$CACHE"
 exec 9>"$CACHE/.wordpress.lock"
 flock 9
 # Another process may have finished the build while we waited for the lock.
-if [[ -f "$STAMP" ]]; then
+if tree_ok; then
   echo "$TREE"
   exit 0
 fi
@@ -80,11 +85,10 @@ fi
 # 2. The SQLite database integration, from the small npm package that bundles it (packed, not installed).
 NPMDIR="$CACHE/npm"
 mkdir -p "$NPMDIR"
-TGZ="$(compgen -G "$NPMDIR/wp-playground-cli-*.tgz" | head -n1 || true)"
-if [[ -z "$TGZ" ]]; then
+TGZ="$NPMDIR/$PLAYGROUND_TGZ"
+if [[ ! -s "$TGZ" ]]; then
   log "npm pack $PLAYGROUND_CLI"
-  (cd "$NPMDIR" && npm pack --silent "$PLAYGROUND_CLI" >/dev/null 2>&1)
-  TGZ="$(compgen -G "$NPMDIR/wp-playground-cli-*.tgz" | head -n1)"
+  (cd "$NPMDIR" && npm pack --silent "$PLAYGROUND_CLI" >/dev/null)
 fi
 mkdir -p "$WORK/pg"
 tar xzf "$TGZ" -C "$WORK/pg" package/sqlite-database-integration.zip
