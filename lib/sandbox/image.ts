@@ -295,15 +295,15 @@ async function buildImage(engine: SandboxEngine, paths: ImagePaths, progress: Pr
 
 /** Removes our images other than the ones in use (GC of a stale image cache). */
 export async function removeStaleImages(engine: SandboxEngine, keep: string[]): Promise<string[]> {
-  const images = await engine.docker.listImages();
+  // Our builds carry the sitewright.image-inputs label, tagged or left dangling by a newer build.
+  const images = await engine.docker.listImages({ filters: { label: ["sitewright.image-inputs"] } });
   const removed: string[] = [];
   for (const image of images) {
-    const tags = image.RepoTags ?? [];
-    const ours = tags.filter((tag) => tag.startsWith(`${IMAGE_REPOSITORY}:`));
-    if (ours.length === 0 || ours.some((tag) => keep.includes(tag))) continue;
+    const tags = (image.RepoTags ?? []).filter((tag) => tag !== "<none>:<none>");
+    if (tags.some((tag) => keep.includes(tag) || !tag.startsWith(`${IMAGE_REPOSITORY}:`))) continue;
     try {
       await engine.docker.getImage(image.Id).remove();
-      removed.push(...ours);
+      removed.push(...(tags.length ? tags : [image.Id]));
     } catch {
       // still used by a container: the next pass gets it
     }
