@@ -251,6 +251,20 @@ describe("garbage collection", () => {
     expect((await t.engine.inspect(longRow!.containerId!))?.State.Running).toBe(true);
   });
 
+  it("removes a sandbox nobody used for longer than the idle limit, even before its expiry", async () => {
+    const userId = await newUserId();
+    const used = await t.manager.createSession({ userId, ttlMinutes: 60 });
+    const idle = await t.manager.createSession({ userId, ttlMinutes: 60 });
+    advanceClockForTests((t.manager.config.idleMinutes - 1) * 60_000);
+    await t.manager.getSession({ userId, id: used.id });
+    advanceClockForTests(2 * 60_000);
+    const report = await collectGarbage(t.manager);
+    expect(report.removed).toContain(idle.id);
+    expect(report.removed).not.toContain(used.id);
+    expect(await findSandboxById({ id: idle.id })).toBeUndefined();
+    expect(await findSandboxById({ id: used.id })).toBeDefined();
+  });
+
   it("removes containers labelled as ours that have no record, and leaves another deployment's alone", async () => {
     const image = await t.manager.image();
     const expiresAt = new Date(Date.now() + 3600_000);
