@@ -20,7 +20,7 @@ const script = path.join(import.meta.dirname, "app-instance.ts");
 
 /** A production-mode instance on a free loopback port, with the given database (empty = in memory). */
 export async function startInstance(options: { databaseUrl: string; env?: Record<string, string> }): Promise<AppInstance> {
-  const env: Record<string, string> = {
+  const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH ?? "",
     HOME: process.env.HOME ?? "/root",
     NODE_ENV: "production",
