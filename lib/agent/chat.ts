@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { createUIMessageStreamResponse, getToolName, isToolUIPart } from "ai";
 import { now } from "@/lib/clock";
-import { findConversation, findSiteForUser, insertConversation, listMessages } from "@/lib/db/queries";
+import { findConversation, findSiteForUser, insertConversation, listConversations, listMessages } from "@/lib/db/queries";
 import type { Site } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
@@ -16,7 +16,7 @@ import { siteClientFor } from "@/lib/sites/sites";
 import type { SiteClient } from "@/lib/sites/types";
 import { decideApproval } from "./approvals";
 import { budgetFromEnv, type BudgetLimits } from "./budget";
-import { agentModel, type AgentModel } from "./model";
+import { agentModel, isAgentConfigured, type AgentModel } from "./model";
 import { allowedOperations, configuredAllowlist, grantFromSiteInfo } from "./registry";
 import { streamTurn, type ChatMessage } from "./run";
 
@@ -168,4 +168,25 @@ export async function startChatTurn(request: ChatTurnRequest, deps: ChatDeps = {
     signal: request.signal,
   });
   return createUIMessageStreamResponse({ stream, headers: { "Cache-Control": "no-store", "X-Conversation-Id": scope.conversationId } });
+}
+
+export type ChatPageData = {
+  site: { id: string; url: string; name: string | null; active: boolean };
+  conversationId?: string;
+  messages: ChatMessage[];
+  agentConfigured: boolean;
+};
+
+/** What the chat page shows: the site, its latest conversation with the user, and whether the agent is on. */
+export async function loadChatPage({ userId, siteId }: { userId: string; siteId: string }): Promise<ChatPageData | undefined> {
+  const site = await findSiteForUser({ userId, siteId });
+  if (!site) return undefined;
+  const [latest] = await listConversations({ userId, siteId: site.id, limit: 1 });
+  const messages = latest ? (await listMessages({ conversationId: latest.id })).map(toChatMessage) : [];
+  return {
+    site: { id: site.id, url: site.url, name: site.name, active: effectiveStatus(site) === "active" },
+    conversationId: latest?.id,
+    messages,
+    agentConfigured: isAgentConfigured(),
+  };
 }
