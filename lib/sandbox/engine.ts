@@ -230,6 +230,14 @@ export class SandboxEngine {
     });
   }
 
+  /** The container's output so far (stdout and stderr, stream headers left in: callers search it). */
+  async logs(containerId: string): Promise<string> {
+    return this.call("logs", async () => {
+      const output = (await this.docker.getContainer(containerId).logs({ stdout: true, stderr: true, follow: false })) as unknown;
+      return Buffer.isBuffer(output) ? output.toString("utf8") : String(output);
+    });
+  }
+
   /** Runs a command inside a running sandbox as its unprivileged user and collects its output. */
   async exec(containerId: string, cmd: string[], options: { timeoutMs?: number } = {}): Promise<ExecResult> {
     return this.call("exec", async () => {

@@ -286,7 +286,7 @@ export class SandboxManager {
       expiresAt: row.expiresAt,
     });
     await updateSandbox({ id: row.id, containerId, hostPort });
-    const [, credentials] = await Promise.all([waitForWordPress(hostPort), this.createCredentials(containerId)]);
+    const credentials = await this.provision(containerId, hostPort);
     const sealed = encryptSecret(JSON.stringify(credentials), row.id);
     const updated = await transitionSandbox({
       id: row.id,
@@ -300,6 +300,34 @@ export class SandboxManager {
       throw notFound();
     }
     return updated;
+  }
+
+  /**
+   * Gets the sandbox's plugin credentials. Fast path: read the single-use provisioning token the entrypoint
+   * wrote (a plain `cat` through the engine), then ask the sandbox's must-use plugin for credentials over HTTP:
+   * that first request also warms PHP's opcache in the server process and proves /wp-json works. Images
+   * without that route (a SANDBOX_IMAGE built elsewhere) get them from the plugin's CLI instead.
+   */
+  private async provision(containerId: string, hostPort: number): Promise<SandboxCredentials> {
+    const token = await this.provisionToken(containerId);
+    if (token) {
+      const credentials = await provisionOverHttp(hostPort, token, { scopes: SANDBOX_SCOPES, serviceUrl: this.config.appUrl });
+      if (credentials) return credentials;
+    }
+    const [, credentials] = await Promise.all([waitForWordPress(hostPort), this.createCredentials(containerId)]);
+    return credentials;
+  }
+
+  /** The entrypoint prints the token to the container log (cheap to read); the file is the fallback. */
+  private async provisionToken(containerId: string): Promise<string | undefined> {
+    for (let attempt = 0; attempt < 25; attempt++) {
+      const match = /sitewright-provision-token: ([0-9a-f]{64})/.exec(await this.engine.logs(containerId));
+      if (match) return match[1];
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const read = await this.engine.exec(containerId, ["cat", "/data/provision-token"]);
+    const value = read.stdout.trim();
+    return read.exitCode === 0 && /^[0-9a-f]{64}$/.test(value) ? value : undefined;
   }
 
   private async createCredentials(containerId: string): Promise<SandboxCredentials> {
@@ -427,6 +455,47 @@ function manifestView(manifest: Omit<SandboxManifest, "sandboxId" | "sourceUploa
     expiresAt: manifest.expiresAt.toISOString(),
   };
 }
+
+/**
+ * Asks a starting sandbox for its credentials, retrying while PHP is not listening yet. Undefined when the image
+ * has no provisioning route (404).
+ */
+async function provisionOverHttp(
+  hostPort: number,
+  token: string,
+  body: { scopes: string[]; serviceUrl: string },
+  timeoutMs = READY_TIMEOUT_MS,
+): Promise<SandboxCredentials | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const response = await fetch(`${sandboxUrl(hostPort)}/wp-json/sitewright-sandbox/v1/provision`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-sitewright-provision": token },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(20_000),
+        redirect: "manual",
+      });
+      if (response.status === 200) {
+        const credentials = (await response.json()) as SandboxCredentials;
+        if (typeof credentials.token !== "string" || typeof credentials.secret !== "string") throw new Error("malformed credentials");
+        return credentials;
+      }
+      const text = await response.text();
+      if (response.status === 404 && text.includes("rest_no_route")) return undefined;
+      if (response.status !== 503) throw new Error(`provisioning answered ${response.status}: ${text.slice(0, 300)}`);
+    } catch (error) {
+      if (!isConnectionError(error)) throw error;
+      lastError = error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 15));
+  }
+  throw new Error(`the sandbox on port ${hostPort} did not answer within ${timeoutMs} ms`, { cause: lastError });
+}
+
+const isConnectionError = (error: unknown) =>
+  error instanceof TypeError && /fetch failed/.test(error.message) && /ECONNREFUSED|ECONNRESET|UND_ERR_SOCKET|other side closed/.test(String((error as { cause?: unknown }).cause));
 
 /** Polls the sandbox until WordPress's REST index answers with its routes. */
 export async function waitForWordPress(hostPort: number, timeoutMs = READY_TIMEOUT_MS): Promise<void> {

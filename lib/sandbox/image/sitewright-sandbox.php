@@ -1,14 +1,58 @@
 <?php
 /**
  * Plugin Name: Sitewright sandbox
- * Description: Marks this WordPress as a disposable Sitewright sandbox and lets its owner sign in with a
- * one-time link that the service issues (the admin password is never known to anyone).
+ * Description: Marks this WordPress as a disposable Sitewright sandbox, hands the service its plugin credentials
+ * once at start, and lets its owner sign in with a one-time link that the service issues (the admin password is
+ * never known to anyone).
  */
 declare(strict_types=1);
 
 defined( 'ABSPATH' ) || exit;
 
 const SITEWRIGHT_SANDBOX_LOGIN_DIR = '/data/login/';
+const SITEWRIGHT_SANDBOX_PROVISION_TOKEN = '/data/provision-token';
+
+/**
+ * POST /wp-json/sitewright-sandbox/v1/provision with `X-Sitewright-Provision: <the token the entrypoint wrote>`:
+ * creates the connector's credentials for the service, once. The service reads the token through the engine
+ * (only it can), so nobody else can claim them; the file is removed before the credentials are made.
+ */
+function sitewright_sandbox_register_provision_route(): void {
+	register_rest_route(
+		'sitewright-sandbox/v1',
+		'/provision',
+		array(
+			'methods'             => 'POST',
+			'callback'            => 'sitewright_sandbox_provision',
+			'permission_callback' => 'sitewright_sandbox_provision_allowed',
+			'args'                => array(
+				'scopes'     => array( 'type' => 'array', 'items' => array( 'type' => 'string' ), 'required' => true ),
+				'serviceUrl' => array( 'type' => 'string', 'default' => '' ),
+			),
+		)
+	);
+}
+add_action( 'rest_api_init', 'sitewright_sandbox_register_provision_route' );
+
+function sitewright_sandbox_provision_allowed( WP_REST_Request $request ): bool {
+	$given = (string) $request->get_header( 'x_sitewright_provision' );
+	$expected = is_file( SITEWRIGHT_SANDBOX_PROVISION_TOKEN ) ? trim( (string) file_get_contents( SITEWRIGHT_SANDBOX_PROVISION_TOKEN ) ) : '';
+	return strlen( $expected ) === 64 && hash_equals( $expected, $given );
+}
+
+/**
+ * @return WP_REST_Response|WP_Error
+ */
+function sitewright_sandbox_provision( WP_REST_Request $request ) {
+	if ( ! @unlink( SITEWRIGHT_SANDBOX_PROVISION_TOKEN ) ) {
+		return new WP_Error( 'sitewright_provisioned', 'This sandbox was already provisioned.', array( 'status' => 403 ) );
+	}
+	if ( ! class_exists( 'Sitewright_Credentials' ) ) {
+		return new WP_Error( 'sitewright_no_plugin', 'The Sitewright Connector plugin is not active.', array( 'status' => 500 ) );
+	}
+	$created = Sitewright_Credentials::create( (array) $request['scopes'], Sitewright_Credentials::STATUS_ACTIVE, (string) $request['serviceUrl'] );
+	return rest_ensure_response( array( 'token' => $created['token'], 'secret' => $created['secret'], 'scopes' => $created['scopes'] ) );
+}
 
 /**
  * Signs the owner in as the sandbox administrator when `?sitewright_login=<token>` names a live one-time token.
