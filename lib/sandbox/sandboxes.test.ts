@@ -114,6 +114,18 @@ describe("a sandbox started cold", () => {
     expect((refused as SiteRequestError).siteStatus).toBe(401);
   });
 
+  it("gave its credentials out once: the provisioning route refuses anyone else", async () => {
+    for (const token of ["0".repeat(64), ""]) {
+      const response = await fetch(`${sandbox.url}/wp-json/sitewright-sandbox/v1/provision`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-sitewright-provision": token },
+        body: JSON.stringify({ scopes: ["site:read"] }),
+      });
+      expect([401, 403]).toContain(response.status);
+      expect(await response.text()).not.toMatch(/"secret"/);
+    }
+  });
+
   it("returns its manifest with the image tag and its times", async () => {
     const view = await t.manager.getSession({ userId, id: sandbox.id });
     expect(view.manifest?.imageTag).toBe(await t.manager.image());

@@ -6,7 +6,8 @@ import { sandboxConfig } from "@/lib/sandbox/config";
 import { SandboxEngine } from "@/lib/sandbox/engine";
 import { defaultImagePaths, ensureSandboxImage } from "@/lib/sandbox/image";
 
-const config = sandboxConfig();
+// SITEWRIGHT_CACHE is a machine setting shared with scripts/setup/*.sh, not part of the app's configuration.
+const config = sandboxConfig(process.env.SITEWRIGHT_CACHE ? { cacheDir: process.env.SITEWRIGHT_CACHE } : {});
 const engine = new SandboxEngine({ dockerHost: config.dockerHost });
 const started = Date.now();
 try {
