@@ -67,6 +67,8 @@ export async function collectGarbage(manager: SandboxManager, options: { now?: D
   for (const sandbox of await listSandboxes()) {
     if (running.has(sandbox.id) || !["pooled", "ready"].includes(sandbox.status)) continue;
     if (now.getTime() - sandbox.createdAt.getTime() < VANISHED_GRACE_MS) continue;
+    // Asked directly, not by label: a container labelled with another spelling of this deployment still counts.
+    if (sandbox.containerId && (await engine.inspect(sandbox.containerId))?.State.Running) continue;
     try {
       await manager.destroy(sandbox);
       report.vanished.push(sandbox.id);
