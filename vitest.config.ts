@@ -7,7 +7,7 @@ export default defineConfig({
     environment: "node",
     pool: "forks",
     include: ["**/*.test.ts"],
-    exclude: ["node_modules/**", "e2e/**", "plugin/**", ".next/**"],
+    exclude: ["node_modules/**", "e2e/**", "plugin/**", ".next/**", ".cache/**"],
     globalSetup: ["test/global-setup.ts"],
     setupFiles: ["test/setup.ts"],
     testTimeout: 30_000,

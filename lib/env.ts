@@ -40,6 +40,7 @@ export const envSchema = z
     SANDBOX_MAX: withDefault(positiveInt, 20),
     SANDBOX_TTL_MINUTES: withDefault(positiveInt, 60),
     SITE_HOST_ALLOWLIST: withDefault(csv, ""),
+    SITEWRIGHT_CACHE: withDefault(z.string(), "/var/cache/sitewright"),
     AUTH_RATE_LIMIT: withDefault(positiveInt, 10),
     REDEEM_RATE_LIMIT: withDefault(positiveInt, 20),
     LOG_LEVEL: withDefault(z.enum(["debug", "info", "warn", "error", "silent"]), "info"),

@@ -33,12 +33,52 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
   } catch {
     throw new AppError("invalid_json", "The request body is not valid UTF-8 JSON.", { status: 400 });
   }
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     throw new AppError("invalid_json", "The request body is not valid JSON.", { status: 400 });
   }
+  assertStorable(value);
+  return value;
 }
+
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * PostgreSQL text and jsonb cannot hold NUL, and a lone surrogate is not text at all: refuse both anywhere in the
+ * body (values and keys) as the client's mistake, before any route stores them. Iterative, so hostile nesting
+ * cannot overflow the stack.
+ */
+function assertStorable(root: unknown) {
+  const stack: { value: unknown; path: string[] }[] = [{ value: root, path: [] }];
+  while (stack.length) {
+    const { value, path } = stack.pop()!;
+    if (typeof value === "string") {
+      if (!isStorableText(value)) throw unstorable(path);
+      continue;
+    }
+    if (value === null || typeof value !== "object") continue;
+    if (path.length >= MAX_JSON_DEPTH) {
+      throw new AppError("invalid_input", `The request body is nested more than ${MAX_JSON_DEPTH} levels deep.`, {
+        status: 400,
+        details: { issues: [{ path, message: "nested too deeply" }] },
+      });
+    }
+    for (const [key, child] of Object.entries(value)) {
+      if (!isStorableText(key)) throw unstorable([...path, key.replace(/\0/g, "\\0")]);
+      stack.push({ value: child, path: [...path, key] });
+    }
+  }
+}
+
+const isStorableText = (text: string) => !text.includes("\0") && text.isWellFormed();
+
+const unstorable = (path: string[]) =>
+  new AppError("invalid_input", "Some text in the request contains characters that are not allowed (NUL or broken Unicode).", {
+    status: 400,
+    details: { issues: [{ path, message: "contains NUL or an unpaired surrogate" }] },
+  });
 
 const tooLarge = (maxBytes: number) =>
   new AppError("payload_too_large", `The request body is larger than ${Math.round(maxBytes / 1024)} KiB.`, { status: 413 });

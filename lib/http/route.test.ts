@@ -51,6 +51,24 @@ describe("the route wrapper", () => {
     expect(undeclared.status).toBe(413);
   });
 
+  it.each([
+    ["a NUL in a value", '{"name":"a\\u0000b","count":1}', ["name"]],
+    ["a lone surrogate in a value", '{"name":"\\ud800","count":1}', ["name"]],
+    ["a NUL in a key", '{"na\\u0000me":"x","count":1}', ["na\\0me"]],
+  ])("refuses %s with 400 invalid_input naming where it is", async (_name, raw, path) => {
+    const res = await call(echo, { rawBody: raw, headers: { "content-type": "application/json" } });
+    expect(res.status).toBe(400);
+    expect(res.json.error.code).toBe("invalid_input");
+    expect(res.json.error.details.issues[0].path).toEqual(path);
+  });
+
+  it("refuses JSON nested deeper than 64 levels without overflowing", async () => {
+    const deep = "[".repeat(30_000) + "]".repeat(30_000);
+    const res = await call(echo, { rawBody: deep, headers: { "content-type": "application/json" } });
+    expect(res.status).toBe(400);
+    expect(["invalid_input", "invalid_json"]).toContain(res.json.error.code);
+  });
+
   it("refuses non-JSON content types with 415", async () => {
     const res = await call(echo, { rawBody: "name=x", headers: { "content-type": "application/x-www-form-urlencoded" } });
     expect(res.status).toBe(415);

@@ -43,8 +43,7 @@ export function namespaceFor(databaseUrl: string | undefined): string {
 
 export function sandboxConfig(overrides: Partial<SandboxConfig> = {}): SandboxConfig {
   const e = env();
-  const extra = e as unknown as { SITEWRIGHT_CACHE?: string };
-  const cacheDir = overrides.cacheDir ?? extra.SITEWRIGHT_CACHE ?? "/var/cache/sitewright";
+  const cacheDir = overrides.cacheDir ?? e.SITEWRIGHT_CACHE;
   return {
     enabled: e.SANDBOX_DRIVER === "docker",
     dockerHost: e.DOCKER_HOST ?? (existsSync(PODMAN_SOCKET) ? `unix://${PODMAN_SOCKET}` : undefined),
