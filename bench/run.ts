@@ -1,0 +1,141 @@
+/**
+ * `npm run bench`: every performance figure of issue 7, measured side by side in one run on this machine.
+ * Prints a table and writes bench/results/<timestamp>.json. docs/performance.md explains each figure.
+ *
+ * Order: build (if the sources changed) → production server on a fresh PostgreSQL database (HTTP, accounts,
+ * pairing) → the same build on the in-memory default (HTTP, pairing) → signing (no server running) → the agent's
+ * and the sandboxes' own benchmarks, each in its own process.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { createTestDatabase } from "@/lib/db/testing";
+import { benchAuth, burstFigures, healthDuringSignupBurst } from "./auth";
+import { benchHttp } from "./http";
+import { ensureBenchBuild, repoRoot, startApp, type RunningApp } from "./lib/app";
+import { runExternal } from "./lib/external";
+import { figure, table, type Figure } from "./lib/figures";
+import { load } from "./lib/load";
+import { rssMiB } from "./lib/stats";
+import { benchPairing } from "./pairing";
+import { benchSigning } from "./signing";
+
+const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
+const figures: Figure[] = [];
+const notes: string[] = [];
+
+async function section(name: string, work: () => Promise<Figure[]>) {
+  log(`${name}...`);
+  const started = performance.now();
+  try {
+    figures.push(...(await work()));
+  } catch (error) {
+    const reason = (error as Error).message.split("\n")[0]!;
+    figures.push(figure(name, "not available", reason, ""));
+    notes.push(`${name}: ${(error as Error).stack ?? reason}`);
+  }
+  log(`${name} done in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+}
+
+async function withApp(dir: string, databaseUrl: string, work: (app: RunningApp) => Promise<Figure[]>, env?: Record<string, string>): Promise<Figure[]> {
+  const app = await startApp(dir, { databaseUrl, env });
+  try {
+    return await work(app);
+  } finally {
+    await app.stop();
+  }
+}
+
+/** The other parts' figures carry their unit in their name (`..._ms_p50`, `..._mb`, `..._over_...`). */
+function unitOf(name: string): string {
+  if (/_ms(_|$)/.test(name)) return "ms";
+  if (/_mb(_|$)/.test(name)) return "MB";
+  if (/_over_/.test(name)) return "×";
+  return "";
+}
+
+/** Goals the agent's issue set (bench/agent.ts). */
+const EXTERNAL_GOALS: Record<string, { text: string; ok: (value: number) => boolean }> = {
+  agent_loop_overhead_ms_per_step_p50: { text: "< 5 ms", ok: (v) => v < 5 },
+  chat_ttfb_ms_p50: { text: "< 50 ms", ok: (v) => v < 50 },
+};
+
+async function main() {
+  const started = new Date();
+  const loadAverageAtStart = os.loadavg().map((v) => Math.round(v * 100) / 100);
+  const build = ensureBenchBuild(log);
+  if (build.built) log(`built in ${build.buildSeconds.toFixed(0)} s`);
+
+  const database = await createTestDatabase();
+  try {
+    await section("Production server, PostgreSQL", () =>
+      withApp(build.dir, database.url, async (app) => {
+        const out: Figure[] = [];
+        out.push(...(await benchHttp(app)));
+        out.push(...(await benchAuth(app)));
+        out.push(...(await benchPairing(app, "PostgreSQL")));
+        out.push(figure("Memory", "server RSS after the runs above (PostgreSQL)", await rssMiB(app.pid), "MiB"));
+        return out;
+      }),
+    );
+    // What-if: one libuv thread, so scrypt can take at most one of the two cores and the event loop keeps the other.
+    await section("Production server, one hashing thread", () =>
+      withApp(build.dir, database.url, async (app) => burstFigures(await healthDuringSignupBurst(app), " (what-if: UV_THREADPOOL_SIZE=1)"), { UV_THREADPOOL_SIZE: "1" }),
+    );
+  } finally {
+    await database.drop();
+  }
+
+  await section("Production server, in memory", () =>
+    withApp(build.dir, "", async (app) => {
+      const health = await load(`${app.url}/health`, { connections: 10, seconds: 5 });
+      return [
+        figure("In memory", "/health throughput (PGlite default)", health.requestsPerSecond, "req/s"),
+        figure("In memory", "/health p99 (PGlite default)", health.p99Ms, "ms"),
+        ...(await benchPairing(app, "in memory")),
+        figure("Memory", "server RSS (in-memory default)", await rssMiB(app.pid), "MiB"),
+      ];
+    }),
+  );
+
+  await section("Signing", benchSigning);
+
+  for (const [part, file, exportName, timeoutMs] of [
+    ["Agent", "bench/agent.ts", "benchAgent", 5 * 60_000],
+    ["Sandbox", "bench/sandbox.ts", "benchSandbox", 15 * 60_000],
+  ] as const) {
+    log(`${part} (${file})...`);
+    const result = await runExternal(file, exportName, timeoutMs);
+    if (result.ok) {
+      for (const [name, value] of Object.entries(result.figures)) {
+        const goal = EXTERNAL_GOALS[name];
+        figures.push(figure(part, name, value, unitOf(name), goal && { text: goal.text, ok: goal.ok(value) }));
+      }
+    } else {
+      figures.push(figure(part, "not available", result.reason, ""));
+    }
+  }
+
+  const machine = {
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model ?? "unknown",
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    platform: `${os.type()} ${os.release()}`,
+    loadAverageAtStart,
+  };
+  console.log(`\nSitewright benchmarks — ${started.toISOString()} — ${machine.cpus} cores, ${machine.memoryGiB} GiB, Node ${machine.node}\n`);
+  console.log(table(figures));
+  const failed = figures.filter((f) => f.ok === false);
+  if (failed.length) console.log(`\nGoals not met: ${failed.map((f) => f.name).join("; ")}`);
+
+  const dir = path.join(repoRoot, "bench", "results");
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${started.toISOString().replace(/[:.]/g, "-")}.json`);
+  writeFileSync(file, `${JSON.stringify({ startedAt: started.toISOString(), finishedAt: new Date().toISOString(), machine, build: { rebuilt: build.built, seconds: build.buildSeconds }, figures, notes }, null, 2)}\n`);
+  console.log(`\nWritten to ${path.relative(repoRoot, file)}`);
+  for (const note of notes) log(note);
+}
+
+await main();
+process.exit(0);
