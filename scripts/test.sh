@@ -15,7 +15,7 @@ step "system setup"
 bash scripts/setup/system.sh || exit 1
 eval "$(bash scripts/setup/podman.sh | tail -n 1 | sed 's/^/export /')"
 
-[ -d node_modules ] || { step "npm ci"; npm ci || exit 1; }
+[ -d node_modules ] || { step "npm install"; npm install --no-audit --no-fund || exit 1; }
 
 step "sandbox image"
 npm run --silent sandbox:image || status=1
