@@ -124,7 +124,9 @@ async function main() {
     platform: `${os.type()} ${os.release()}`,
     loadAverageAtStart,
   };
-  console.log(`\nSitewright benchmarks — ${started.toISOString()} — ${machine.cpus} cores, ${machine.memoryGiB} GiB, Node ${machine.node}\n`);
+  console.log(
+    `\nSitewright benchmarks — ${started.toISOString()} — ${machine.cpus} cores, ${machine.memoryGiB} GiB, Node ${machine.node}, load average at start ${loadAverageAtStart.join(" ")}\n`,
+  );
   console.log(table(figures));
   const failed = figures.filter((f) => f.ok === false);
   if (failed.length) console.log(`\nGoals not met: ${failed.map((f) => f.name).join("; ")}`);

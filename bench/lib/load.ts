@@ -1,5 +1,6 @@
 /** HTTP load with autocannon, from this process, against a server in another process. */
 import autocannon, { type Result } from "autocannon";
+import { median } from "./stats";
 
 export type LoadFigures = { requestsPerSecond: number; p50Ms: number; p99Ms: number; errors: number; non2xx: number; requests: number; seconds: number };
 
@@ -17,8 +18,9 @@ export async function load(url: string, options: { connections?: number; seconds
 }
 
 /**
- * Several alternating rounds of each target, so drift on a shared machine hits every target alike. Throughput is
- * the total over all rounds; p50 and p99 are the worst round's (a conservative figure).
+ * Several short alternating rounds of each target, so drift on a shared machine hits every target alike.
+ * Throughput is the total over all rounds; p50 and p99 are the median of the rounds' (one unlucky round, when
+ * something else on the machine woke up, does not decide the figure).
  */
 export async function compareLoad(targets: Record<string, string>, options: { connections: number; seconds: number; rounds: number; warmupSeconds: number }) {
   for (const url of Object.values(targets)) await load(url, { connections: options.connections, seconds: options.warmupSeconds });
@@ -32,8 +34,8 @@ export async function compareLoad(targets: Record<string, string>, options: { co
     const seconds = list.reduce((sum, r) => sum + r.seconds, 0);
     combined[name] = {
       requestsPerSecond: requests / seconds,
-      p50Ms: Math.max(...list.map((r) => r.p50Ms)),
-      p99Ms: Math.max(...list.map((r) => r.p99Ms)),
+      p50Ms: median(list.map((r) => r.p50Ms)),
+      p99Ms: median(list.map((r) => r.p99Ms)),
       errors: list.reduce((sum, r) => sum + r.errors, 0),
       non2xx: list.reduce((sum, r) => sum + r.non2xx, 0),
       requests,
