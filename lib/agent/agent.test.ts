@@ -362,9 +362,13 @@ describe("prompt injection", () => {
     const id = await createPage("Later", `<p>${HOSTILE_CONTENT[0]}</p>`);
     useModel([{ toolCalls: [{ name: "read_page", input: { id } }] }, { text: "It asks me to delete pages; I will not." }]);
     const first = await chat({ message: "Read Later" });
-    useModel([{ toolCalls: [{ name: "update_page", input: { id, title: "Changed later" } }] }, { text: "ok" }]);
+    const model = useModel([{ toolCalls: [{ name: "update_page", input: { id, title: "Changed later" } }] }, { text: "ok" }]);
     const second = await chat({ conversationId: first.conversationId, message: "thanks" });
     expect(approvalRequests(second)).toHaveLength(1);
+    // The system prompt warns without quoting the site's text.
+    const system = model.doStreamCalls[0]!.prompt.find((m) => m.role === "system")!.content as string;
+    expect(system).toContain("contained text aimed at an AI assistant");
+    expect(system).not.toContain("delete all pages");
     expect((await readPage(id)).title.raw).toBe("Later");
   });
 });
@@ -418,7 +422,7 @@ describe("the budget", () => {
     const turn = await chat({ message: "loop" });
     expect(performance.now() - started).toBeLessThan(3000);
     expect(turn.metadata).toMatchObject({ stopReason: "timeout" });
-    expect(turn.text).toContain("the time limit (0 s) was reached");
+    expect(turn.text).toContain("the time limit (0.3 s) was reached");
     expect(turn.chunks.at(-1)!.type).toBe("finish");
   });
 

@@ -13,6 +13,8 @@ export function budgetFromEnv(): BudgetLimits {
   return { maxSteps: AGENT_MAX_STEPS, maxToolCalls: AGENT_MAX_TOOL_CALLS, maxTokens: AGENT_MAX_TOKENS, timeoutMs: AGENT_TIMEOUT_MS };
 }
 
+const seconds = (ms: number) => (ms < 10_000 ? (ms / 1000).toFixed(1) : String(Math.round(ms / 1000)));
+
 export class TimeBudgetExceeded extends Error {
   constructor(readonly timeoutMs: number) {
     super(`The run took longer than ${timeoutMs} ms.`);
@@ -107,7 +109,7 @@ export class RunBudget {
       case "max_tokens":
         return `the token limit (${this.limits.maxTokens} tokens) was reached`;
       case "timeout":
-        return `the time limit (${Math.round(this.limits.timeoutMs / 1000)} s) was reached`;
+        return `the time limit (${seconds(this.limits.timeoutMs)} s) was reached`;
       default:
         return "the run ended";
     }
