@@ -164,6 +164,34 @@ describe("a chat turn", () => {
   });
 });
 
+describe("stopping", () => {
+  it("ends the run when the client stops it, still saves the turn, and does not blame the model provider", async () => {
+    const model = scriptedModel([{ text: "never finished", delayMs: 600 }]);
+    setAgentModelForTests(model, "stoppable-provider");
+    const controller = new AbortController();
+    const response = await POST(
+      new Request("http://localhost:3000/chat", {
+        method: "POST",
+        headers: { "content-type": "application/json", cookie: user.cookie, origin: "http://localhost:3000" },
+        body: JSON.stringify({ siteId, message: "Start something long" }),
+        signal: controller.signal,
+      }),
+    );
+    const conversationId = response.headers.get("x-conversation-id")!;
+    setTimeout(() => controller.abort(), 100);
+    const reader = response.body!.getReader();
+    while (!(await reader.read()).done);
+    let saved = await listMessages({ conversationId });
+    for (let i = 0; i < 50 && saved.length < 2; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      saved = await listMessages({ conversationId });
+    }
+    expect(saved.map((m) => m.role)).toEqual(["user", "assistant"]);
+    expect(saved[1]!.metadata).toMatchObject({ stopReason: "aborted" });
+    expect(breakerSnapshot().models["stoppable-provider"]).toMatchObject({ state: "closed", recentFailures: 0 });
+  });
+});
+
 describe("the allowlist", () => {
   it("refuses a tool outside the allowlist and the site sees no request at all", async () => {
     const id = await createPage("Keep me");

@@ -61,13 +61,15 @@ const describe = (error: unknown) => (error instanceof Error ? error.message : S
 function withBreaker(model: ModelV3, breaker: CircuitBreaker): ModelV3 {
   const middleware: LanguageModelMiddleware = {
     specificationVersion: "v3",
-    async wrapStream({ doStream }) {
+    async wrapStream({ doStream, params }) {
       const permit = breaker.acquire(); // throws CircuitOpenError while open
+      // A call we aborted (the budget's time limit, the stop button) says nothing about the provider's health.
+      const settleFailure = (error: unknown) => (params.abortSignal?.aborted ? permit.cancel() : permit.fail(describe(error)));
       let result;
       try {
         result = await doStream();
       } catch (error) {
-        permit.fail(describe(error));
+        settleFailure(error);
         throw error;
       }
       let failed = false;
@@ -76,7 +78,7 @@ function withBreaker(model: ModelV3, breaker: CircuitBreaker): ModelV3 {
           transform(part, controller) {
             if (part.type === "error" && !failed) {
               failed = true;
-              permit.fail(describe(part.error));
+              settleFailure(part.error);
             }
             controller.enqueue(part);
           },
@@ -91,14 +93,15 @@ function withBreaker(model: ModelV3, breaker: CircuitBreaker): ModelV3 {
       );
       return { ...result, stream: observed };
     },
-    async wrapGenerate({ doGenerate }) {
+    async wrapGenerate({ doGenerate, params }) {
       const permit = breaker.acquire();
       try {
         const result = await doGenerate();
         permit.succeed();
         return result;
       } catch (error) {
-        permit.fail(describe(error));
+        if (params.abortSignal?.aborted) permit.cancel();
+        else permit.fail(describe(error));
         throw error;
       }
     },

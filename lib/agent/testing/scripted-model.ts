@@ -35,11 +35,20 @@ function chunks(step: ScriptedStep) {
 export function scriptedModel(script: Script, options: { chunkDelayMs?: number | null } = {}) {
   let call = 0;
   const model = new MockLanguageModelV3({
-    doStream: async ({ prompt }) => {
+    doStream: async ({ prompt, abortSignal }) => {
       const entry = script[Math.min(call, script.length - 1)]!;
       const step = typeof entry === "function" ? await entry(prompt, call) : entry;
       call += 1;
-      if (step.delayMs) await new Promise((resolve) => setTimeout(resolve, step.delayMs));
+      // Like a real provider call, a wait ends with an AbortError when the call is aborted.
+      if (step.delayMs) {
+        await new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(resolve, step.delayMs);
+          abortSignal?.addEventListener("abort", () => {
+            clearTimeout(timer);
+            reject(new DOMException("The operation was aborted.", "AbortError"));
+          });
+        });
+      }
       return {
         stream: simulateReadableStream({ chunks: chunks(step) as never[], initialDelayInMs: null, chunkDelayInMs: options.chunkDelayMs ?? null }),
       };
