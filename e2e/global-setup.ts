@@ -10,6 +10,7 @@ import { createTestDatabase } from "../lib/db/testing";
 import { ensureTestCa } from "../scripts/lib/tls";
 import { startLocalSite } from "../scripts/site-local";
 import { STATE_FILE, type E2eState } from "./support/state";
+import { startScriptedModel } from "./support/scripted-model";
 import { startTlsProxy } from "./support/tls-proxy";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -44,6 +45,7 @@ export default async function globalSetup() {
   }
   const ca = ensureTestCa();
   const site = await startLocalSite({ title: "Sitewright E2E" });
+  const model = await startScriptedModel();
   const database = await createTestDatabase();
   await database.handle.close(); // the app opens its own connections
 
@@ -66,7 +68,12 @@ export default async function globalSetup() {
       AUTH_RATE_LIMIT: "1000",
       REDEEM_RATE_LIMIT: "1000",
       NODE_EXTRA_CA_CERTS: ca.caCert,
-      OPENAI_API_KEY: "",
+      OPENAI_API_KEY: "e2e-key",
+      OPENAI_BASE_URL: model.baseURL,
+      AGENT_MODEL: "scripted",
+      // Every read and write operation, plus publishing (destructive: it waits for the user's approval).
+      AGENT_OPERATIONS:
+        "get_site_info,list_pages,list_posts,read_page,list_media,read_menus,read_site_settings,create_draft,update_page,replace_block,insert_block,set_site_identity,set_featured_image,publish_page",
       SANDBOX_DRIVER: "",
     },
     stdio: ["ignore", log, log],
@@ -84,6 +91,7 @@ export default async function globalSetup() {
       adminUser: site.adminUser,
       adminPassword: site.adminPassword,
       wpPath: site.wpPath,
+      caPath: site.caPath,
     },
   };
   writeFileSync(STATE_FILE, JSON.stringify(state, null, 2));
@@ -98,6 +106,7 @@ export default async function globalSetup() {
   return async () => {
     app.kill("SIGTERM");
     await proxy.close();
+    await model.close();
     await site.stop();
     await database.drop();
   };

@@ -43,6 +43,7 @@ test("pairs a real WordPress site from the wizard, and a signed request works af
   const shown = (await app.getByTestId("pairing-code").textContent())!.trim();
   expect(shown).toMatch(/^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/);
   await expect(app.getByTestId("countdown")).toContainText(/Expires in [45]:\d\d/);
+  await app.screenshot({ path: ".cache/screens/pairing-code.png", fullPage: true });
 
   await logIntoWordPress(wp);
   // A wrong code first: the plugin says how many attempts are left, and the wizard shows it too.
@@ -62,11 +63,13 @@ test("pairs a real WordPress site from the wizard, and a signed request works af
   await app.getByRole("button", { name: "Confirm" }).click();
   await expect(app.getByTestId("pairing-active")).toBeVisible();
   await expect(app.getByTestId("preflight")).toContainText("pass");
+  await app.screenshot({ path: ".cache/screens/pairing-active.png", fullPage: true });
   expect(Date.now() - started).toBeLessThan(60_000);
 
   // The plugin now reports the connection as confirmed.
   await wp.goto(`${site.url}/wp-admin/options-general.php?page=sitewright`);
   await expect(wp.locator('#sitewright-status[data-status="connected"]')).toBeVisible();
+  await wp.screenshot({ path: ".cache/screens/plugin-connected.png", fullPage: true });
 
   // And a signed request through the stored credentials works.
   const handle = await openDatabase(databaseUrl);

@@ -6,6 +6,8 @@ import { env, EnvError } from "@/lib/env";
 import { getDatabase } from "@/lib/db";
 import { log } from "@/lib/log";
 import { startMaintenance } from "@/lib/maintenance";
+import { registerHealthDetail } from "@/lib/health";
+import { breakerSummary } from "@/lib/agent/breaker";
 
 export async function boot() {
   try {
@@ -25,6 +27,7 @@ export async function boot() {
     log.error("database not reachable at start-up", { error });
   }
   startMaintenance();
+  registerHealthDetail("breakers", breakerSummary);
   const { startSandboxes } = await import("@/lib/sandbox");
   startSandboxes();
 }

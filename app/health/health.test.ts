@@ -40,3 +40,25 @@ describe("GET /health", () => {
     await database.drop();
   });
 });
+
+describe("GET /health details", () => {
+  it("shows circuit breaker states without naming any site", async () => {
+    const { registerHealthDetail } = await import("@/lib/health");
+    const { breakerSummary, siteBreaker, resetBreakersForTests } = await import("@/lib/agent/breaker");
+    resetBreakersForTests();
+    registerHealthDetail("breakers", breakerSummary);
+    const database = await createTestDatabase();
+    await setDatabaseForTests(database.handle);
+    try {
+      const secretSiteId = "5d3c2f1e-site-that-must-not-leak";
+      const breaker = siteBreaker(secretSiteId);
+      for (let i = 0; i < 5; i++) breaker.acquire().fail("site down");
+      const res = await call(health);
+      expect(res.json.details.breakers.sites).toEqual({ closed: 0, open: 1, half_open: 0 });
+      expect(res.text).not.toContain(secretSiteId);
+    } finally {
+      resetBreakersForTests();
+      await database.drop();
+    }
+  });
+});

@@ -166,6 +166,17 @@ export function breakerSnapshot(): { models: Record<string, BreakerSnapshot>; si
   };
 }
 
+/**
+ * What /health shows, which anyone may read: each model provider's state, and for sites only how many breakers are
+ * in each state (site ids are not for strangers).
+ */
+export function breakerSummary() {
+  const { models, sites } = breakerSnapshot();
+  const siteCounts: Record<string, number> = { closed: 0, open: 0, half_open: 0 };
+  for (const snapshot of Object.values(sites)) siteCounts[snapshot.state] = (siteCounts[snapshot.state] ?? 0) + 1;
+  return { models: Object.fromEntries(Object.entries(models).map(([key, snapshot]) => [key, snapshot.state])), sites: siteCounts };
+}
+
 export function resetBreakersForTests() {
   registry.sites.clear();
   registry.models.clear();
