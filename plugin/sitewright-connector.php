@@ -38,6 +38,7 @@ require_once __DIR__ . '/includes/rest/class-sitewright-rest-info-controller.php
 require_once __DIR__ . '/includes/rest/class-sitewright-rest-preflight-controller.php';
 require_once __DIR__ . '/includes/rest/class-sitewright-rest-connection-controller.php';
 require_once __DIR__ . '/includes/rest/class-sitewright-rest-snapshot-controller.php';
+require_once __DIR__ . '/includes/rest/class-sitewright-rest-custom-css-controller.php';
 
 if ( is_admin() ) {
 	require_once __DIR__ . '/admin/class-sitewright-admin.php';

@@ -31,6 +31,7 @@ final class Sitewright_Agent_User {
 	 */
 	public static function register_hooks(): void {
 		add_filter( 'user_has_cap', array( self::class, 'filter_caps' ), 1000, 4 );
+		add_filter( 'map_meta_cap', array( self::class, 'map_edit_css' ), 1000, 4 );
 		add_filter( 'authenticate', array( self::class, 'refuse_login' ), 1000, 2 );
 		add_filter( 'wp_is_application_passwords_available_for_user', array( self::class, 'no_application_passwords' ), 10, 2 );
 	}
@@ -122,6 +123,34 @@ final class Sitewright_Agent_User {
 			}
 		}
 		return $granted;
+	}
+
+	/**
+	 * Lets the agent edit the custom CSS with design:write. Core maps edit_css to unfiltered_html, which the agent
+	 * never holds (content stays under kses); CSS is checked for markup by the custom-css route instead. Where core
+	 * forbids edit_css outright (DISALLOW_UNFILTERED_HTML, multisite) it stays forbidden.
+	 *
+	 * @param array<int, string> $caps    Primitive capabilities core requires.
+	 * @param string             $cap     The capability checked.
+	 * @param int                $user_id The user.
+	 * @param array<int, mixed>  $args    Arguments.
+	 * @return array<int, string>
+	 */
+	public static function map_edit_css( $caps, $cap, $user_id, $args ) {
+		if ( 'edit_css' !== $cap || array( 'unfiltered_html' ) !== $caps || null === self::$scopes || ! in_array( 'design:write', self::$scopes, true ) ) {
+			return $caps;
+		}
+		if ( (int) $user_id <= 0 || (int) $user_id !== self::id() ) {
+			return $caps;
+		}
+		return array( 'edit_theme_options' );
+	}
+
+	/**
+	 * Whether the site lets anyone but a super admin edit CSS at all (core's edit_css mapping).
+	 */
+	public static function site_allows_custom_css(): bool {
+		return ! ( defined( 'DISALLOW_UNFILTERED_HTML' ) && DISALLOW_UNFILTERED_HTML ) && ! is_multisite();
 	}
 
 	/**

@@ -39,6 +39,7 @@ final class Sitewright_Plugin {
 			new Sitewright_REST_Preflight_Controller(),
 			new Sitewright_REST_Connection_Controller(),
 			new Sitewright_REST_Snapshot_Controller(),
+			new Sitewright_REST_Custom_CSS_Controller(),
 		);
 		foreach ( $controllers as $controller ) {
 			$controller->register_routes();

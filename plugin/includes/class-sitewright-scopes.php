@@ -35,6 +35,7 @@ final class Sitewright_Scopes {
 			array( '#^/sitewright/v1/(info|preflight)$#i', array( 'site:read' ), null ),
 			array( '#^/sitewright/v1/export$#i', array( 'site:read', 'content:read' ), null ),
 			array( '#^/sitewright/v1/import$#i', null, array( 'content:write', 'design:write', 'settings:write' ) ),
+			array( '#^/sitewright/v1/custom-css$#i', array( 'site:read' ), array( 'design:write' ) ),
 			array( '#^/sitewright/v1(/.*)?$#i', array( 'site:read' ), null ),
 			array( '#^/$#', array( 'site:read' ), null ),
 			array( '#^/batch/v1(/.*)?$#i', null, null ),

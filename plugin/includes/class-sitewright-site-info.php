@@ -113,7 +113,18 @@ final class Sitewright_Site_Info {
 			'pageBuilder'   => self::primary_builder(),
 			'pageBuilders'  => self::detect_builders(),
 			'activePlugins' => array_values( (array) get_option( 'active_plugins', array() ) ),
+			'features'      => self::features(),
 		);
+	}
+
+	/**
+	 * What this plugin adds beyond core's routes: `custom_css` (GET/POST /sitewright/v1/custom-css) unless the site
+	 * forbids editing CSS.
+	 *
+	 * @return array<int, string>
+	 */
+	public static function features(): array {
+		return Sitewright_Agent_User::site_allows_custom_css() ? array( 'custom_css' ) : array();
 	}
 
 	/**

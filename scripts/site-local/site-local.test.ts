@@ -62,6 +62,7 @@ describe("the local WordPress site", () => {
     const index = JSON.parse((await site.fetch("/wp-json/")).body) as { routes: Record<string, { namespace: string; methods: string[] }> };
     const routes = Object.entries(index.routes).filter(([route, info]) => info.namespace === "sitewright/v1" && route !== "/sitewright/v1");
     expect(routes.map(([route]) => route).sort()).toEqual([
+      "/sitewright/v1/custom-css",
       "/sitewright/v1/export",
       "/sitewright/v1/import",
       "/sitewright/v1/info",
