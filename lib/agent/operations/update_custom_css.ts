@@ -1,8 +1,11 @@
 import { z } from "zod";
-import { defineOperation } from "./operation";
+import { defineOperation, OperationError } from "./operation";
 import { clip } from "./wordpress";
 
-type Css = { css: string };
+type Css = { css: string; stylesheet: string };
+
+/** The plugin refuses longer CSS (`Sitewright_REST_Custom_CSS_Controller::MAX_BYTES`). */
+export const MAX_CUSTOM_CSS_BYTES = 65_536;
 
 /**
  * WordPress 6.1 has no core REST route for the Customizer's Additional CSS (global styles gained `css` only in
@@ -11,7 +14,7 @@ type Css = { css: string };
 export default defineOperation({
   name: "update_custom_css",
   description:
-    "Change the site's additional CSS (the Customizer's \"Additional CSS\"). `append` (default) adds rules at the end; `replace` swaps all of it. Keep rules specific so they do not restyle unrelated parts of the site.",
+    "Change the site's additional CSS (the Customizer's \"Additional CSS\"). `append` (default) adds rules at the end; `replace` swaps all of it. Keep rules specific so they do not restyle unrelated parts of the site. Plain CSS only: HTML tags are refused.",
   input: z.object({
     css: z.string().min(1).max(50_000).describe("The CSS rules"),
     mode: z.enum(["append", "replace"]).default("append"),
@@ -23,6 +26,9 @@ export default defineOperation({
   async run(client, { css, mode }) {
     const current = (await client.get<Css>("/sitewright/v1/custom-css")).data?.css ?? "";
     const next = mode === "append" && current.trim() !== "" ? `${current.replace(/\s+$/, "")}\n\n${css}` : css;
+    if (Buffer.byteLength(next, "utf8") > MAX_CUSTOM_CSS_BYTES) {
+      throw new OperationError(`The site's custom CSS would exceed ${MAX_CUSTOM_CSS_BYTES} bytes; replace it with a shorter version instead.`, "css_too_long");
+    }
     const saved = (await client.post<Css>("/sitewright/v1/custom-css", { css: next })).data?.css ?? next;
     return {
       summary: mode === "append" ? "Added rules to the site's custom CSS." : "Replaced the site's custom CSS.",

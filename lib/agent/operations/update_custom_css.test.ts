@@ -1,0 +1,88 @@
+/**
+ * update_custom_css against the real plugin on a real WordPress 6.1 (scripts/site-local): offered only when the
+ * site reports the feature and the token holds design:write, and what it writes is what the site then serves.
+ */
+import { readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type LocalSite, startLocalSite } from "../../../scripts/site-local";
+import { createSiteClient, type SignedSiteClient, SiteRequestError } from "@/lib/sites/client";
+import { allowedOperations, grantFromSiteInfo } from "../registry";
+import { OperationError } from "./operation";
+import updateCustomCss, { MAX_CUSTOM_CSS_BYTES } from "./update_custom_css";
+
+type Credentials = { token: string; secret: string; scopes: string[] };
+
+let site: LocalSite;
+let designer: SignedSiteClient;
+let reader: SignedSiteClient;
+
+const connect = async (scopes: string) => {
+  const credentials = await site.cli<Credentials>("create-credentials", `--scopes=${scopes}`);
+  return createSiteClient(
+    { baseUrl: site.url, restUrl: site.restUrl, token: credentials.token, secret: credentials.secret },
+    { ca: readFileSync(site.caPath, "utf8"), allowlist: ["localhost"] },
+  );
+};
+const run = (client: SignedSiteClient, input: { css: string; mode?: "append" | "replace" }) => updateCustomCss.run(client, updateCustomCss.input.parse(input));
+const siteCss = async () => (await designer.get<{ css: string; stylesheet: string }>("/sitewright/v1/custom-css")).data;
+
+beforeAll(async () => {
+  site = await startLocalSite();
+  designer = await connect("site:read,design:write");
+  reader = await connect("site:read,content:read,content:write");
+});
+afterAll(async () => {
+  await site?.stop();
+});
+
+describe("update_custom_css on the real plugin", () => {
+  it("is offered to a design:write token because the plugin reports the custom_css feature, and not to a content token", async () => {
+    const designInfo = (await designer.get<Record<string, unknown>>("/sitewright/v1/info")).data;
+    expect(designInfo.features).toEqual(["custom_css"]);
+    expect(allowedOperations(grantFromSiteInfo(designInfo)).operations.map((op) => op.name)).toContain("update_custom_css");
+
+    const readerInfo = (await reader.get<Record<string, unknown>>("/sitewright/v1/info")).data;
+    expect(allowedOperations(grantFromSiteInfo(readerInfo)).excluded).toContainEqual({ operation: "update_custom_css", reason: "scope" });
+  });
+
+  it("replaces the site's CSS, which reads back byte for byte and is served on the home page", async () => {
+    const css = `.wp-site-blocks > header a[href^="https"]::after { content: " ↗"; color: #b00; } /* ${Date.now()} */`;
+    const result = await run(designer, { css, mode: "replace" });
+    expect(result).toMatchObject({ summary: "Replaced the site's custom CSS.", after: { css } });
+    expect(await siteCss()).toEqual({ css, stylesheet: "twentytwentythree" });
+    const home = await site.fetch("/");
+    expect(home.body).toMatch(/<style[^>]*id="wp-custom-css">/);
+    expect(home.body).toContain(css);
+  });
+
+  it("appends rules after the existing CSS and shows before and after", async () => {
+    await run(designer, { css: "body { margin: 0; }", mode: "replace" });
+    const result = await run(designer, { css: "h1 { letter-spacing: .02em; }" });
+    expect(result.before).toEqual({ css: "body { margin: 0; }" });
+    expect((await siteCss()).css).toBe("body { margin: 0; }\n\nh1 { letter-spacing: .02em; }");
+  });
+
+  it("cannot smuggle markup out of the style element: the site refuses it and keeps its CSS", async () => {
+    await run(designer, { css: "p { color: navy; }", mode: "replace" });
+    const error = await run(designer, { css: "p{}</style><script>alert(document.cookie)</script>", mode: "replace" }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(SiteRequestError);
+    expect(error).toMatchObject({ kind: "rejected", siteStatus: 400, siteCode: "rest_invalid_param" });
+    expect((await siteCss()).css).toBe("p { color: navy; }");
+    expect((await site.fetch("/")).body).not.toContain("alert(document.cookie)");
+  });
+
+  it("is refused by the plugin for a token without design:write, and the CSS stays as it was", async () => {
+    await run(designer, { css: "p { color: teal; }", mode: "replace" });
+    const error = await run(reader, { css: "body { display: none; }", mode: "replace" }).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ kind: "rejected", siteStatus: 403, siteCode: "sitewright_scope" });
+    expect((await siteCss()).css).toBe("p { color: teal; }");
+  });
+
+  it("refuses an append that would pass the site's 64 KiB limit without sending it", async () => {
+    await run(designer, { css: `/* ${"x".repeat(40_000)} */`, mode: "replace" });
+    const error = await run(designer, { css: `/* ${"y".repeat(30_000)} */` }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OperationError);
+    expect(error).toMatchObject({ code: "css_too_long" });
+    expect(Buffer.byteLength((await siteCss()).css)).toBeLessThan(MAX_CUSTOM_CSS_BYTES);
+  });
+});
