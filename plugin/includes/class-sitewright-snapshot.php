@@ -290,7 +290,7 @@ final class Sitewright_Snapshot {
 			set_theme_mod( (string) $name, $value );
 		}
 		if ( ! empty( $data['customCss'] ) ) {
-			wp_update_custom_css_post( (string) $data['customCss'] );
+			Sitewright_REST_Custom_CSS_Controller::save_css( (string) $data['customCss'] );
 		}
 		if ( ! empty( $data['globalStyles'] ) && is_string( $data['globalStyles'] ) ) {
 			self::save_global_styles( $data['globalStyles'] );

@@ -118,6 +118,18 @@ final class SnapshotTest extends Sitewright_Test_Case {
 		$this->assertSame( $map[ $made['page'] ], (int) get_option( 'page_on_front' ) );
 	}
 
+	public function test_import_keeps_custom_css_byte_for_byte_and_drops_css_carrying_markup(): void {
+		$made                = $this->make_content();
+		$export              = Sitewright_Snapshot::export( array( $made['page'] ) );
+		$export['customCss'] = 'nav > a { content: "\"x\""; }';
+		Sitewright_Snapshot::import( $export );
+		$this->assertSame( 'nav > a { content: "\"x\""; }', wp_get_custom_css() );
+
+		$export['customCss'] = '</style><script>alert(1)</script>';
+		Sitewright_Snapshot::import( $export );
+		$this->assertSame( 'nav > a { content: "\"x\""; }', wp_get_custom_css() );
+	}
+
 	public function test_import_refuses_something_that_is_not_a_snapshot(): void {
 		$result = Sitewright_Snapshot::import( array( 'format' => 'other' ) );
 		$this->assertRefused( $result, 'sitewright_bad_snapshot', 400 );
