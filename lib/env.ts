@@ -42,6 +42,7 @@ export const envSchema = z
     SITE_HOST_ALLOWLIST: withDefault(csv, ""),
     SITEWRIGHT_CACHE: withDefault(z.string(), "/var/cache/sitewright"),
     AUTH_RATE_LIMIT: withDefault(positiveInt, 10),
+    PASSWORD_HASH_CONCURRENCY: optional(positiveInt),
     REDEEM_RATE_LIMIT: withDefault(positiveInt, 20),
     LOG_LEVEL: withDefault(z.enum(["debug", "info", "warn", "error", "silent"]), "info"),
   })

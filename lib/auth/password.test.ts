@@ -34,3 +34,26 @@ describe("password hashing", () => {
     }
   });
 });
+
+describe("hashing concurrency", () => {
+  it("runs at most the configured number of hashes at once, leaving a core for requests", async () => {
+    const { hashConcurrency, hashLoad } = await import("./password");
+    const { resetEnvForTests } = await import("@/lib/env");
+    resetEnvForTests({ PASSWORD_HASH_CONCURRENCY: "2" });
+    try {
+      expect(hashConcurrency()).toBe(2);
+      let peak = 0;
+      const sampler = setInterval(() => (peak = Math.max(peak, hashLoad().running)), 5);
+      const hashes = Array.from({ length: 6 }, (_, i) => scrypt(`pw${i}`, Buffer.from("salt"), 32, { logN: 14, r: 8, p: 1 }));
+      expect(hashLoad().running + hashLoad().waiting).toBe(6);
+      const keys = await Promise.all(hashes);
+      clearInterval(sampler);
+      expect(new Set(keys.map((k) => k.toString("hex"))).size).toBe(6);
+      expect(peak).toBe(2);
+      expect(hashLoad()).toEqual({ running: 0, waiting: 0 });
+    } finally {
+      resetEnvForTests({ PASSWORD_HASH_CONCURRENCY: undefined });
+    }
+    expect(hashConcurrency()).toBe(Math.max(1, (await import("node:os")).availableParallelism() - 1));
+  });
+});

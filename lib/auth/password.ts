@@ -4,18 +4,49 @@
  * Format: `$scrypt$ln=17,r=8,p=1$<salt b64>$<key b64>`.
  */
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from "node:crypto";
+import { availableParallelism } from "node:os";
+import { env } from "@/lib/env";
 
 export type ScryptParams = { logN: number; r: number; p: number };
 export const CURRENT_PARAMS: ScryptParams = { logN: 17, r: 8, p: 1 };
 const KEY_LENGTH = 32;
 const SALT_LENGTH = 16;
 
+/**
+ * How many hashes run at once. Each is ~0.5 s of one core on libuv's pool; left alone, four pool threads take every
+ * core and the event loop (health checks, every other request) waits for CPU. Keeping one core free bounds that,
+ * at the cost of hash throughput on small machines. `PASSWORD_HASH_CONCURRENCY` overrides.
+ */
+export function hashConcurrency(): number {
+  return env().PASSWORD_HASH_CONCURRENCY ?? Math.max(1, availableParallelism() - 1);
+}
+
+let running = 0;
+const waiting: (() => void)[] = [];
+
+async function withHashSlot<T>(work: () => Promise<T>): Promise<T> {
+  if (running >= hashConcurrency()) await new Promise<void>((resolve) => waiting.push(resolve));
+  running++;
+  try {
+    return await work();
+  } finally {
+    running--;
+    waiting.shift()?.();
+  }
+}
+
+/** Hashes currently running and queued: for tests and the benchmark. */
+export const hashLoad = () => ({ running, waiting: waiting.length });
+
 /** Runs on libuv's thread pool, never on the event loop. Node's default maxmem (32 MiB) rejects N=2^17. */
 export function scrypt(password: string | Buffer, salt: Buffer, keyLength: number, params: ScryptParams): Promise<Buffer> {
   const N = 2 ** params.logN;
   const options: ScryptOptions = { N, r: params.r, p: params.p, maxmem: 2 * 128 * N * params.r * params.p + 16 * 1024 * 1024 };
-  return new Promise((resolve, reject) =>
-    scryptCallback(password, salt, keyLength, options, (error, key) => (error ? reject(error) : resolve(key))),
+  return withHashSlot(
+    () =>
+      new Promise<Buffer>((resolve, reject) =>
+        scryptCallback(password, salt, keyLength, options, (error, key) => (error ? reject(error) : resolve(key))),
+      ),
   );
 }
 
