@@ -7,14 +7,15 @@
  * Goals (issue 5): < 5 ms per step, < 50 ms to first byte.
  * Run alone: `node --import tsx bench/agent.ts`.
  */
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { POST } from "@/app/chat/route";
 import { setChatDepsForTests } from "@/lib/agent/chat";
 import { setAgentModelForTests } from "@/lib/agent/model";
 import { insertSiteRow } from "@/lib/agent/testing/fixtures";
 import { scriptedModel } from "@/lib/agent/testing/scripted-model";
 import { createSession } from "@/lib/auth/session";
-import { openDatabase, setDatabaseForTests } from "@/lib/db";
+import { setDatabaseForTests } from "@/lib/db";
+import { createTestDatabase } from "@/lib/db/testing";
 import { insertUser } from "@/lib/db/queries";
 import { env } from "@/lib/env";
 import type { SiteClient } from "@/lib/sites/types";
@@ -37,29 +38,9 @@ const instantSite: SiteClient = {
   delete: async <T>() => ({ status: 200, data: {} as T, headers: new Headers() }),
 };
 
-async function benchDatabase() {
-  const { default: postgres } = await import("postgres");
-  const adminUrl = process.env.TEST_DATABASE_ADMIN_URL || "postgres://postgres@127.0.0.1:5432/postgres";
-  const name = `sw_bench_${randomBytes(4).toString("hex")}`;
-  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database "${name}"`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  const handle = await openDatabase(url.toString());
-  return {
-    handle,
-    async drop() {
-      await handle.close().catch(() => {});
-      const cleanup = postgres(adminUrl, { max: 1, onnotice: () => {} });
-      await cleanup.unsafe(`drop database if exists "${name}" with (force)`);
-      await cleanup.end();
-    },
-  };
-}
 
 export async function benchAgent(): Promise<Record<string, number>> {
-  const database = await benchDatabase();
+  const database = await createTestDatabase();
   await setDatabaseForTests(database.handle);
   try {
     const userId = randomUUID();

@@ -6,8 +6,9 @@
  * Goals (issue 6): acquire p50 ≤ 50 ms, p95 ≤ 150 ms, ≥ 10× faster than cold; cold p50 ≤ 1.5 s; < 120 MB idle.
  * Run alone: `node --import tsx bench/sandbox.ts`.
  */
-import { randomBytes, randomUUID } from "node:crypto";
-import { setDatabaseForTests, openDatabase } from "@/lib/db";
+import { randomUUID } from "node:crypto";
+import { setDatabaseForTests } from "@/lib/db";
+import { createTestDatabase } from "@/lib/db/testing";
 import { countSandboxes, insertUser } from "@/lib/db/queries";
 import { createTestSandboxes, type TestSandboxes } from "@/lib/sandbox/testing";
 
@@ -29,27 +30,6 @@ async function waitForPool(size: number, timeoutMs = 60_000) {
   }
 }
 
-/** A fresh PostgreSQL database for the run (the same server the tests use). */
-async function benchDatabase() {
-  const { default: postgres } = await import("postgres");
-  const adminUrl = process.env.TEST_DATABASE_ADMIN_URL || "postgres://postgres@127.0.0.1:5432/postgres";
-  const name = `sw_bench_${randomBytes(4).toString("hex")}`;
-  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database "${name}"`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  const handle = await openDatabase(url.toString());
-  return {
-    handle,
-    async drop() {
-      await handle.close().catch(() => {});
-      const cleanup = postgres(adminUrl, { max: 1, onnotice: () => {} });
-      await cleanup.unsafe(`drop database if exists "${name}" with (force)`);
-      await cleanup.end();
-    },
-  };
-}
 
 async function idleMemoryMb(t: TestSandboxes): Promise<number> {
   const samples: number[] = [];
@@ -66,7 +46,7 @@ async function idleMemoryMb(t: TestSandboxes): Promise<number> {
 }
 
 export async function benchSandbox(): Promise<Record<string, number>> {
-  const db = await benchDatabase();
+  const db = await createTestDatabase();
   await setDatabaseForTests(db.handle);
   const pool = createTestSandboxes({ poolSize: POOL_SIZE, max: ACQUIRES + COLD_STARTS + 5 });
   const cold = createTestSandboxes({ poolSize: 0, max: ACQUIRES + COLD_STARTS + 5 });
