@@ -2,10 +2,9 @@
  * The data layer's contract, run against both stores the app can use: PGlite in memory (the default) and a real
  * PostgreSQL. If the two ever drift, one side of this file fails.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
-import { openDatabase, setDatabaseForTests, type DbHandle } from "./index";
-import { createTestDatabase, type TestDatabase } from "./testing";
+import { STORES, useStore } from "./testing";
 import {
   deleteSession,
   deleteSessionsIdleOrExpired,
@@ -17,34 +16,9 @@ import {
   touchSession,
 } from "./queries";
 
-const stores: [string, () => Promise<{ handle: DbHandle; cleanup: () => Promise<void> }>][] = [
-  [
-    "in memory (PGlite)",
-    async () => {
-      const handle = await openDatabase(undefined);
-      return { handle, cleanup: () => handle.close() };
-    },
-  ],
-  [
-    "PostgreSQL",
-    async () => {
-      const database: TestDatabase = await createTestDatabase();
-      return { handle: database.handle, cleanup: () => database.drop() };
-    },
-  ],
-];
 
-describe.each(stores)("the data layer %s", (_name, open) => {
-  let cleanup: () => Promise<void>;
-  beforeAll(async () => {
-    const opened = await open();
-    cleanup = opened.cleanup;
-    await setDatabaseForTests(opened.handle);
-  });
-  afterAll(async () => {
-    await setDatabaseForTests(undefined);
-    await cleanup();
-  });
+describe.each(STORES)("the data layer %s", (kind) => {
+  useStore(kind);
 
   const newUser = (email: string) =>
     insertUser({ id: randomUUID(), email, name: null, passwordHash: "$scrypt$x", createdAt: new Date() });

@@ -50,3 +50,27 @@ export function useTestDatabase(): { current: () => TestDatabase } {
     },
   };
 }
+
+/** The two stores the app can run on; the data layer's suites run on both so they cannot drift. */
+export const STORES = ["in memory (PGlite)", "PostgreSQL"] as const;
+export type StoreKind = (typeof STORES)[number];
+
+/** For a describe block: a fresh database of this kind as the app's database, removed afterwards. */
+export function useStore(kind: StoreKind) {
+  let cleanup: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    if (kind === "PostgreSQL") {
+      const database = await createTestDatabase();
+      cleanup = () => database.drop();
+      await setDatabaseForTests(database.handle);
+    } else {
+      const handle = await openDatabase(undefined);
+      cleanup = () => handle.close();
+      await setDatabaseForTests(handle);
+    }
+  });
+  afterAll(async () => {
+    await setDatabaseForTests(undefined);
+    await cleanup?.();
+  });
+}

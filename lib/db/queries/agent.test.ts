@@ -3,9 +3,8 @@
  * decided and used atomically, messages are saved in order and updated in place, audit rows are finished.
  */
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase, setDatabaseForTests, type DbHandle } from "../index";
-import { createTestDatabase } from "../testing";
+import { beforeAll, describe, expect, it } from "vitest";
+import { STORES, useStore } from "../testing";
 import {
   consumeApproval,
   decideApprovalRequest,
@@ -21,42 +20,19 @@ import {
   saveMessages,
 } from "../queries";
 
-const stores: [string, () => Promise<{ handle: DbHandle; cleanup: () => Promise<void> }>][] = [
-  [
-    "in memory (PGlite)",
-    async () => {
-      const handle = await openDatabase(undefined);
-      return { handle, cleanup: () => handle.close() };
-    },
-  ],
-  [
-    "PostgreSQL",
-    async () => {
-      const database = await createTestDatabase();
-      return { handle: database.handle, cleanup: () => database.drop() };
-    },
-  ],
-];
 
-describe.each(stores)("agent queries on %s", (_name, open) => {
-  let cleanup: () => Promise<void>;
+describe.each(STORES)("agent queries on %s", (kind) => {
+  useStore(kind);
   const userId = randomUUID();
   const conversationId = randomUUID();
   const t0 = new Date("2026-01-01T00:00:00Z");
   const at = (seconds: number) => new Date(t0.getTime() + seconds * 1000);
 
   beforeAll(async () => {
-    const store = await open();
-    cleanup = store.cleanup;
-    await setDatabaseForTests(store.handle);
     await insertUser({ id: userId, email: `${userId}@example.com`, name: null, passwordHash: "x", createdAt: t0 });
     await insertConversation({ id: conversationId, userId, siteId: "site-1", title: "t", now: t0 });
   });
 
-  afterAll(async () => {
-    await setDatabaseForTests(undefined);
-    await cleanup?.();
-  });
 
   it("finds a conversation only for its user and site", async () => {
     expect(await findConversation({ id: conversationId, userId, siteId: "site-1" })).toMatchObject({ id: conversationId });

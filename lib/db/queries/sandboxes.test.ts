@@ -2,9 +2,8 @@
  * The sandbox rules that must hold across app instances, checked with concurrent calls, on PostgreSQL and on
  * the in-memory database (PGlite) alike.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase, setDatabaseForTests, type DbHandle } from "@/lib/db";
-import { createTestDatabase, type TestDatabase } from "@/lib/db/testing";
+import { describe, expect, it } from "vitest";
+import { STORES, useStore } from "@/lib/db/testing";
 import { claimSandboxForUser, insertUser, reservePoolSlot, takeSandboxLease, transitionSandbox, type NewSandbox } from "@/lib/db/queries";
 
 let counter = 0;
@@ -21,23 +20,8 @@ async function user() {
   return id;
 }
 
-describe.each(["postgres", "memory"] as const)("sandbox queries on %s", (kind) => {
-  let postgres: TestDatabase | undefined;
-  let memory: DbHandle | undefined;
-  beforeAll(async () => {
-    if (kind === "postgres") {
-      postgres = await createTestDatabase();
-      await setDatabaseForTests(postgres.handle);
-    } else {
-      memory = await openDatabase(undefined);
-      await setDatabaseForTests(memory);
-    }
-  });
-  afterAll(async () => {
-    await setDatabaseForTests(undefined);
-    await postgres?.drop();
-    await memory?.close();
-  });
+describe.each(STORES)("sandbox queries on %s", (kind) => {
+  useStore(kind);
 
   it("hands out at most SANDBOX_MAX sandboxes when many claims arrive at once", async () => {
     const userId = await user();
