@@ -10,7 +10,11 @@ import {
   deleteSessionsIdleOrExpired,
   findSessionWithUser,
   findUserByEmail,
+  findLatestPairingByUrl,
   incrementRateLimit,
+  insertPairing,
+  recordFailedRedeem,
+  redeemPendingPairing,
   insertSession,
   insertUser,
   touchSession,
@@ -61,5 +65,51 @@ describe.each(STORES)("the data layer %s", (kind) => {
     const counts = await Promise.all(Array.from({ length: 40 }, () => incrementRateLimit({ key: "k", windowStart: 60_000 })));
     expect([...counts].sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
     expect(await incrementRateLimit({ key: "k", windowStart: 120_000 })).toBe(1);
+  });
+
+  describe("pairings", () => {
+    const at = new Date("2026-03-01T00:00:00Z");
+    const pairing = async (url: string, userId: string) =>
+      insertPairing({ id: randomUUID(), userId, url, codeHmac: "h-right", codeExpiresAt: new Date(at.getTime() + 300_000), createdAt: at });
+    const redeem = (url: string, codeHmac: string) =>
+      redeemPendingPairing({
+        url,
+        codeHmac,
+        now: at,
+        maxAttempts: 5,
+        restUrl: `${url}/wp-json/`,
+        pluginVersion: "1",
+        siteInfo: { name: "x" },
+        name: "x",
+        pageBuilder: null,
+        encryptCredentials: (id) => `sealed-for-${id}`,
+      });
+
+    it("supersede the pending pairing of the same URL", async () => {
+      const user = (await newUser("pair1@example.com"))!;
+      const first = await pairing("https://a.example", user.id);
+      const second = await pairing("https://a.example", user.id);
+      expect((await findLatestPairingByUrl({ url: "https://a.example" }))?.id).toBe(second.id);
+      expect(await redeem("https://a.example", "h-right")).toMatchObject({ id: second.id, status: "redeemed", credentials: `sealed-for-${second.id}` });
+      expect(first.id).not.toBe(second.id);
+    });
+
+    it("redeem a code once, and only with the right code", async () => {
+      const user = (await newUser("pair2@example.com"))!;
+      await pairing("https://b.example", user.id);
+      expect(await redeem("https://b.example", "h-wrong")).toBeUndefined();
+      const results = await Promise.all(Array.from({ length: 5 }, () => redeem("https://b.example", "h-right")));
+      expect(results.filter(Boolean)).toHaveLength(1);
+    });
+
+    it("lock a pairing at exactly the fifth counted failure", async () => {
+      const user = (await newUser("pair3@example.com"))!;
+      const site = await pairing("https://c.example", user.id);
+      const counted = await Promise.all(Array.from({ length: 8 }, () => recordFailedRedeem({ id: site.id, maxAttempts: 5 })));
+      const landed = counted.filter(Boolean);
+      expect(landed).toHaveLength(5);
+      expect(landed.map((row) => row!.status).filter((status) => status === "locked")).toHaveLength(1);
+      expect(await redeem("https://c.example", "h-right")).toBeUndefined();
+    });
   });
 });
