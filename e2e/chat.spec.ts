@@ -71,3 +71,29 @@ test("asks for an edit in the chat, watches it stream, approves a publish, and t
   await expect(page.getByText(`Renamed page ${pageId} to “Edited from the chat”.`)).toBeVisible();
   expect(errors).toEqual([]);
 });
+
+test("says the assistant is unavailable and labels offline replies when /chat cannot answer", async ({ page }) => {
+  const { appUrl, site } = e2eState();
+  await page.goto(`${appUrl}/signup`);
+  await page.getByLabel("Email").fill(`offline${Date.now()}@example.com`);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Create account" }).click();
+  await expect(page.getByTestId("signed-in-as")).toBeVisible();
+  const userId = (await (await page.request.get(`${appUrl}/auth/me`)).json()).user.id as string;
+  const siteId = await insertSiteRow({ userId, url: site.url, token: "swt_unused", secret: "sws_unused", info: { name: "Offline test" } });
+
+  // The service is down for this page: every /chat call answers 503, as an outage would.
+  await page.route((url) => url.pathname === "/chat", (route) =>
+    route.fulfill({
+      status: 503,
+      contentType: "application/json",
+      body: JSON.stringify({ error: { code: "agent_unavailable", message: "The assistant is not configured on this server." } }),
+    }),
+  );
+  await page.goto(`${appUrl}/sites/${siteId}/chat`);
+  await page.getByLabel("Message").fill("Change the tagline");
+  await page.getByRole("button", { name: "Send" }).click();
+  await expect(page.getByTestId("assistant-unavailable")).toContainText("The assistant is unavailable");
+  await expect(page.getByText("Offline reply", { exact: true })).toBeVisible();
+  await page.screenshot({ path: ".cache/screens/chat-offline.png", fullPage: true });
+});
