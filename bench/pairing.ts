@@ -5,6 +5,7 @@
 import type { RunningApp } from "./lib/app";
 import { figure, type Figure } from "./lib/figures";
 import { percentile, timed } from "./lib/stats";
+import { pluginRedeemBody } from "@/test/pairing";
 
 const CLIENTS = 20;
 const ROUNDS = 5;
@@ -36,15 +37,7 @@ export async function redeemLatencies(app: RunningApp): Promise<number[]> {
     const times = await Promise.all(
       pairings.map(({ url, code }) =>
         timed(async () => {
-          const res = await postJson(app, "/sites/redeem", {
-            code,
-            siteUrl: url,
-            restUrl: `${url}/wp-json/`,
-            token: "swt_" + "t".repeat(60),
-            secret: "sws_" + "s".repeat(60),
-            plugin: { version: "1.0.0" },
-            site: { name: "Bench", pageBuilder: "gutenberg" },
-          });
+          const res = await postJson(app, "/sites/redeem", pluginRedeemBody(url, code));
           if (res.status !== 200) throw new Error(`redeem answered ${res.status}: ${JSON.stringify(res.json)}`);
         }),
       ),

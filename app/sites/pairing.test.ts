@@ -13,6 +13,7 @@ import {
 import { sweepDeadPairings } from "@/lib/sites/sites";
 import { newUser } from "@/test/accounts";
 import { call } from "@/test/http";
+import { PLUGIN_SECRET, PLUGIN_TOKEN, pluginRedeemBody } from "@/test/pairing";
 import { POST as pair } from "./pair/route";
 import { POST as redeem } from "./redeem/route";
 import { GET as listSites } from "./route";
@@ -33,18 +34,9 @@ async function startPairing(url = freshUrl()) {
   return { user, url, siteId: res.json.site.id as string, code: res.json.code as string, res };
 }
 
-const TOKEN = "swt_" + "t".repeat(60);
-const SECRET = "sws_" + "s".repeat(60);
-const redeemBody = (url: string, code: string, extra: Record<string, unknown> = {}) => ({
-  code,
-  siteUrl: url,
-  restUrl: `${url}/wp-json/`,
-  token: TOKEN,
-  secret: SECRET,
-  plugin: { version: "1.0.0" },
-  site: { name: "Example Blog", pageBuilder: "gutenberg" },
-  ...extra,
-});
+const TOKEN = PLUGIN_TOKEN;
+const SECRET = PLUGIN_SECRET;
+const redeemBody = pluginRedeemBody;
 const wrongCode = (code: string) => (code === "BBBBBBBB" ? "CCCCCCCC" : "BBBBBBBB");
 
 describe("pairing codes", () => {

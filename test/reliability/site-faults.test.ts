@@ -19,6 +19,7 @@ import { POST as redeem } from "@/app/sites/redeem/route";
 import { newUser } from "@/test/accounts";
 import { call } from "@/test/http";
 import { startFakeSite, type FakeSite, type Misbehaviour } from "./support/fake-site";
+import { pluginRedeemBody } from "../pairing";
 
 useTestDatabase();
 
@@ -90,7 +91,7 @@ describe("confirming a site (production timeouts) that misbehaves", () => {
         const site = await fakeSite(behaviour);
         const paired = await call(pair, { body: { url: site.origin }, cookie: user.cookie });
         expect(paired.status, paired.text).toBe(201);
-        const body = { code: paired.json.code, siteUrl: site.origin, restUrl: `${site.origin}/wp-json/`, token: "swt_" + "t".repeat(40), secret: "sws_" + "s".repeat(40), plugin: { version: "1.0.0" } };
+        const body = pluginRedeemBody(site.origin, paired.json.code);
         expect((await call(redeem, { body })).status).toBe(200);
         const t0 = performance.now();
         const res = await call(confirm, { method: "POST", cookie: user.cookie, params: { id: paired.json.site.id } });

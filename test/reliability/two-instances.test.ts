@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import { request, startInstance, type AppInstance } from "./support/instances";
+import { pluginRedeemBody } from "../pairing";
 
 let database: TestDatabase;
 let a: AppInstance;
@@ -38,14 +39,6 @@ async function startPairing(on: AppInstance, cookie: string) {
   return { url, code: res.json.code as string, siteId: res.json.site.id as string };
 }
 
-const redeemBody = (url: string, code: string) => ({
-  code,
-  siteUrl: url,
-  restUrl: `${url}/wp-json/`,
-  token: "swt_" + "t".repeat(60),
-  secret: "sws_" + "s".repeat(60),
-  plugin: { version: "1.0.0" },
-});
 
 describe("two app instances on one PostgreSQL", () => {
   it("accept a session created on the other, and honour a logout made on the other", async () => {
@@ -67,7 +60,7 @@ describe("two app instances on one PostgreSQL", () => {
     const { cookie } = await signUp(a);
     const { url, code, siteId } = await startPairing(b, cookie);
     const results = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => request(both()[i % 2]!.url, "/sites/redeem", { body: redeemBody(url, code) })),
+      Array.from({ length: 10 }, (_, i) => request(both()[i % 2]!.url, "/sites/redeem", { body: pluginRedeemBody(url, code) })),
     );
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 200), statuses.join(",")).toHaveLength(1);
@@ -82,7 +75,7 @@ describe("two app instances on one PostgreSQL", () => {
     const { url, code, siteId } = await startPairing(a, cookie);
     const wrong = code === "BBBBBBBB" ? "CCCCCCCC" : "BBBBBBBB";
     const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => request(both()[i % 2]!.url, "/sites/redeem", { body: redeemBody(url, wrong) })),
+      Array.from({ length: 20 }, (_, i) => request(both()[i % 2]!.url, "/sites/redeem", { body: pluginRedeemBody(url, wrong) })),
     );
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 401), statuses.join(",")).toHaveLength(4);
@@ -91,7 +84,7 @@ describe("two app instances on one PostgreSQL", () => {
     expect(attemptsLeft).toEqual([1, 2, 3, 4]);
 
     for (const instance of both()) {
-      const right = await request(instance.url, "/sites/redeem", { body: redeemBody(url, code) });
+      const right = await request(instance.url, "/sites/redeem", { body: pluginRedeemBody(url, code) });
       expect(right.status, "the right code after the lock").toBe(429);
       expect(right.json.error.code).toBe("locked");
     }
