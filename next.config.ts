@@ -6,6 +6,15 @@ const nextConfig: NextConfig = {
   // Native and WASM server packages stay outside the bundle.
   serverExternalPackages: ["@electric-sql/pglite", "dockerode", "postgres", "ssh2", "cpu-features"],
   typescript: { ignoreBuildErrors: false },
+  experimental: {
+    // Next.js 16.4 keeps Turbopack's dev cache on disk (.next/dev/cache/turbopack) across `next dev` sessions. Restored
+    // after a restart with other environment variables, it served chunk lists whose versions the new session could not
+    // diff: every HMR subscription got a Turbopack `restart` and pages reloaded in a loop until `.next` was deleted.
+    // Off, each dev session compiles from scratch (docs/operations.md, "The dev server's reload loop").
+    turbopackFileSystemCacheForDev: false,
+  },
+  // WordPress inside a sandbox preview (/preview/<id>/…) needs its trailing slashes ("/wp-admin/") as they are.
+  skipTrailingSlashRedirect: true,
   async headers() {
     return [
       {
@@ -16,6 +25,8 @@ const nextConfig: NextConfig = {
           { key: "X-Frame-Options", value: "DENY" },
         ],
       },
+      // The change set view shows a sandbox's page in an iframe of our own pages.
+      { source: "/preview/:path*", headers: [{ key: "X-Frame-Options", value: "SAMEORIGIN" }] },
     ];
   },
 };

@@ -38,13 +38,18 @@ const instantSite: SiteClient = {
   delete: async <T>() => ({ status: 200, data: {} as T, headers: new Headers() }),
 };
 
-
 export async function benchAgent(): Promise<Record<string, number>> {
   const database = await createTestDatabase();
   await setDatabaseForTests(database.handle);
   try {
     const userId = randomUUID();
-    await insertUser({ id: userId, email: `bench-${userId}@example.com`, name: null, passwordHash: "x", createdAt: new Date() });
+    await insertUser({
+      id: userId,
+      email: `bench-${userId}@example.com`,
+      name: null,
+      passwordHash: "x",
+      createdAt: new Date(),
+    });
     const cookie = await createSession(userId);
     const siteId = await insertSiteRow({
       userId,
@@ -55,13 +60,21 @@ export async function benchAgent(): Promise<Record<string, number>> {
     });
     const limits = { maxSteps: STEPS + 1, maxToolCalls: STEPS + 1, maxTokens: 10_000_000, timeoutMs: 60_000 };
     setChatDepsForTests({ siteClient: () => instantSite, limits: () => limits });
-    const headers = { "content-type": "application/json", cookie: `${cookie.name}=${cookie.value}`, origin: env().APP_URL };
-    const post = (body: unknown) => POST(new Request(`${env().APP_URL}/chat`, { method: "POST", headers, body: JSON.stringify(body) }));
+    const headers = {
+      "content-type": "application/json",
+      cookie: `${cookie.name}=${cookie.value}`,
+      origin: env().APP_URL,
+    };
+    const post = (body: unknown) =>
+      POST(new Request(`${env().APP_URL}/chat`, { method: "POST", headers, body: JSON.stringify(body) }));
 
     // Loop overhead: one turn of STEPS tool steps and a closing text step, against a one-step turn.
     const timeTurn = async (steps: number) => {
       setAgentModelForTests(
-        scriptedModel([...Array.from({ length: steps }, () => ({ toolCalls: [{ name: "get_site_info", input: {} }] })), { text: "done" }]),
+        scriptedModel([
+          ...Array.from({ length: steps }, () => ({ toolCalls: [{ name: "get_site_info", input: {} }] })),
+          { text: "done" },
+        ]),
       );
       const started = performance.now();
       const response = await post({ siteId, message: "bench" });

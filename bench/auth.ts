@@ -19,7 +19,11 @@ let counter = 0;
 const nextEmail = () => `bench${Date.now().toString(36)}${counter++}@example.com`;
 
 async function post(app: RunningApp, pathname: string, body: unknown): Promise<number> {
-  const response = await fetch(`${app.url}${pathname}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const response = await fetch(`${app.url}${pathname}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   await response.text();
   return response.status;
 }
@@ -43,13 +47,17 @@ export async function benchAuth(app: RunningApp): Promise<Figure[]> {
   for (let i = 0; i < SAMPLES; i++) {
     const email = nextEmail();
     emails.push(email);
-    signup.push((await timed(() => expectStatus(post(app, "/auth/signup", { email, password: PASSWORD }), 201, "sign-up"))).ms);
+    signup.push(
+      (await timed(() => expectStatus(post(app, "/auth/signup", { email, password: PASSWORD }), 201, "sign-up"))).ms,
+    );
     scrypt.push((await timed(() => hashPassword(PASSWORD))).ms);
   }
   const login: number[] = [];
   const verify: number[] = [];
   for (const email of emails) {
-    login.push((await timed(() => expectStatus(post(app, "/auth/login", { email, password: PASSWORD }), 200, "login"))).ms);
+    login.push(
+      (await timed(() => expectStatus(post(app, "/auth/login", { email, password: PASSWORD }), 200, "login"))).ms,
+    );
     verify.push((await timed(() => verifyPassword(PASSWORD, stored))).ms);
   }
 
@@ -78,7 +86,11 @@ export async function healthDuringSignupBurst(app: RunningApp): Promise<Burst> {
   let signups = 0;
   const clients = Array.from({ length: BURST_CLIENTS }, async () => {
     while (bursting) {
-      await expectStatus(post(app, "/auth/signup", { email: nextEmail(), password: PASSWORD }), 201, "sign-up during the burst");
+      await expectStatus(
+        post(app, "/auth/signup", { email: nextEmail(), password: PASSWORD }),
+        201,
+        "sign-up during the burst",
+      );
       signups++;
     }
   });

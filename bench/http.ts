@@ -14,7 +14,10 @@ export const HTTP_LOAD = { connections: 10, seconds: 2, rounds: 5, warmupSeconds
 export async function benchHttp(app: RunningApp): Promise<Figure[]> {
   const plain = await startListening([path.join(repoRoot, "bench/lib/plain-server.mjs")], { cwd: repoRoot });
   try {
-    const r = await compareLoad({ empty: `${app.url}/bench/empty`, health: `${app.url}/health`, plain: plain.url }, HTTP_LOAD);
+    const r = await compareLoad(
+      { empty: `${app.url}/bench/empty`, health: `${app.url}/health`, plain: plain.url },
+      HTTP_LOAD,
+    );
     const ratio = r.health!.requestsPerSecond / r.empty!.requestsPerSecond;
     const failures = r.health!.errors + r.health!.non2xx + r.empty!.errors + r.empty!.non2xx;
     const s = "HTTP";

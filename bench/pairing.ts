@@ -18,11 +18,21 @@ async function postJson(app: RunningApp, pathname: string, body: unknown, cookie
     body: JSON.stringify(body),
   });
   const text = await response.text();
-  return { status: response.status, json: text ? JSON.parse(text) : undefined, cookie: response.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ") };
+  return {
+    status: response.status,
+    json: text ? JSON.parse(text) : undefined,
+    cookie: response.headers
+      .getSetCookie()
+      .map((c) => c.split(";")[0])
+      .join("; "),
+  };
 }
 
 export async function redeemLatencies(app: RunningApp): Promise<number[]> {
-  const signup = await postJson(app, "/auth/signup", { email: `pairing${Date.now().toString(36)}@example.com`, password: "a long and unusual passphrase 7" });
+  const signup = await postJson(app, "/auth/signup", {
+    email: `pairing${Date.now().toString(36)}@example.com`,
+    password: "a long and unusual passphrase 7",
+  });
   if (signup.status !== 201) throw new Error(`sign-up answered ${signup.status}`);
   const samples: number[] = [];
   for (let round = 0; round < ROUNDS + 1; round++) {

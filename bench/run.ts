@@ -17,6 +17,7 @@ import { runExternal } from "./lib/external";
 import { figure, table, type Figure } from "./lib/figures";
 import { load } from "./lib/load";
 import { rssMiB } from "./lib/stats";
+import { benchChatPage } from "./chat-page";
 import { benchPairing } from "./pairing";
 import { benchSigning } from "./signing";
 
@@ -37,7 +38,12 @@ async function section(name: string, work: () => Promise<Figure[]>) {
   log(`${name} done in ${((performance.now() - started) / 1000).toFixed(0)} s`);
 }
 
-async function withApp(dir: string, databaseUrl: string, work: (app: RunningApp) => Promise<Figure[]>, env?: Record<string, string>): Promise<Figure[]> {
+async function withApp(
+  dir: string,
+  databaseUrl: string,
+  work: (app: RunningApp) => Promise<Figure[]>,
+  env?: Record<string, string>,
+): Promise<Figure[]> {
   const app = await startApp(dir, { databaseUrl, env });
   try {
     return await work(app);
@@ -51,6 +57,7 @@ function unitOf(name: string): string {
   if (/_ms(_|$)/.test(name)) return "ms";
   if (/_mb(_|$)/.test(name)) return "MB";
   if (/_over_/.test(name)) return "×";
+  if (/^tool_tokens_/.test(name)) return "tokens";
   return "";
 }
 
@@ -58,6 +65,8 @@ function unitOf(name: string): string {
 const EXTERNAL_GOALS: Record<string, { text: string; ok: (value: number) => boolean }> = {
   agent_loop_overhead_ms_per_step_p50: { text: "< 5 ms", ok: (v) => v < 5 },
   chat_ttfb_ms_p50: { text: "< 50 ms", ok: (v) => v < 50 },
+  tool_tokens_block_theme: { text: "≤ 4,000", ok: (v) => v <= 4000 },
+  tool_tokens_classic_theme: { text: "≤ 4,000", ok: (v) => v <= 4000 },
 };
 
 async function main() {
@@ -78,11 +87,20 @@ async function main() {
         return out;
       }),
     );
+    await section("Chat page", () =>
+      withApp(build.dir, database.url, (app) => benchChatPage(app, build.dir, database.url)),
+    );
     // Side by side: hashes unbounded (all four libuv threads, as before the cap) against the default cap of cores - 1.
     await section("Production server, hashes unbounded", () =>
-      withApp(build.dir, database.url, async (app) => burstFigures(await healthDuringSignupBurst(app), " (hashes unbounded: PASSWORD_HASH_CONCURRENCY=4)"), {
-        PASSWORD_HASH_CONCURRENCY: "4",
-      }),
+      withApp(
+        build.dir,
+        database.url,
+        async (app) =>
+          burstFigures(await healthDuringSignupBurst(app), " (hashes unbounded: PASSWORD_HASH_CONCURRENCY=4)"),
+        {
+          PASSWORD_HASH_CONCURRENCY: "4",
+        },
+      ),
     );
   } finally {
     await database.drop();
@@ -104,7 +122,10 @@ async function main() {
 
   for (const [part, file, exportName, timeoutMs] of [
     ["Agent", "bench/agent.ts", "benchAgent", 5 * 60_000],
+    ["Agent", "bench/tokens.ts", "benchTokens", 60_000],
+    ["Change sets", "bench/changes.ts", "benchChanges", 5 * 60_000],
     ["Sandbox", "bench/sandbox.ts", "benchSandbox", 15 * 60_000],
+    ["Rehearsal", "bench/rehearsal.ts", "benchRehearsal", 15 * 60_000],
   ] as const) {
     log(`${part} (${file})...`);
     const result = await runExternal(file, exportName, timeoutMs);
@@ -136,7 +157,10 @@ async function main() {
   const dir = path.join(repoRoot, "bench", "results");
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${started.toISOString().replace(/[:.]/g, "-")}.json`);
-  writeFileSync(file, `${JSON.stringify({ startedAt: started.toISOString(), finishedAt: new Date().toISOString(), machine, build: { rebuilt: build.built, seconds: build.buildSeconds }, figures, notes }, null, 2)}\n`);
+  writeFileSync(
+    file,
+    `${JSON.stringify({ startedAt: started.toISOString(), finishedAt: new Date().toISOString(), machine, build: { rebuilt: build.built, seconds: build.buildSeconds }, figures, notes }, null, 2)}\n`,
+  );
   console.log(`\nWritten to ${path.relative(repoRoot, file)}`);
   for (const note of notes) log(note);
 }

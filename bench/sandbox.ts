@@ -30,7 +30,6 @@ async function waitForPool(size: number, timeoutMs = 60_000) {
   }
 }
 
-
 async function idleMemoryMb(t: TestSandboxes): Promise<number> {
   const samples: number[] = [];
   for (const container of await t.engine.list(t.namespace)) {
@@ -52,7 +51,13 @@ export async function benchSandbox(): Promise<Record<string, number>> {
   const cold = createTestSandboxes({ poolSize: 0, max: ACQUIRES + COLD_STARTS + 5 });
   try {
     const userId = `bench-${randomUUID()}`;
-    await insertUser({ id: userId, email: `${userId}@example.com`, name: null, passwordHash: "unused", createdAt: new Date() });
+    await insertUser({
+      id: userId,
+      email: `${userId}@example.com`,
+      name: null,
+      passwordHash: "unused",
+      createdAt: new Date(),
+    });
 
     const imageStarted = performance.now();
     await pool.manager.image();
@@ -63,9 +68,9 @@ export async function benchSandbox(): Promise<Record<string, number>> {
     const coldTimes: number[] = [];
     for (let i = 0; i < COLD_STARTS; i++) {
       const started = performance.now();
-      const sandbox = await cold.manager.createSession({ userId });
+      const sandbox = await cold.manager.createSandbox({ userId });
       coldTimes.push(performance.now() - started);
-      await cold.manager.deleteSession({ userId, id: sandbox.id });
+      await cold.manager.deleteSandbox({ userId, id: sandbox.id });
     }
 
     // Warm pool: wait until full, then take one; the refill runs after the answer, as in the service.
@@ -79,10 +84,10 @@ export async function benchSandbox(): Promise<Record<string, number>> {
     for (let i = 0; i < ACQUIRES; i++) {
       await waitForPool(POOL_SIZE);
       const started = performance.now();
-      const sandbox = await pool.manager.createSession({ userId });
+      const sandbox = await pool.manager.createSandbox({ userId });
       acquireTimes.push(performance.now() - started);
       if (!sandbox.fromPool) throw new Error("expected a pooled sandbox");
-      await pool.manager.deleteSession({ userId, id: sandbox.id });
+      await pool.manager.deleteSandbox({ userId, id: sandbox.id });
     }
 
     const acquireP50 = percentile(acquireTimes, 50);

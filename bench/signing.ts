@@ -9,7 +9,7 @@ import { percentEncode, sign, verify } from "@/lib/sites/signing";
 import { repoRoot } from "./lib/app";
 import { figure, type Figure } from "./lib/figures";
 
-const SECRET = "sws_" + "s".repeat(60);
+const SECRET = `sws_${"s".repeat(60)}`;
 const QUERY: Array<[string, string]> = [
   ["context", "edit"],
   ["_fields", "id,title,content"],
@@ -19,7 +19,10 @@ const REQUEST = {
   method: "POST",
   route: "/wp/v2/pages/12",
   query: QUERY,
-  body: JSON.stringify({ title: "About us", content: "<!-- wp:paragraph --><p>" + "Lorem ipsum dolor sit amet. ".repeat(70) + "</p><!-- /wp:paragraph -->" }),
+  body: JSON.stringify({
+    title: "About us",
+    content: `<!-- wp:paragraph --><p>${"Lorem ipsum dolor sit amet. ".repeat(70)}</p><!-- /wp:paragraph -->`,
+  }),
 };
 
 function typescriptOpsPerSecond(seconds: number): number {
@@ -47,7 +50,9 @@ function phpMicrosecondsPerVerify(seconds: number): number {
     body: REQUEST.body,
     header: sign(SECRET, REQUEST),
   };
-  const output = execFileSync("php", [path.join(repoRoot, "bench/php/verify.php"), String(seconds)], { input: JSON.stringify(input) }).toString();
+  const output = execFileSync("php", [path.join(repoRoot, "bench/php/verify.php"), String(seconds)], {
+    input: JSON.stringify(input),
+  }).toString();
   const result = JSON.parse(output) as { iterations: number; seconds: number; ok: boolean };
   if (!result.ok) throw new Error("the plugin's verifier refused a signature made by the TypeScript signer");
   return (result.seconds / result.iterations) * 1e6;
@@ -63,7 +68,14 @@ export async function benchSigning(): Promise<Figure[]> {
   try {
     figures.push(figure("Signing", "plugin (PHP) verify per request, same request", phpMicrosecondsPerVerify(2), "µs"));
   } catch (error) {
-    figures.push(figure("Signing", "plugin (PHP) verify per request", `not available: ${(error as Error).message.split("\n")[0]}`, ""));
+    figures.push(
+      figure(
+        "Signing",
+        "plugin (PHP) verify per request",
+        `not available: ${(error as Error).message.split("\n")[0]}`,
+        "",
+      ),
+    );
   }
   return figures;
 }

@@ -1,47 +1,17 @@
-import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { expect, test } from "@playwright/test";
-import { openDatabase, setDatabaseForTests, type DbHandle } from "../lib/db";
 import { insertSiteRow } from "../lib/agent/testing/fixtures";
-import { createSiteClient } from "../lib/sites/client";
+import { connectSite, signUp, useAppDatabase } from "./support/owner";
 import { e2eState } from "./support/state";
 
-const password = "a long and unusual passphrase 7";
-let handle: DbHandle;
-
-test.beforeAll(async () => {
-  handle = await openDatabase(e2eState().databaseUrl);
-  await setDatabaseForTests(handle);
-});
-test.afterAll(async () => {
-  await setDatabaseForTests(undefined);
-  await handle.close();
-});
+useAppDatabase();
 
 test("asks for an edit in the chat, watches it stream, approves a publish, and the site changes", async ({ page }) => {
-  const { appUrl, site } = e2eState();
+  const { appUrl } = e2eState();
   const errors: string[] = [];
   page.on("pageerror", (error) => errors.push(error.message));
 
-  await page.goto(`${appUrl}/signup`);
-  await page.getByLabel("Email").fill(`chat${Date.now()}@example.com`);
-  await page.getByLabel("Password").fill(password);
-  await page.getByRole("button", { name: "Create account" }).click();
-  await expect(page.getByTestId("signed-in-as")).toBeVisible();
-  const userId = (await (await page.request.get(`${appUrl}/auth/me`)).json()).user.id as string;
-
   // A connected site, as pairing leaves it (pairing itself runs in pairing.spec.ts).
-  const cli = path.resolve("plugin/bin/sitewright-cli.php");
-  const { token, secret } = JSON.parse(
-    execFileSync("php", [cli, `--wp=${site.wpPath}`, "create-credentials", "--scopes=site:read,content:read,content:write"], { encoding: "utf8" }),
-  ) as { token: string; secret: string };
-  const admin = createSiteClient(
-    { baseUrl: site.url, restUrl: site.restUrl, token, secret },
-    { ca: readFileSync(site.caPath, "utf8"), allowlist: ["localhost"] },
-  );
-  const info = (await admin.get<Record<string, unknown>>("/sitewright/v1/info")).data;
-  const siteId = await insertSiteRow({ userId, url: site.url, token, secret, info });
+  const { siteId, admin } = await connectSite(await signUp(page, "chat"));
   const created = await admin.post<{ id: number }>("/wp/v2/pages", { title: "Before the chat", status: "draft" });
   const pageId = created.data.id;
 
@@ -50,7 +20,9 @@ test("asks for an edit in the chat, watches it stream, approves a publish, and t
   await page.getByRole("button", { name: "Send" }).click();
   await expect(page.getByText(`Renamed page ${pageId} to “Edited from the chat”.`)).toBeVisible();
   await expect(page.locator('[data-testid="tool-card"][data-state="done"]')).toContainText("Before the chat");
-  const renamed = await admin.get<{ title: { raw: string }; status: string }>(`/wp/v2/pages/${pageId}`, { context: "edit" });
+  const renamed = await admin.get<{ title: { raw: string }; status: string }>(`/wp/v2/pages/${pageId}`, {
+    context: "edit",
+  });
   expect(renamed.data.title.raw).toBe("Edited from the chat");
   expect(renamed.data.status).toBe("draft");
 
@@ -59,11 +31,16 @@ test("asks for an edit in the chat, watches it stream, approves a publish, and t
   const approval = page.locator('[data-testid="tool-card"][data-state="approval"]');
   await expect(approval).toContainText(String(pageId));
   // Nothing is published until the person approves.
-  expect((await admin.get<{ status: string }>(`/wp/v2/pages/${pageId}`, { context: "edit" })).data.status).toBe("draft");
+  expect((await admin.get<{ status: string }>(`/wp/v2/pages/${pageId}`, { context: "edit" })).data.status).toBe(
+    "draft",
+  );
   await page.screenshot({ path: ".cache/screens/chat-approval.png", fullPage: true });
-  await approval.getByRole("button", { name: "Approve" }).click();
+  // Each Approve names what it approves, so several on one screen are told apart.
+  await approval.getByRole("button", { name: `Approve: Publish page ${pageId}`, exact: true }).click();
   await expect(page.getByText(`Page ${pageId} is handled.`)).toBeVisible();
-  expect((await admin.get<{ status: string }>(`/wp/v2/pages/${pageId}`, { context: "edit" })).data.status).toBe("publish");
+  expect((await admin.get<{ status: string }>(`/wp/v2/pages/${pageId}`, { context: "edit" })).data.status).toBe(
+    "publish",
+  );
 
   await page.screenshot({ path: ".cache/screens/chat-done.png", fullPage: true });
   // The conversation survives a reload.
@@ -74,21 +51,26 @@ test("asks for an edit in the chat, watches it stream, approves a publish, and t
 
 test("says the assistant is unavailable and labels offline replies when /chat cannot answer", async ({ page }) => {
   const { appUrl, site } = e2eState();
-  await page.goto(`${appUrl}/signup`);
-  await page.getByLabel("Email").fill(`offline${Date.now()}@example.com`);
-  await page.getByLabel("Password").fill(password);
-  await page.getByRole("button", { name: "Create account" }).click();
-  await expect(page.getByTestId("signed-in-as")).toBeVisible();
-  const userId = (await (await page.request.get(`${appUrl}/auth/me`)).json()).user.id as string;
-  const siteId = await insertSiteRow({ userId, url: site.url, token: "swt_unused", secret: "sws_unused", info: { name: "Offline test" } });
+  const userId = await signUp(page, "offline");
+  const siteId = await insertSiteRow({
+    userId,
+    url: site.url,
+    token: "swt_unused",
+    secret: "sws_unused",
+    info: { name: "Offline test" },
+  });
 
   // The service is down for this page: every /chat call answers 503, as an outage would.
-  await page.route((url) => url.pathname === "/chat", (route) =>
-    route.fulfill({
-      status: 503,
-      contentType: "application/json",
-      body: JSON.stringify({ error: { code: "agent_unavailable", message: "The assistant is not configured on this server." } }),
-    }),
+  await page.route(
+    (url) => url.pathname === "/chat",
+    (route) =>
+      route.fulfill({
+        status: 503,
+        contentType: "application/json",
+        body: JSON.stringify({
+          error: { code: "agent_unavailable", message: "The assistant is not configured on this server." },
+        }),
+      }),
   );
   await page.goto(`${appUrl}/sites/${siteId}/chat`);
   await page.getByLabel("Message").fill("Change the tagline");

@@ -7,6 +7,8 @@ import { existsSync, mkdirSync, openSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
 import { createTestDatabase } from "../lib/db/testing";
+import { namespaceFor } from "../lib/sandbox/config";
+import { SandboxEngine } from "../lib/sandbox/engine";
 import { ensureTestCa } from "../scripts/lib/tls";
 import { startLocalSite } from "../scripts/site-local";
 import { STATE_FILE, type E2eState } from "./support/state";
@@ -54,30 +56,42 @@ export default async function globalSetup() {
   const appUrl = `https://localhost:${proxyPort}`;
   mkdirSync(path.join(root, ".cache"), { recursive: true });
   const log = openSync(path.join(root, ".cache", "e2e-app.log"), "w");
-  const app: ChildProcess = spawn(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "start", "-p", String(appPort), "-H", "127.0.0.1"], {
-    cwd: root,
-    env: {
-      ...process.env,
-      NODE_ENV: "production",
-      PORT: String(appPort),
-      APP_URL: appUrl,
-      DATABASE_URL: database.url,
-      SESSION_SECRET: "e2e-session-secret-that-is-long-enough-000",
-      ENCRYPTION_KEY: "ab".repeat(32),
-      SITE_HOST_ALLOWLIST: "localhost",
-      AUTH_RATE_LIMIT: "1000",
-      REDEEM_RATE_LIMIT: "1000",
-      NODE_EXTRA_CA_CERTS: ca.caCert,
-      OPENAI_API_KEY: "e2e-key",
-      OPENAI_BASE_URL: model.baseURL,
-      AGENT_MODEL: "scripted",
-      // Every read and write operation, plus publishing (destructive: it waits for the user's approval).
-      AGENT_OPERATIONS:
-        "get_site_info,list_pages,list_posts,read_page,list_media,read_menus,read_site_settings,create_draft,update_page,replace_block,insert_block,set_site_identity,set_featured_image,publish_page",
-      SANDBOX_DRIVER: "",
+  const app: ChildProcess = spawn(
+    process.execPath,
+    // What `npm start` runs: Next.js behind server.mjs, which decides client addresses.
+    [path.join(root, "server.mjs"), "-p", String(appPort), "-H", "127.0.0.1"],
+    {
+      cwd: root,
+      env: {
+        ...process.env,
+        NODE_ENV: "production",
+        PORT: String(appPort),
+        APP_URL: appUrl,
+        DATABASE_URL: database.url,
+        SESSION_SECRET: "e2e-session-secret-that-is-long-enough-000",
+        ENCRYPTION_KEY: "ab".repeat(32),
+        SITE_HOST_ALLOWLIST: "localhost",
+        AUTH_RATE_LIMIT: "1000",
+        REDEEM_RATE_LIMIT: "1000",
+        NODE_EXTRA_CA_CERTS: ca.caCert,
+        OPENAI_API_KEY: "e2e-key",
+        OPENAI_BASE_URL: model.baseURL,
+        AGENT_MODEL: "scripted",
+        // Every read and write operation, plus publishing (destructive: it waits for the user's approval).
+        AGENT_OPERATIONS:
+          "get_site_info,list_pages,list_posts,read_page,list_media,read_menus,read_site_settings,create_draft,update_page,replace_block,insert_block,set_site_identity,set_featured_image,publish_page,read_global_styles,update_global_styles",
+        // Sandboxes only for the sandbox run (playwright.sandbox.config.ts): the other specs chat in live mode.
+        SANDBOX_DRIVER: process.env.E2E_SANDBOX_DRIVER ?? "",
+        // No warm pool here: refilling it in the background adds a bridge network while a page is loading, and
+        // Chromium aborts loads with ERR_NETWORK_CHANGED when the host's interfaces change. The pool has its own
+        // tests (lib/sandbox); here each sandbox starts cold, inside the request that asks for it.
+        SANDBOX_POOL_SIZE: "0",
+        // Behind the TLS proxy below, which appends the client's address, as production's proxy does.
+        TRUSTED_PROXY_HOPS: "1",
+      },
+      stdio: ["ignore", log, log],
     },
-    stdio: ["ignore", log, log],
-  });
+  );
   const proxy = await startTlsProxy({ cert: ca.cert, key: ca.key, upstreamPort: appPort, port: proxyPort });
   await waitFor(`http://127.0.0.1:${appPort}/health`, 60_000);
 
@@ -105,6 +119,14 @@ export default async function globalSetup() {
 
   return async () => {
     app.kill("SIGTERM");
+    // The app's sandboxes (its pool, the specs' rehearsals) are labelled with its namespace: remove them all, as GC
+    // would on the app's next start (this database is dropped, so there is no next start).
+    if (process.env.E2E_SANDBOX_DRIVER) {
+      const engine = new SandboxEngine({ dockerHost: process.env.DOCKER_HOST ?? "unix:///run/podman/podman.sock" });
+      for (const container of await engine.list(namespaceFor(database.url)).catch(() => [])) {
+        await engine.remove(container.containerId).catch(() => {});
+      }
+    }
     await proxy.close();
     await model.close();
     await site.stop();

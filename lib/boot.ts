@@ -7,7 +7,9 @@ import { getDatabase } from "@/lib/db";
 import { log } from "@/lib/log";
 import { startMaintenance } from "@/lib/maintenance";
 import { registerHealthDetail } from "@/lib/health";
-import { breakerSummary } from "@/lib/agent/breaker";
+import { breakerSnapshot } from "@/lib/agent/breaker";
+import { countSandboxes } from "@/lib/db/queries";
+import { sandboxConfig } from "@/lib/sandbox/config";
 
 export async function boot() {
   try {
@@ -27,7 +29,32 @@ export async function boot() {
     log.error("database not reachable at start-up", { error });
   }
   startMaintenance();
-  registerHealthDetail("breakers", breakerSummary);
+  registerHealthDetail("breakers", breakerCounts);
+  if (sandboxConfig().enabled) registerHealthDetail("sandboxPool", sandboxPoolCounts, { background: true });
   const { startSandboxes } = await import("@/lib/sandbox");
   startSandboxes();
+}
+
+const byState = (snapshots: Record<string, { state: string }>) => {
+  const counts: Record<string, number> = { closed: 0, open: 0, half_open: 0 };
+  for (const { state } of Object.values(snapshots)) counts[state] = (counts[state] ?? 0) + 1;
+  return counts;
+};
+
+/** `/health` details: circuit breakers counted by state, once the agent has made one (no site or model ids). */
+function breakerCounts() {
+  const { models, sites } = breakerSnapshot();
+  if (Object.keys(models).length + Object.keys(sites).length === 0) return undefined;
+  return { models: byState(models), sites: byState(sites) };
+}
+
+/** `/health` details: the warm pool (ready, starting) and the capacity handed out to users. */
+async function sandboxPoolCounts() {
+  const { poolSize, max } = sandboxConfig();
+  const [ready, starting, inUse] = await Promise.all([
+    countSandboxes({ statuses: ["pooled"] }),
+    countSandboxes({ statuses: ["warming"] }),
+    countSandboxes({ statuses: ["starting", "ready"] }),
+  ]);
+  return { ready, starting, size: poolSize, inUse, capacity: max };
 }

@@ -3,7 +3,10 @@
  * here; an empty string means unset. `.env` is loaded once, before the first read.
  */
 import { randomBytes } from "node:crypto";
+import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { z } from "zod";
+import { processState } from "@/lib/process-state";
 
 const emptyToUndefined = (value: unknown) => (typeof value === "string" && value.trim() === "" ? undefined : value);
 const optional = <T extends z.ZodType>(schema: T) => z.preprocess(emptyToUndefined, schema.optional());
@@ -38,12 +41,17 @@ export const envSchema = z
     SANDBOX_IMAGE: optional(z.string()),
     SANDBOX_POOL_SIZE: withDefault(z.coerce.number().int().min(0), 2),
     SANDBOX_MAX: withDefault(positiveInt, 20),
+    SANDBOX_MAX_PER_USER: withDefault(positiveInt, 3),
     SANDBOX_TTL_MINUTES: withDefault(positiveInt, 60),
+    /** The IPv4 range sandbox networks take their /28 subnets from; the host firewall drops what they start. */
+    SANDBOX_NETWORK_POOL: withDefault(z.string().regex(/^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/), "10.213.0.0/16"),
     SITE_HOST_ALLOWLIST: withDefault(csv, ""),
     SITEWRIGHT_CACHE: withDefault(z.string(), "/var/cache/sitewright"),
     AUTH_RATE_LIMIT: withDefault(positiveInt, 10),
     PASSWORD_HASH_CONCURRENCY: optional(positiveInt),
     REDEEM_RATE_LIMIT: withDefault(positiveInt, 20),
+    /** Read by server.mjs (lib/http/forwarded.mjs), which decides client addresses; validated here as well. */
+    TRUSTED_PROXY_HOPS: withDefault(z.coerce.number().int().min(0).max(10), 0),
     LOG_LEVEL: withDefault(z.enum(["debug", "info", "warn", "error", "silent"]), "info"),
   })
   .superRefine((env, ctx) => {
@@ -66,19 +74,92 @@ export class EnvError extends Error {
   }
 }
 
+/** Where development secrets are kept: in the project, outside git (.gitignore), readable by the owner only. */
+export const DEV_SECRETS_FILE = ".dev-secrets.json";
+
+/** In development, a site on this machine can be paired without configuring anything (docs/operations.md). */
+export const DEVELOPMENT_LOOPBACK_HOSTS = ["localhost", "127.0.0.1", "::1"];
+
+type DevSecrets = { SESSION_SECRET: string; ENCRYPTION_KEY: string };
+const devSecretsSchema = z.object({
+  SESSION_SECRET: z.string().min(32),
+  ENCRYPTION_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/),
+});
+
+/**
+ * The development secrets: read from `file`, or generated once and written there (mode 0600) so that every part
+ * of the app (Next.js loads this module once per bundle), every process started from this folder and every
+ * restart use the same ones. Creation is exclusive, so two processes starting at once still agree.
+ */
+export function developmentSecrets(file: string): DevSecrets {
+  const existing = readDevSecrets(file);
+  if (existing) return existing;
+  const fresh: DevSecrets = {
+    SESSION_SECRET: randomBytes(32).toString("base64url"),
+    ENCRYPTION_KEY: randomBytes(32).toString("hex"),
+  };
+  mkdirSync(path.dirname(file), { recursive: true });
+  const text = `${JSON.stringify(fresh, null, 2)}\n`;
+  try {
+    writeFileSync(file, text, { mode: 0o600, flag: "wx" });
+    return fresh;
+  } catch (error) {
+    if ((error as { code?: string }).code !== "EEXIST") throw error;
+  }
+  // Another process created it first: use theirs, unless it is unreadable (then replace it atomically).
+  const theirs = readDevSecrets(file);
+  if (theirs) return theirs;
+  const temporary = `${file}.${process.pid}.tmp`;
+  writeFileSync(temporary, text, { mode: 0o600 });
+  renameSync(temporary, file);
+  return fresh;
+}
+
+function readDevSecrets(file: string): DevSecrets | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    if ((error as { code?: string }).code === "ENOENT") return undefined;
+    throw error;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const result = devSecretsSchema.safeParse(parsed);
+  if (!result.success) return undefined;
+  chmodSync(file, 0o600);
+  return result.data;
+}
+
+export type ParseOptions = {
+  /** The development secrets when they are not set (default: `.dev-secrets.json` in the working directory). */
+  devSecrets?: () => DevSecrets;
+};
+
+const defaultDevSecrets = () =>
+  processState("env.dev-secrets", () => developmentSecrets(path.resolve(process.cwd(), DEV_SECRETS_FILE)));
+
 /** Parses an environment; throws EnvError naming each wrong variable. Exported for tests. */
-export function parseEnv(source: Record<string, string | undefined>): Env {
+export function parseEnv(source: Record<string, string | undefined>, options: ParseOptions = {}): Env {
   const result = envSchema.safeParse(source);
   if (!result.success) {
     throw new EnvError(result.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`));
   }
   const env = result.data;
-  // Development defaults: generated per process, so nothing secret ever has to be committed.
+  // Production requires both (superRefine above); elsewhere they come from the local secrets file.
+  const secrets = env.SESSION_SECRET && env.ENCRYPTION_KEY ? undefined : (options.devSecrets ?? defaultDevSecrets)();
+  const allowlistGiven = emptyToUndefined(source.SITE_HOST_ALLOWLIST) !== undefined;
   return {
     ...env,
-    SESSION_SECRET: env.SESSION_SECRET ?? randomBytes(32).toString("base64url"),
-    ENCRYPTION_KEY: env.ENCRYPTION_KEY ?? randomBytes(32).toString("hex"),
+    SESSION_SECRET: env.SESSION_SECRET ?? secrets!.SESSION_SECRET,
+    ENCRYPTION_KEY: env.ENCRYPTION_KEY ?? secrets!.ENCRYPTION_KEY,
     APP_URL: env.APP_URL ?? `http://localhost:${env.PORT}`,
+    SITE_HOST_ALLOWLIST:
+      !allowlistGiven && env.NODE_ENV === "development" ? DEVELOPMENT_LOOPBACK_HOSTS : env.SITE_HOST_ALLOWLIST,
   };
 }
 
@@ -106,9 +187,10 @@ export function env(): Env {
 
 /** Tests change the environment between cases; production never calls this. */
 export function resetEnvForTests(overrides?: Record<string, string | undefined>) {
-  if (overrides) for (const [key, value] of Object.entries(overrides)) {
-    if (value === undefined) delete process.env[key];
-    else process.env[key] = value;
-  }
+  if (overrides)
+    for (const [key, value] of Object.entries(overrides)) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
   cached = undefined;
 }

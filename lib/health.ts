@@ -1,33 +1,63 @@
 /**
  * Health: the store's reachability is probed in the background at most once a second and the last answer is
- * served, so `/health` itself does no slow I/O and a flood of probes cannot flood the database.
+ * served, so `/health` itself does no slow I/O and a flood of probes cannot flood the database. Details other parts
+ * register (breakers, the sandbox pool) live in the process-wide registry: boot registers them from the
+ * instrumentation bundle and the route reads them from its own.
  */
 import { env } from "@/lib/env";
 import { pingStore } from "@/lib/db/queries";
 import { log } from "@/lib/log";
 import packageJson from "@/package.json";
+import { processState } from "@/lib/process-state";
 
 const PROBE_INTERVAL_MS = 1000;
 const PROBE_TIMEOUT_MS = 2000;
 
-type StoreState = { ok: boolean; checkedAt: number; probing?: Promise<void> };
-const state: StoreState = ((globalThis as { __sitewrightHealth?: StoreState }).__sitewrightHealth ??= { ok: false, checkedAt: 0 });
+type Snapshot = () => unknown;
+/** `background`: the snapshot does I/O, so it runs with the store probe (at most once a second), last value served. */
+type Detail = { snapshot: Snapshot; background: boolean; last?: unknown };
+
+type StoreState = { ok: boolean; checkedAt: number; probing?: Promise<void>; details: Map<string, Detail> };
+const state: StoreState = processState<StoreState>("health", () => ({
+  ok: false,
+  checkedAt: 0,
+  details: new Map(),
+}));
+
+const withTimeout = <T>(work: Promise<T>, what: string) =>
+  Promise.race([
+    work,
+    new Promise<never>((_, reject) => {
+      setTimeout(() => reject(new Error(`${what} timed out`)), PROBE_TIMEOUT_MS).unref();
+    }),
+  ]);
 
 async function probe() {
   try {
-    await Promise.race([
-      pingStore(),
-      new Promise((_, reject) => setTimeout(() => reject(new Error("store probe timed out")), PROBE_TIMEOUT_MS).unref()),
-    ]);
+    await withTimeout(pingStore(), "store probe");
     if (!state.ok) log.info("store reachable");
     state.ok = true;
   } catch (error) {
     if (state.ok || state.checkedAt === 0) log.error("store unreachable", { error });
     state.ok = false;
-  } finally {
-    state.checkedAt = Date.now();
-    state.probing = undefined;
   }
+  await refreshDetails();
+  state.checkedAt = Date.now();
+  state.probing = undefined;
+}
+
+async function refreshDetails() {
+  await Promise.all(
+    [...state.details.entries()].map(async ([name, detail]) => {
+      if (!detail.background) return;
+      try {
+        detail.last = await withTimeout(Promise.resolve(detail.snapshot()), `health detail ${name}`);
+      } catch (error) {
+        log.warn("health detail failed", { name, error });
+        detail.last = undefined;
+      }
+    }),
+  );
 }
 
 async function storeOk(): Promise<boolean> {
@@ -37,16 +67,27 @@ async function storeOk(): Promise<boolean> {
   return state.ok;
 }
 
-/** Extra lines other parts register (breakers, pools): cheap, in-memory snapshots only. */
-const extraChecks = new Map<string, () => unknown>();
-export function registerHealthDetail(name: string, snapshot: () => unknown) {
-  extraChecks.set(name, snapshot);
+/**
+ * A named entry of `details`, for operators: never user or site ids. A snapshot that answers undefined is left
+ * out (e.g. breakers before the agent ran). One that does I/O is registered with `background: true`.
+ */
+export function registerHealthDetail(name: string, snapshot: Snapshot, options: { background?: boolean } = {}) {
+  state.details.set(name, { snapshot, background: options.background ?? false });
+}
+
+function currentDetails(): Record<string, unknown> {
+  const details: Record<string, unknown> = {};
+  for (const [name, detail] of state.details) {
+    const shown = detail.background ? detail.last : detail.snapshot();
+    if (shown !== undefined) details[name] = shown;
+  }
+  return details;
 }
 
 export async function healthReport() {
   const { SANDBOX_DRIVER, OPENAI_API_KEY } = env();
   const store = await storeOk();
-  const details = Object.fromEntries([...extraChecks].map(([name, snapshot]) => [name, snapshot()]));
+  const details = currentDetails();
   return {
     healthy: store,
     body: {
@@ -57,7 +98,7 @@ export async function healthReport() {
         sandbox: SANDBOX_DRIVER ? "enabled" : "disabled",
         agent: OPENAI_API_KEY ? "enabled" : "disabled",
       },
-      ...(extraChecks.size ? { details } : {}),
+      ...(Object.keys(details).length ? { details } : {}),
     },
   };
 }

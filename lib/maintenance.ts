@@ -7,6 +7,7 @@ import { deleteRateLimitsBefore, deleteSessionsIdleOrExpired } from "@/lib/db/qu
 import { SESSION_IDLE_MS } from "@/lib/auth/session";
 import { sweepDeadPairings } from "@/lib/sites/sites";
 import { log } from "@/lib/log";
+import { processState } from "@/lib/process-state";
 
 const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 
@@ -19,7 +20,7 @@ export async function runSweeps() {
 }
 
 type Holder = { timer?: NodeJS.Timeout };
-const holder = ((globalThis as { __sitewrightMaintenance?: Holder }).__sitewrightMaintenance ??= {});
+const holder = processState<Holder>("maintenance", () => ({}));
 
 export function startMaintenance() {
   if (holder.timer) return;

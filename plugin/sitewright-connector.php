@@ -7,6 +7,7 @@
  * Requires PHP:      8.1
  * Author:            Sitewright
  * License:           GPL-2.0-or-later
+ * License URI:       https://www.gnu.org/licenses/gpl-2.0.html
  * Text Domain:       sitewright-connector
  *
  * @package Sitewright
@@ -31,14 +32,20 @@ require_once __DIR__ . '/includes/class-sitewright-auth.php';
 require_once __DIR__ . '/includes/class-sitewright-site-info.php';
 require_once __DIR__ . '/includes/class-sitewright-preflight.php';
 require_once __DIR__ . '/includes/class-sitewright-snapshot.php';
+require_once __DIR__ . '/includes/class-sitewright-items.php';
+require_once __DIR__ . '/includes/class-sitewright-design-items.php';
+require_once __DIR__ . '/includes/class-sitewright-snapshot-import.php';
+require_once __DIR__ . '/includes/class-sitewright-custom-css.php';
 require_once __DIR__ . '/includes/class-sitewright-pairing.php';
 require_once __DIR__ . '/includes/class-sitewright-plugin.php';
+require_once __DIR__ . '/includes/class-sitewright-uninstaller.php';
 require_once __DIR__ . '/includes/rest/class-sitewright-rest-controller.php';
 require_once __DIR__ . '/includes/rest/class-sitewright-rest-info-controller.php';
 require_once __DIR__ . '/includes/rest/class-sitewright-rest-preflight-controller.php';
 require_once __DIR__ . '/includes/rest/class-sitewright-rest-connection-controller.php';
 require_once __DIR__ . '/includes/rest/class-sitewright-rest-snapshot-controller.php';
 require_once __DIR__ . '/includes/rest/class-sitewright-rest-custom-css-controller.php';
+require_once __DIR__ . '/includes/rest/class-sitewright-rest-items-controller.php';
 
 if ( is_admin() ) {
 	require_once __DIR__ . '/admin/class-sitewright-admin.php';

@@ -20,9 +20,13 @@ const vitest = read("vitest.json");
 if (vitest) {
   const report = JSON.parse(vitest);
   totals.passed += report.numPassedTests;
-  totals.failed += report.numFailedTests + (report.numFailedTestSuites > 0 && report.numFailedTests === 0 ? report.numFailedTestSuites : 0);
+  totals.failed +=
+    report.numFailedTests +
+    (report.numFailedTestSuites > 0 && report.numFailedTests === 0 ? report.numFailedTestSuites : 0);
   totals.skipped += report.numPendingTests + (report.numTodoTests ?? 0);
-  console.log(`vitest: ${report.numPassedTests} passed, ${report.numFailedTests} failed, ${report.numFailedTestSuites} files failed`);
+  console.log(
+    `vitest: ${report.numPassedTests} passed, ${report.numFailedTests} failed, ${report.numFailedTestSuites} files failed`,
+  );
 }
 
 const phpunit = read("phpunit.xml");
@@ -38,13 +42,28 @@ if (phpunit) {
   console.log(`phpunit: ${passed} passed, ${failed} failed, ${skipped} skipped`);
 }
 
-const playwright = read("playwright.json");
-if (playwright) {
-  const { stats } = JSON.parse(playwright);
+for (const [file, label] of [
+  ["playwright.json", "playwright"],
+  ["playwright-sandbox.json", "playwright (sandboxes)"],
+]) {
+  const report = read(file);
+  if (!report) continue;
+  const { stats } = JSON.parse(report);
   totals.passed += stats.expected + stats.flaky;
   totals.failed += stats.unexpected;
   totals.skipped += stats.skipped;
-  console.log(`playwright: ${stats.expected + stats.flaky} passed, ${stats.unexpected} failed, ${stats.skipped} skipped`);
+  console.log(
+    `${label}: ${stats.expected + stats.flaky} passed (${stats.flaky} only on a retry), ${stats.unexpected} failed, ${stats.skipped} skipped`,
+  );
+}
+
+// Checks that are not test runners (lint and format, the build's type check): one pass or failure each.
+const checks = existsSync(path.join(dir, "checks.txt")) ? readFileSync(path.join(dir, "checks.txt"), "utf8") : "";
+for (const line of checks.split("\n").filter(Boolean)) {
+  const [name, outcome] = line.split(" ");
+  if (outcome === "ok") totals.passed += 1;
+  else totals.failed += 1;
+  console.log(`check ${name}: ${outcome}`);
 }
 
 for (const name of missing) console.log(`missing report: ${name} (that suite did not run)`);

@@ -10,6 +10,11 @@ results=.cache/test-results
 rm -rf "$results" && mkdir -p "$results"
 status=0
 step() { echo; echo "=== $*"; }
+# A check that is not a test runner (lint, build): one line "name ok|failed" in checks.txt, counted by the summary.
+check() {
+  local name=$1; shift
+  if "$@"; then echo "$name ok" >> "$results/checks.txt"; else echo "$name failed" >> "$results/checks.txt"; status=1; fi
+}
 
 step "system setup"
 bash scripts/setup/system.sh || exit 1
@@ -17,11 +22,15 @@ eval "$(bash scripts/setup/podman.sh | tail -n 1 | sed 's/^/export /')"
 
 [ -d node_modules ] || { step "npm install"; npm install --no-audit --no-fund || exit 1; }
 
+step "lint and format (Biome)"
+check "biome" npx biome ci --reporter=summary .
+
 step "sandbox image"
 npm run --silent sandbox:image || status=1
 
 step "build (type-checks the whole project too)"
-npm run --silent build > "$results/build.log" 2>&1 || { tail -n 60 "$results/build.log"; status=1; }
+build() { npm run --silent build > "$results/build.log" 2>&1 || { tail -n 60 "$results/build.log"; return 1; }; }
+check "build" build
 
 step "vitest"
 npx vitest run --reporter=default --reporter=json --outputFile.json="$results/vitest.json" || status=1
@@ -31,6 +40,8 @@ bash scripts/check-plugin.sh "$results" || status=1
 
 step "end to end (Chromium)"
 npx playwright test || status=1
+# The sandbox specs (issue 13) run the same app with real Podman sandboxes on.
+npx playwright test -c playwright.sandbox.config.ts || status=1
 
 step "summary"
 node scripts/test-summary.mjs "$results" || status=1

@@ -8,7 +8,9 @@ import path from "node:path";
 export default async function globalSetup() {
   const tlsModule = path.resolve(import.meta.dirname, "../scripts/lib/tls.ts");
   if (existsSync(tlsModule)) {
-    const { ensureTestCa } = (await import(tlsModule)) as { ensureTestCa: () => Promise<{ caCert: string }> | { caCert: string } };
+    const { ensureTestCa } = (await import(tlsModule)) as {
+      ensureTestCa: () => Promise<{ caCert: string }> | { caCert: string };
+    };
     const { caCert } = await ensureTestCa();
     process.env.NODE_EXTRA_CA_CERTS = caCert;
   }

@@ -1,5 +1,5 @@
 /** Calls a route handler the way Next.js does, and keeps cookies like a browser would. */
-type Handler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
+type Handler = (request: Request, context: { params: Promise<Record<string, string | string[]>> }) => Promise<Response>;
 
 export type CallOptions = {
   method?: string;
@@ -7,7 +7,7 @@ export type CallOptions = {
   rawBody?: string | Uint8Array;
   headers?: Record<string, string>;
   cookie?: string;
-  params?: Record<string, string>;
+  params?: Record<string, string | string[]>;
   path?: string;
 };
 

@@ -9,7 +9,12 @@ import type { AddressInfo } from "node:net";
 export type OpenAIChatRequest = {
   model: string;
   stream?: boolean;
-  messages: Array<{ role: string; content?: unknown; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>; tool_call_id?: string }>;
+  messages: Array<{
+    role: string;
+    content?: unknown;
+    tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>;
+    tool_call_id?: string;
+  }>;
   tools?: Array<{ type: "function"; function: { name: string; description?: string; parameters?: unknown } }>;
   [key: string]: unknown;
 };
@@ -58,17 +63,26 @@ function send(response: ServerResponse, chunk: unknown) {
   response.write(`data: ${JSON.stringify(chunk)}\n\n`);
 }
 
-export async function startOpenAIScriptedServer(script: ReplyScript, options: { apiKey?: string } = {}): Promise<ScriptedServer> {
+export async function startOpenAIScriptedServer(
+  script: ReplyScript,
+  options: { apiKey?: string } = {},
+): Promise<ScriptedServer> {
   const requests: ScriptedServer["requests"] = [];
   let calls = 0;
   const server = createServer(async (request, response) => {
     if (request.method !== "POST" || !request.url?.endsWith("/chat/completions")) {
-      response.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "Not found", type: "invalid_request_error" } }));
+      response
+        .writeHead(404, { "content-type": "application/json" })
+        .end(JSON.stringify({ error: { message: "Not found", type: "invalid_request_error" } }));
       return;
     }
     const authorization = request.headers.authorization;
     if (options.apiKey && authorization !== `Bearer ${options.apiKey}`) {
-      response.writeHead(401, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "Incorrect API key provided", type: "invalid_request_error", code: "invalid_api_key" } }));
+      response.writeHead(401, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          error: { message: "Incorrect API key provided", type: "invalid_request_error", code: "invalid_api_key" },
+        }),
+      );
       return;
     }
     const body = JSON.parse(await readBody(request)) as OpenAIChatRequest;
@@ -78,15 +92,24 @@ export async function startOpenAIScriptedServer(script: ReplyScript, options: { 
     calls += 1;
     if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
     if (reply.status && reply.status >= 400) {
-      response.writeHead(reply.status, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "Scripted failure", type: "server_error" } }));
+      response
+        .writeHead(reply.status, { "content-type": "application/json" })
+        .end(JSON.stringify({ error: { message: "Scripted failure", type: "server_error" } }));
       return;
     }
 
     const id = `chatcmpl-${calls}`;
     const created = Math.floor(Date.now() / 1000);
     const base = { id, object: "chat.completion.chunk", created, model: body.model, system_fingerprint: "scripted" };
-    response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
-    send(response, { ...base, choices: [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }] });
+    response.writeHead(200, {
+      "content-type": "text/event-stream",
+      "cache-control": "no-cache",
+      connection: "keep-alive",
+    });
+    send(response, {
+      ...base,
+      choices: [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }],
+    });
     if (reply.text) {
       // In two pieces, as real providers stream.
       const middle = Math.ceil(reply.text.length / 2);
@@ -97,16 +120,40 @@ export async function startOpenAIScriptedServer(script: ReplyScript, options: { 
     for (const [index, call] of (reply.toolCalls ?? []).entries()) {
       const args = JSON.stringify(call.arguments);
       const callId = call.id ?? `call_${calls}_${index}`;
-      send(response, { ...base, choices: [{ index: 0, delta: { tool_calls: [{ index, id: callId, type: "function", function: { name: call.name, arguments: "" } }] }, finish_reason: null }] });
+      send(response, {
+        ...base,
+        choices: [
+          {
+            index: 0,
+            delta: {
+              tool_calls: [{ index, id: callId, type: "function", function: { name: call.name, arguments: "" } }],
+            },
+            finish_reason: null,
+          },
+        ],
+      });
       const middle = Math.ceil(args.length / 2);
       for (const piece of [args.slice(0, middle), args.slice(middle)]) {
-        send(response, { ...base, choices: [{ index: 0, delta: { tool_calls: [{ index, function: { arguments: piece } }] }, finish_reason: null }] });
+        send(response, {
+          ...base,
+          choices: [
+            { index: 0, delta: { tool_calls: [{ index, function: { arguments: piece } }] }, finish_reason: null },
+          ],
+        });
       }
     }
     const finishReason = reply.toolCalls?.length ? "tool_calls" : "stop";
     send(response, { ...base, choices: [{ index: 0, delta: {}, finish_reason: finishReason }] });
     const usage = reply.usage ?? { prompt: 100, completion: 20 };
-    send(response, { ...base, choices: [], usage: { prompt_tokens: usage.prompt, completion_tokens: usage.completion, total_tokens: usage.prompt + usage.completion } });
+    send(response, {
+      ...base,
+      choices: [],
+      usage: {
+        prompt_tokens: usage.prompt,
+        completion_tokens: usage.completion,
+        total_tokens: usage.prompt + usage.completion,
+      },
+    });
     response.end("data: [DONE]\n\n");
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

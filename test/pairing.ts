@@ -1,6 +1,6 @@
-/** What the plugin sends to POST /sites/redeem (API.md), for tests and the benchmark. */
-export const PLUGIN_TOKEN = "swt_" + "t".repeat(60);
-export const PLUGIN_SECRET = "sws_" + "s".repeat(60);
+/** What the plugin sends to POST /sites/redeem (docs/api.md), for tests and the benchmark. */
+export const PLUGIN_TOKEN = `swt_${"t".repeat(60)}`;
+export const PLUGIN_SECRET = `sws_${"s".repeat(60)}`;
 
 export const pluginRedeemBody = (url: string, code: string, extra: Record<string, unknown> = {}) => ({
   code,

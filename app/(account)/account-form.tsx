@@ -1,24 +1,53 @@
 "use client";
 
-import { useActionState } from "react";
+import { useActionState, useId } from "react";
 import type { FormState } from "./actions";
 
-type Field = { name: string; label: string; type: string; autoComplete: string; required?: boolean; hint?: string };
+type Field = {
+  name: string;
+  label: string;
+  type: string;
+  autoComplete: string;
+  required?: boolean;
+  hint?: string;
+  /** Shown at first (the account page fills in the current name and email). */
+  defaultValue?: string;
+};
 
 export function AccountForm({
   action,
   fields,
   submitLabel,
   hidden,
+  title,
+  danger = false,
+  testId,
 }: {
   action: (state: FormState, form: FormData) => Promise<FormState>;
   fields: Field[];
   submitLabel: string;
   hidden?: Record<string, string>;
+  /** A heading inside the card, which also names the form for assistive technology. */
+  title?: string;
+  danger?: boolean;
+  testId?: string;
 }) {
   const [state, formAction, pending] = useActionState(action, {});
+  const titleId = useId();
   return (
-    <form action={formAction} className="card form" noValidate>
+    <form
+      action={formAction}
+      className="card form"
+      noValidate
+      aria-labelledby={title ? titleId : undefined}
+      data-testid={testId}
+    >
+      {title ? <h2 id={titleId}>{title}</h2> : null}
+      {state.notice ? (
+        <p role="status" className="ok">
+          {state.notice}
+        </p>
+      ) : null}
       {state.formError ? (
         <p role="alert" className="error">
           {state.formError}
@@ -37,7 +66,7 @@ export function AccountForm({
               type={field.type}
               autoComplete={field.autoComplete}
               required={field.required}
-              defaultValue={field.type === "password" ? undefined : state.values?.[field.name]}
+              defaultValue={field.type === "password" ? undefined : (state.values?.[field.name] ?? field.defaultValue)}
               aria-invalid={error ? true : undefined}
               aria-describedby={error ? `${field.name}-error` : undefined}
             />
@@ -50,7 +79,7 @@ export function AccountForm({
           </label>
         );
       })}
-      <button type="submit" disabled={pending}>
+      <button type="submit" disabled={pending} className={danger ? "danger" : undefined}>
         {pending ? "Working…" : submitLabel}
       </button>
     </form>

@@ -1,13 +1,29 @@
 "use server";
 
+import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
 import { authenticate, loginSchema, registerAccount, signupSchema } from "@/lib/auth/accounts";
+import {
+  changePassword,
+  changePasswordSchema,
+  deleteAccount,
+  deleteAccountSchema,
+  profileSchema,
+  signOutEverywhere,
+  updateProfile,
+} from "@/lib/auth/account-settings";
 import { clearedSessionCookie, createSession, destroySession } from "@/lib/auth/session";
-import { currentClientIp, currentSessionCookie, setSessionCookie } from "@/lib/auth/current";
-import { isAppError } from "@/lib/errors";
-import { log } from "@/lib/log";
+import { currentClientIp, currentSession, currentSessionCookie, setSessionCookie } from "@/lib/auth/current";
+import { clientErrorFor } from "@/lib/http/client-error";
+import { safeRedirectPath } from "@/lib/http/redirect";
 
-export type FormState = { fieldErrors?: Record<string, string>; formError?: string; values?: Record<string, string> };
+export type FormState = {
+  fieldErrors?: Record<string, string>;
+  formError?: string;
+  values?: Record<string, string>;
+  /** Said once the change is made ("Password changed."). */
+  notice?: string;
+};
 
 function fieldErrorsFrom(issues: { path: PropertyKey[]; message: string }[]) {
   const errors: Record<string, string> = {};
@@ -18,13 +34,17 @@ function fieldErrorsFrom(issues: { path: PropertyKey[]; message: string }[]) {
   return errors;
 }
 
-function failure(error: unknown, values: Record<string, string>): FormState {
-  if (isAppError(error)) {
-    if (error.code === "email_taken") return { fieldErrors: { email: error.message }, values };
-    if (error.status < 500) return { formError: error.message, values };
-  }
-  log.error("account form failed", { error });
-  return { formError: "Something went wrong on our side. Try again in a moment.", values };
+/** The same mapping as the JSON routes (lib/http/client-error.ts): same code, same sentence. */
+function failure(
+  error: unknown,
+  values: Record<string, string>,
+  action: string,
+  passwordField = "password",
+): FormState {
+  const { code, message } = clientErrorFor(error, { action });
+  if (code === "email_taken") return { fieldErrors: { email: message }, values };
+  if (code === "wrong_password") return { fieldErrors: { [passwordField]: message }, values };
+  return { formError: message, values };
 }
 
 export async function signUpAction(_state: FormState, form: FormData): Promise<FormState> {
@@ -39,7 +59,7 @@ export async function signUpAction(_state: FormState, form: FormData): Promise<F
     const user = await registerAccount({ ...parsed.data, ip: await currentClientIp() });
     await setSessionCookie(await createSession(user.id));
   } catch (error) {
-    return failure(error, values);
+    return failure(error, values, "sign up");
   }
   redirect("/");
 }
@@ -53,14 +73,67 @@ export async function logInAction(_state: FormState, form: FormData): Promise<Fo
     await destroySession(await currentSessionCookie());
     await setSessionCookie(await createSession(user.id));
   } catch (error) {
-    return failure(error, values);
+    return failure(error, values, "log in");
   }
-  const next = String(form.get("next") ?? "");
-  redirect(next.startsWith("/") && !next.startsWith("//") ? next : "/");
+  redirect(safeRedirectPath(form.get("next")));
 }
 
 export async function logOutAction() {
   await destroySession(await currentSessionCookie());
   await setSessionCookie(clearedSessionCookie());
   redirect("/login");
+}
+
+const sessionEnded: FormState = { formError: "Your session ended. Log in again to continue." };
+
+export async function updateProfileAction(_state: FormState, form: FormData): Promise<FormState> {
+  const values = { email: String(form.get("email") ?? ""), name: String(form.get("name") ?? "") };
+  const session = await currentSession();
+  if (!session) return sessionEnded;
+  const parsed = profileSchema.safeParse({ email: values.email, name: values.name || undefined });
+  if (!parsed.success) return { fieldErrors: fieldErrorsFrom(parsed.error.issues), values };
+  try {
+    await updateProfile({ userId: session.userId, ...parsed.data });
+  } catch (error) {
+    return failure(error, values, "update your profile");
+  }
+  revalidatePath("/", "layout");
+  return { values, notice: "Saved." };
+}
+
+export async function changePasswordAction(_state: FormState, form: FormData): Promise<FormState> {
+  const session = await currentSession();
+  if (!session) return sessionEnded;
+  const parsed = changePasswordSchema.safeParse({
+    currentPassword: form.get("currentPassword") ?? "",
+    newPassword: form.get("newPassword") ?? "",
+  });
+  if (!parsed.success) return { fieldErrors: fieldErrorsFrom(parsed.error.issues) };
+  try {
+    await changePassword({ userId: session.userId, ...parsed.data, keepSessionIdHash: session.idHash });
+  } catch (error) {
+    return failure(error, {}, "change your password", "currentPassword");
+  }
+  return { notice: "Password changed. Every other session was signed out." };
+}
+
+export async function signOutEverywhereAction() {
+  const session = await currentSession();
+  if (session) await signOutEverywhere({ userId: session.userId });
+  await setSessionCookie(clearedSessionCookie());
+  redirect("/login");
+}
+
+export async function deleteAccountAction(_state: FormState, form: FormData): Promise<FormState> {
+  const session = await currentSession();
+  if (!session) return sessionEnded;
+  const parsed = deleteAccountSchema.safeParse({ password: form.get("password") ?? "" });
+  if (!parsed.success) return { fieldErrors: fieldErrorsFrom(parsed.error.issues) };
+  try {
+    await deleteAccount({ userId: session.userId, password: parsed.data.password });
+  } catch (error) {
+    return failure(error, {}, "delete your account");
+  }
+  await setSessionCookie(clearedSessionCookie());
+  redirect("/signup?deleted=1");
 }

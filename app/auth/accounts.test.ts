@@ -46,7 +46,9 @@ describe("sign-up", () => {
 
   it("refuses a second account for the same email in any case, and the first one still works", async () => {
     const { email } = await signedUp();
-    const dup = await call(signup, { body: { email: email.toUpperCase(), password: "another long passphrase here", name: "Eve" } });
+    const dup = await call(signup, {
+      body: { email: email.toUpperCase(), password: "another long passphrase here", name: "Eve" },
+    });
     expect(dup.status).toBe(409);
     expect(dup.json.error.code).toBe("email_taken");
     expect(dup.setCookie).toHaveLength(0);
@@ -107,7 +109,10 @@ describe("sign-up", () => {
     const notJson = await call(signup, { rawBody: "email=a", headers: { "content-type": "application/json" } });
     expect(notJson.status).toBe(400);
     expect(notJson.json.error.code).toBe("invalid_json");
-    const form = await call(signup, { rawBody: "email=a", headers: { "content-type": "application/x-www-form-urlencoded" } });
+    const form = await call(signup, {
+      rawBody: "email=a",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
     expect(form.status).toBe(415);
   });
 });

@@ -9,16 +9,26 @@ export const chatSchema = z
     siteId: z.string().min(1).max(100),
     conversationId: z.string().min(1).max(100).optional(),
     message: z.string().optional(),
+    /** `sandbox`: work in a sandbox copy of the site (default when sandboxes are on); `live`: the site itself. */
+    mode: z.enum(["live", "sandbox"]).optional(),
     approvals: z
-      .array(z.strictObject({ id: z.string().min(1).max(200), approved: z.boolean(), reason: z.string().max(500).optional() }))
+      .array(
+        z.strictObject({
+          id: z.string().min(1).max(200),
+          approved: z.boolean(),
+          reason: z.string().max(500).optional(),
+        }),
+      )
       .min(1)
       .max(20)
       .optional(),
   })
   .superRefine((body, ctx) => {
     if (body.approvals) {
-      if (body.message !== undefined) ctx.addIssue({ code: "custom", path: ["message"], message: "Send either a message or approvals, not both." });
-      if (!body.conversationId) ctx.addIssue({ code: "custom", path: ["conversationId"], message: "Approvals belong to a conversation." });
+      if (body.message !== undefined)
+        ctx.addIssue({ code: "custom", path: ["message"], message: "Send either a message or approvals, not both." });
+      if (!body.conversationId)
+        ctx.addIssue({ code: "custom", path: ["conversationId"], message: "Approvals belong to a conversation." });
     } else if (!body.message || body.message.trim() === "") {
       ctx.addIssue({ code: "custom", path: ["message"], message: "Write a message." });
     }

@@ -2,9 +2,10 @@
 
 import { revalidatePath } from "next/cache";
 import { currentSession } from "@/lib/auth/current";
-import { isAppError } from "@/lib/errors";
+import { clientErrorFor } from "@/lib/http/client-error";
 import { log } from "@/lib/log";
-import { formatPairingCode, pairSchema, startPairing, type PublicSite } from "@/lib/sites/pairing";
+import { formatPairingCode, pairSchema, startPairing } from "@/lib/sites/pairing";
+import type { PublicSite } from "@/lib/sites/site-view";
 import { confirmSite, disconnectSite } from "@/lib/sites/sites";
 
 export type ActionError = { code: string; message: string; details?: Record<string, unknown> };
@@ -12,23 +13,24 @@ export type StartState =
   | { stage: "idle"; url?: string; error?: ActionError }
   | { stage: "pending"; siteId: string; url: string; code: string; displayCode: string; expiresAt: string };
 
-function asActionError(error: unknown): ActionError {
-  if (isAppError(error) && error.status < 500) return { code: error.code, message: error.message, details: error.details };
-  if (isAppError(error) && (error.code === "site_unreachable" || error.code === "site_rejected")) {
-    return { code: error.code, message: error.message, details: error.details };
-  }
-  log.error("pairing action failed", { error });
-  return { code: "internal_error", message: "Something went wrong on our side. Try again in a moment." };
+/** The same mapping as the JSON routes (lib/http/client-error.ts): same code, same sentence, same details. */
+function asActionError(error: unknown, action: string): ActionError {
+  const { code, message, details } = clientErrorFor(error, { action });
+  return { code, message, ...(details ? { details } : {}) };
 }
 
-const loggedOut = (): ActionError => ({ code: "unauthenticated", message: "Your session ended. Log in again to continue." });
+const loggedOut = (): ActionError => ({
+  code: "unauthenticated",
+  message: "Your session ended. Log in again to continue.",
+});
 
 export async function startPairingAction(_state: StartState, form: FormData): Promise<StartState> {
   const url = String(form.get("url") ?? "");
   const session = await currentSession();
   if (!session) return { stage: "idle", url, error: loggedOut() };
   const parsed = pairSchema.safeParse({ url });
-  if (!parsed.success) return { stage: "idle", url, error: { code: "invalid_input", message: "Enter your site's address." } };
+  if (!parsed.success)
+    return { stage: "idle", url, error: { code: "invalid_input", message: "Enter your site's address." } };
   try {
     const pairing = await startPairing({ userId: session.userId, url: parsed.data.url });
     return {
@@ -40,11 +42,27 @@ export async function startPairingAction(_state: StartState, form: FormData): Pr
       expiresAt: pairing.expiresAt,
     };
   } catch (error) {
-    return { stage: "idle", url, error: asActionError(error) };
+    return { stage: "idle", url, error: asActionError(error, "start pairing") };
   }
 }
 
-export type ConfirmResult = { ok: true; site: PublicSite; preflight: Record<string, unknown> } | { ok: false; error: ActionError };
+export type PreflightCheck = { id?: string; status: "pass" | "warn" | "fail"; message?: string; fix?: string };
+
+export type ConfirmResult =
+  | { ok: true; site: PublicSite; checks: PreflightCheck[] }
+  | { ok: false; error: ActionError };
+
+/** The plugin's preflight checks, kept only when they have the shape the wizard shows (the site is not trusted). */
+function checksOf(preflight: Record<string, unknown>): PreflightCheck[] {
+  const checks = Array.isArray(preflight.checks) ? preflight.checks : [];
+  return checks.flatMap((check: unknown): PreflightCheck[] => {
+    if (!check || typeof check !== "object") return [];
+    const { id, status, message, fix } = check as Record<string, unknown>;
+    if (status !== "pass" && status !== "warn" && status !== "fail") return [];
+    const text = (value: unknown) => (typeof value === "string" ? value.slice(0, 500) : undefined);
+    return [{ id: text(id), status, message: text(message), fix: text(fix) }];
+  });
+}
 
 export async function confirmSiteAction(siteId: string): Promise<ConfirmResult> {
   const session = await currentSession();
@@ -52,9 +70,9 @@ export async function confirmSiteAction(siteId: string): Promise<ConfirmResult> 
   try {
     const result = await confirmSite({ userId: session.userId, siteId });
     revalidatePath("/");
-    return { ok: true, ...result };
+    return { ok: true, site: result.site, checks: checksOf(result.preflight) };
   } catch (error) {
-    return { ok: false, error: asActionError(error) };
+    return { ok: false, error: asActionError(error, "confirm site") };
   }
 }
 

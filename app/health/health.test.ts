@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { openDatabase, setDatabaseForTests } from "@/lib/db";
 import { createTestDatabase } from "@/lib/db/testing";
 import { resetHealthForTests } from "@/lib/health";
@@ -58,6 +58,23 @@ describe("GET /health details", () => {
       expect(res.text).not.toContain(secretSiteId);
     } finally {
       resetBreakersForTests();
+      await database.drop();
+    }
+  });
+});
+
+describe("GET /health details across bundles", () => {
+  it("serves a detail registered through another copy of lib/health, as boot's bundle does", async () => {
+    const database = await createTestDatabase();
+    await setDatabaseForTests(database.handle);
+    try {
+      vi.resetModules();
+      const bootsCopy = await import("@/lib/health");
+      bootsCopy.registerHealthDetail("sandboxPool", async () => ({ ready: 2, starting: 0 }), { background: true });
+      bootsCopy.registerHealthDetail("breakers", () => undefined); // before the agent ran: left out
+      const res = await call(health);
+      expect(res.json.details).toEqual({ sandboxPool: { ready: 2, starting: 0 } });
+    } finally {
       await database.drop();
     }
   });

@@ -16,6 +16,7 @@ import { call } from "@/test/http";
 import { POST as login } from "./[id]/login/route";
 import { DELETE as remove, GET as show } from "./[id]/route";
 import { POST as create } from "./route";
+import { GET as preview } from "../preview/[sandboxId]/[[...path]]/route";
 
 useTestDatabase();
 
@@ -51,14 +52,21 @@ describe("sandbox routes", () => {
     const sandbox = created.json.sandbox;
     expect(sandbox).toMatchObject({ status: "ready", fromPool: true });
     expect(sandbox.id).toMatch(/^[0-9a-f-]{36}$/);
-    expect(sandbox.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(sandbox.url).toBe(`${t.config.appUrl}/preview/${sandbox.id}/`);
+    expect(sandbox.previewUrl).toBe(sandbox.url);
+    expect(JSON.stringify(created.json)).not.toMatch(/127\.0\.0\.1/);
+    const direct = await t.directUrl(sandbox.id);
     expect(Date.parse(sandbox.expiresAt)).toBeGreaterThan(Date.now() + 19 * 60_000);
 
     const theirs = await call(show, { cookie: stranger.cookie, params: { id: sandbox.id } });
     expect(theirs.status).toBe(404);
     expect(theirs.json.error.code).toBe("not_found");
-    expect((await call(remove, { method: "DELETE", cookie: stranger.cookie, params: { id: sandbox.id } })).status).toBe(404);
-    expect((await call(login, { method: "POST", cookie: stranger.cookie, params: { id: sandbox.id } })).status).toBe(404);
+    expect((await call(remove, { method: "DELETE", cookie: stranger.cookie, params: { id: sandbox.id } })).status).toBe(
+      404,
+    );
+    expect((await call(login, { method: "POST", cookie: stranger.cookie, params: { id: sandbox.id } })).status).toBe(
+      404,
+    );
 
     const mine = await call(show, { cookie: owner.cookie, params: { id: sandbox.id } });
     expect(mine.status).toBe(200);
@@ -67,12 +75,66 @@ describe("sandbox routes", () => {
 
     const link = await call(login, { method: "POST", cookie: owner.cookie, params: { id: sandbox.id } });
     expect(link.status).toBe(200);
-    expect((await fetch(link.json.login.url, { redirect: "manual" })).status).toBe(302);
+    expect(link.json.login.url.startsWith(`${sandbox.previewUrl}?sitewright_login=`)).toBe(true);
+    const signIn = await call(preview, {
+      path: new URL(link.json.login.url).pathname + new URL(link.json.login.url).search,
+      cookie: owner.cookie,
+      params: { sandboxId: sandbox.id },
+    });
+    expect(signIn.status).toBe(302);
+    expect(signIn.headers.get("location")).toBe(`${sandbox.previewUrl}wp-admin/`);
 
     const deleted = await call(remove, { method: "DELETE", cookie: owner.cookie, params: { id: sandbox.id } });
     expect(deleted.status).toBe(204);
     expect((await call(show, { cookie: owner.cookie, params: { id: sandbox.id } })).status).toBe(404);
-    await expect(fetch(`${sandbox.url}/wp-json/`, { signal: AbortSignal.timeout(2000) })).rejects.toThrow();
+    await expect(fetch(`${direct}/wp-json/`, { signal: AbortSignal.timeout(2000) })).rejects.toThrow();
+  });
+
+  it("open the preview for its owner only; WordPress's own static files for anyone naming the sandbox", async () => {
+    await setSandboxManagerForTests(t.manager);
+    const owner = await newUser();
+    const stranger = await newUser();
+    const { sandbox } = (await call(create, { body: {}, cookie: owner.cookie })).json;
+    const open = (path: string, options: { cookie?: string; method?: string } = {}) =>
+      call(preview, {
+        path: `/preview/${sandbox.id}${path}`,
+        params: { sandboxId: sandbox.id },
+        ...(options.cookie ? { cookie: options.cookie } : {}),
+        ...(options.method ? { method: options.method } : {}),
+      });
+
+    const home = await open("/", { cookie: owner.cookie });
+    expect(home.status).toBe(200);
+    expect(home.text).toContain(`${t.config.appUrl}/preview/${sandbox.id}/`);
+    expect(home.text).not.toMatch(/127\.0\.0\.1/);
+    expect(home.headers.get("content-security-policy")).toMatch(/^sandbox allow-scripts/);
+    // The owner's session never reaches the sandbox; the grant cookie is scoped to this preview.
+    const grant = home.setCookie.find((c) => c.startsWith("sw_preview="))!;
+    expect(grant).toContain(`Path=/preview/${sandbox.id}/`);
+    expect(grant).toContain("HttpOnly");
+    // The grant alone opens it (a page's own sub-requests carry no Lax session cookie).
+    expect((await open("/wp-json/", { cookie: grant.split(";")[0] })).status).toBe(200);
+    // Anyone else: 404, for pages, the REST API and writes alike; a forged grant too.
+    for (const cookie of [stranger.cookie, undefined, `sw_preview=9999999999.${"0".repeat(64)}`]) {
+      expect((await open("/", { cookie })).status).toBe(404);
+      expect((await open("/wp-json/wp/v2/pages", { cookie })).status).toBe(404);
+      expect((await open("/wp-login.php", { cookie, method: "POST" })).status).toBe(404);
+    }
+    // Core's static files are the same in every sandbox and load cross-site from the preview's opaque origin.
+    const css = await open("/wp-includes/css/dashicons.min.css");
+    expect(css.status).toBe(200);
+    expect(css.headers.get("content-type")).toMatch(/text\/css/);
+    expect((await open("/wp-includes/../wp-config.php")).status).toBe(404);
+    const unknown = "00000000-0000-0000-0000-000000000000";
+    const nobody = await call(preview, {
+      path: `/preview/${unknown}/`,
+      params: { sandboxId: unknown },
+      cookie: owner.cookie,
+    });
+    expect(nobody.status).toBe(404);
+    expect((await call(remove, { method: "DELETE", cookie: owner.cookie, params: { id: sandbox.id } })).status).toBe(
+      204,
+    );
   });
 
   it("refuse anonymous callers, bad input and cross-site requests", async () => {
@@ -82,7 +144,11 @@ describe("sandbox routes", () => {
     const bad = await call(create, { body: { ttlMinutes: 0 }, cookie: user.cookie });
     expect(bad.status).toBe(400);
     expect(bad.json.error.code).toBe("invalid_input");
-    const crossSite = await call(create, { body: {}, cookie: user.cookie, headers: { origin: "https://evil.example" } });
+    const crossSite = await call(create, {
+      body: {},
+      cookie: user.cookie,
+      headers: { origin: "https://evil.example" },
+    });
     expect(crossSite.status).toBe(403);
   });
 
@@ -99,6 +165,27 @@ describe("sandbox routes", () => {
     expect(full.status).toBe(429);
     expect(full.json.error.code).toBe("capacity_reached");
     for (const id of ids) await call(remove, { method: "DELETE", cookie: user.cookie, params: { id } });
+  });
+});
+
+describe("each user's share of sandboxes", () => {
+  let t: TestSandboxes;
+  beforeAll(async () => {
+    t = createTestSandboxes({ poolSize: 0, max: 10, maxPerUser: 1 });
+    await t.manager.image();
+  });
+  afterAll(() => t.cleanup());
+
+  it("answers 429 capacity_reached with Retry-After to a user holding their share, not to another user", async () => {
+    await setSandboxManagerForTests(t.manager);
+    const greedy = await newUser();
+    const other = await newUser();
+    expect((await call(create, { body: {}, cookie: greedy.cookie })).status).toBe(201);
+    const refused = await call(create, { body: {}, cookie: greedy.cookie });
+    expect(refused.status).toBe(429);
+    expect(refused.json.error.code).toBe("capacity_reached");
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect((await call(create, { body: {}, cookie: other.cookie })).status).toBe(201);
   });
 });
 
@@ -136,7 +223,10 @@ describe("sandbox routes when the engine goes away", () => {
   it("answer 503 sandbox_unavailable while the engine is unreachable, and work again when it returns", async () => {
     const real = sandboxConfig().dockerHost!.replace(/^unix:\/\//, "");
     const proxy = await engineProxy(real);
-    const t = createTestSandboxes({ poolSize: 0, dockerHost: proxy.dockerHost }, { engine: new SandboxEngine({ dockerHost: proxy.dockerHost }) });
+    const t = createTestSandboxes(
+      { poolSize: 0, dockerHost: proxy.dockerHost },
+      { engine: new SandboxEngine({ dockerHost: proxy.dockerHost }) },
+    );
     try {
       await setSandboxManagerForTests(t.manager);
       await t.manager.image();

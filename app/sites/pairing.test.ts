@@ -4,12 +4,7 @@ import { getDb } from "@/lib/db";
 import { sites } from "@/lib/db/schema";
 import { useTestDatabase } from "@/lib/db/testing";
 import { resetEnvForTests } from "@/lib/env";
-import {
-  generatePairingCode,
-  normalizePairingCode,
-  PAIRING_CODE_ALPHABET,
-  PAIRING_TTL_MS,
-} from "@/lib/sites/pairing";
+import { generatePairingCode, normalizePairingCode, PAIRING_CODE_ALPHABET, PAIRING_TTL_MS } from "@/lib/sites/pairing";
 import { sweepDeadPairings } from "@/lib/sites/sites";
 import { newUser } from "@/test/accounts";
 import { call } from "@/test/http";
@@ -27,8 +22,8 @@ let siteCounter = 0;
 /** Each test pairs its own site URL (on localhost, which the test environment allowlists). */
 const freshUrl = () => `https://localhost:${20000 + siteCounter++}`;
 
-async function startPairing(url = freshUrl()) {
-  const user = await newUser();
+async function startPairing(url = freshUrl(), existing?: Awaited<ReturnType<typeof newUser>>) {
+  const user = existing ?? (await newUser());
   const res = await call(pair, { body: { url }, cookie: user.cookie });
   expect(res.status).toBe(201);
   return { user, url, siteId: res.json.site.id as string, code: res.json.code as string, res };
@@ -92,7 +87,11 @@ describe("POST /sites/pair", () => {
 
   it("refuses cross-site requests", async () => {
     const user = await newUser();
-    const res = await call(pair, { body: { url: freshUrl() }, cookie: user.cookie, headers: { origin: "https://evil.test" } });
+    const res = await call(pair, {
+      body: { url: freshUrl() },
+      cookie: user.cookie,
+      headers: { origin: "https://evil.test" },
+    });
     expect(res.status).toBe(403);
     expect(res.json.error.code).toBe("cross_site_request");
   });
@@ -104,15 +103,20 @@ describe("POST /sites/pair", () => {
     expect(res.json.error.code).toBe("insecure_url");
   });
 
-  it.each(["https://127.0.0.1", "https://[::1]", "https://169.254.169.254", "https://10.0.0.8", "https://2130706433", "https://0177.0.0.1", "https://[::ffff:127.0.0.1]"])(
-    "refuses %s with 422 forbidden_host",
-    async (url) => {
-      const user = await newUser();
-      const res = await call(pair, { body: { url }, cookie: user.cookie });
-      expect(res.status).toBe(422);
-      expect(res.json.error.code).toBe("forbidden_host");
-    },
-  );
+  it.each([
+    "https://127.0.0.1",
+    "https://[::1]",
+    "https://169.254.169.254",
+    "https://10.0.0.8",
+    "https://2130706433",
+    "https://0177.0.0.1",
+    "https://[::ffff:127.0.0.1]",
+  ])("refuses %s with 422 forbidden_host", async (url) => {
+    const user = await newUser();
+    const res = await call(pair, { body: { url }, cookie: user.cookie });
+    expect(res.status).toBe(422);
+    expect(res.json.error.code).toBe("forbidden_host");
+  });
 
   it("refuses a name that resolves to a private address unless the operator allowlisted it", async () => {
     const user = await newUser();
@@ -136,7 +140,13 @@ describe("POST /sites/pair", () => {
 
   it("refuses malformed input with 400 invalid_input", async () => {
     const user = await newUser();
-    for (const body of [{}, { url: 42 }, { url: "x".repeat(3000) }, { url: "https://localhost", extra: 1 }, { url: "not a url at all" }]) {
+    for (const body of [
+      {},
+      { url: 42 },
+      { url: "x".repeat(3000) },
+      { url: "https://localhost", extra: 1 },
+      { url: "not a url at all" },
+    ]) {
       const res = await call(pair, { body, cookie: user.cookie });
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.json.error.code).toBe("invalid_input");
@@ -157,7 +167,12 @@ describe("POST /sites/redeem", () => {
     expect(row!.credentials).not.toContain(TOKEN);
     expect(row!.credentials).not.toContain(SECRET);
     const shown = await call(getSite, { cookie: user.cookie, params: { id: siteId } });
-    expect(shown.json.site).toMatchObject({ id: siteId, status: "redeemed", name: "Example Blog", pageBuilder: "gutenberg" });
+    expect(shown.json.site).toMatchObject({
+      id: siteId,
+      status: "redeemed",
+      name: "Example Blog",
+      pageBuilder: "gutenberg",
+    });
     expect(shown.text).not.toContain(TOKEN.slice(4, 20));
     expect(shown.text).not.toContain(SECRET.slice(4, 20));
   });
@@ -172,7 +187,9 @@ describe("POST /sites/redeem", () => {
     const { url, code } = await startPairing();
     const other = await call(redeem, { body: redeemBody(url.replace("localhost", "127.0.0.1"), code) });
     expect(other.status).toBe(404);
-    const same = await call(redeem, { body: redeemBody(`${url.toUpperCase().replace("HTTPS", "https")}/`, code, { restUrl: `${url}/wp-json/` }) });
+    const same = await call(redeem, {
+      body: redeemBody(`${url.toUpperCase().replace("HTTPS", "https")}/`, code, { restUrl: `${url}/wp-json/` }),
+    });
     expect(same.status).toBe(200);
   });
 
@@ -200,7 +217,9 @@ describe("POST /sites/redeem", () => {
 
   it("locks after 20 concurrent wrong codes, and the right one is then refused", async () => {
     const { url, code, siteId } = await startPairing();
-    const results = await Promise.all(Array.from({ length: 20 }, () => call(redeem, { body: redeemBody(url, wrongCode(code)) })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => call(redeem, { body: redeemBody(url, wrongCode(code)) })),
+    );
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 401)).toHaveLength(4);
     expect(statuses.filter((s) => s === 429)).toHaveLength(16);
@@ -230,13 +249,69 @@ describe("POST /sites/redeem", () => {
     expect(shown.json.site.status).toBe("expired");
   });
 
-  it("supersedes the old pairing when a new one starts for the same URL", async () => {
+  it("supersedes the user's own pending pairing when they start a new one for the same URL", async () => {
     const first = await startPairing();
-    const second = await startPairing(first.url);
+    const second = await startPairing(first.url, first.user);
     const old = await call(redeem, { body: redeemBody(first.url, first.code) });
     expect(old.status).toBe(401);
     const shownOld = await call(getSite, { cookie: first.user.cookie, params: { id: first.siteId } });
     expect(shownOld.json.site.status).toBe("expired");
+    expect((await call(redeem, { body: redeemBody(first.url, second.code) })).status).toBe(200);
+  });
+
+  it("lets two users pair the same URL: neither pairing expires the other, and both redeem", async () => {
+    const owner = await startPairing();
+    const other = await startPairing(owner.url);
+    const ownerView = await call(getSite, { cookie: owner.user.cookie, params: { id: owner.siteId } });
+    expect(ownerView.json.site).toMatchObject({ status: "pending", attemptsLeft: 5 });
+
+    const otherRedeemed = await call(redeem, { body: redeemBody(owner.url, other.code) });
+    expect(otherRedeemed.status, otherRedeemed.text).toBe(200);
+    expect(otherRedeemed.json).toEqual({ siteId: other.siteId });
+    const ownerRedeemed = await call(redeem, { body: redeemBody(owner.url, owner.code) });
+    expect(ownerRedeemed.status, ownerRedeemed.text).toBe(200);
+    expect(ownerRedeemed.json).toEqual({ siteId: owner.siteId });
+    for (const { user, siteId } of [owner, other]) {
+      const shown = await call(getSite, { cookie: user.cookie, params: { id: siteId } });
+      expect(shown.json.site.status).toBe("redeemed");
+    }
+  });
+
+  it("never expires the owner's pairing when a stranger pairs the same URL over and over", async () => {
+    const owner = await startPairing();
+    const stranger = await startPairing(owner.url);
+    // The stranger starts over and over: only their own pending pairing is replaced.
+    const again = await startPairing(owner.url, stranger.user);
+    await startPairing(owner.url, stranger.user);
+    const strangerOld = await call(getSite, { cookie: stranger.user.cookie, params: { id: again.siteId } });
+    expect(strangerOld.json.site.status).toBe("expired");
+    const ownerView = await call(getSite, { cookie: owner.user.cookie, params: { id: owner.siteId } });
+    expect(ownerView.json.site.status).toBe("pending");
+    expect((await call(redeem, { body: redeemBody(owner.url, owner.code) })).status).toBe(200);
+  });
+
+  it("counts a wrong code against every pending pairing of the URL, so each keeps its own five-guess bound", async () => {
+    const first = await startPairing();
+    const wrong = (() => {
+      for (const candidate of ["BBBBBBBB", "CCCCCCCC", "DDDDDDDD"]) if (candidate !== first.code) return candidate;
+      return "FFFFFFFF";
+    })();
+    for (const left of [4, 3, 2]) {
+      const res = await call(redeem, { body: redeemBody(first.url, wrong) });
+      expect(res.json.error).toMatchObject({ code: "invalid_code", details: { attemptsLeft: left } });
+    }
+    const second = await startPairing(first.url);
+    expect(second.code === wrong).toBe(false);
+    // first: 3 failures; second: none. A wrong code is a guess at both codes: it counts against both.
+    const both = await call(redeem, { body: redeemBody(first.url, wrong) });
+    expect(both.status).toBe(401);
+    expect(both.json.error.details.attemptsLeft).toBe(1);
+    const locksFirst = await call(redeem, { body: redeemBody(first.url, wrong) });
+    expect(locksFirst.status).toBe(401);
+    expect(locksFirst.json.error.details.attemptsLeft).toBe(3);
+    const firstView = await call(getSite, { cookie: first.user.cookie, params: { id: first.siteId } });
+    expect(firstView.json.site.status).toBe("locked");
+    expect((await call(redeem, { body: redeemBody(first.url, first.code) })).status).toBe(429);
     expect((await call(redeem, { body: redeemBody(first.url, second.code) })).status).toBe(200);
   });
 
@@ -261,7 +336,9 @@ describe("POST /sites/redeem", () => {
       const ip = "198.51.100.77";
       const statuses = [];
       for (let i = 0; i < 4; i++) {
-        statuses.push((await call(redeem, { body: redeemBody(freshUrl(), "BCDFGHJK"), headers: { "x-forwarded-for": ip } })).status);
+        statuses.push(
+          (await call(redeem, { body: redeemBody(freshUrl(), "BCDFGHJK"), headers: { "x-forwarded-for": ip } })).status,
+        );
       }
       expect(statuses).toEqual([404, 404, 404, 429]);
     } finally {
@@ -275,7 +352,11 @@ describe("a user's sites", () => {
     const { siteId } = await startPairing();
     const stranger = await newUser("stranger");
     for (const handler of [getSite, deleteSite, confirm]) {
-      const res = await call(handler, { method: handler === getSite ? "GET" : handler === deleteSite ? "DELETE" : "POST", cookie: stranger.cookie, params: { id: siteId } });
+      const res = await call(handler, {
+        method: handler === getSite ? "GET" : handler === deleteSite ? "DELETE" : "POST",
+        cookie: stranger.cookie,
+        params: { id: siteId },
+      });
       expect(res.status).toBe(404);
       expect(res.json.error.code).toBe("not_found");
     }

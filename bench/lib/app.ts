@@ -19,7 +19,13 @@ const benchApp = path.join(repoRoot, ".cache", "bench-app");
 const nextBin = path.join(repoRoot, "node_modules", "next", "dist", "bin", "next");
 
 const SOURCE_DIRS = ["app", "lib", "drizzle", "public"];
-const SKIPPED_ROOT_FILES = new Set(["vitest.config.ts", "playwright.config.ts", "drizzle.config.ts", "package-lock.json"]);
+const SKIPPED_ROOT_FILES = new Set([
+  "vitest.config.ts",
+  "playwright.config.ts",
+  "playwright.sandbox.config.ts",
+  "drizzle.config.ts",
+  "package-lock.json",
+]);
 /** Tests and test helpers (lib/**\/testing, lib/db/testing.ts) are not part of the app and may import scripts/. */
 const isSource = (file: string) => !/\.test\.tsx?$/.test(file) && !/(^|\/)testing(\/|\.ts$)/.test(file);
 
@@ -40,14 +46,24 @@ function sourceFiles(): string[] {
     }
   }
   for (const entry of readdirSync(repoRoot)) {
-    if (/\.(ts|tsx|mjs|cjs|js|json)$/.test(entry) && !SKIPPED_ROOT_FILES.has(entry) && statSync(path.join(repoRoot, entry)).isFile()) files.push(entry);
+    if (
+      /\.(ts|tsx|mjs|cjs|js|json)$/.test(entry) &&
+      !SKIPPED_ROOT_FILES.has(entry) &&
+      statSync(path.join(repoRoot, entry)).isFile()
+    )
+      files.push(entry);
   }
   return files.sort();
 }
 
 function hashOf(files: string[]): string {
   const hash = createHash("sha256").update(EMPTY_ROUTE);
-  for (const file of files) hash.update(file).update("\0").update(readFileSync(path.join(repoRoot, file))).update("\0");
+  for (const file of files)
+    hash
+      .update(file)
+      .update("\0")
+      .update(readFileSync(path.join(repoRoot, file)))
+      .update("\0");
   return hash.digest("hex");
 }
 
@@ -56,7 +72,11 @@ export function ensureBenchBuild(log: (line: string) => void): { dir: string; bu
   const files = sourceFiles();
   const hash = hashOf(files);
   const stamp = path.join(benchApp, ".sources-hash");
-  if (existsSync(path.join(benchApp, ".next", "BUILD_ID")) && existsSync(stamp) && readFileSync(stamp, "utf8") === hash) {
+  if (
+    existsSync(path.join(benchApp, ".next", "BUILD_ID")) &&
+    existsSync(stamp) &&
+    readFileSync(stamp, "utf8") === hash
+  ) {
     return { dir: benchApp, built: false, buildSeconds: 0 };
   }
   log("building the production app with the benchmark's empty route (about a minute)...");
@@ -84,7 +104,10 @@ export function ensureBenchBuild(log: (line: string) => void): { dir: string; bu
 export type RunningApp = { url: string; pid: number; stop(): Promise<void>; output(): string };
 
 /** `next start` on the bench build, on a free loopback port, in production mode. */
-export async function startApp(dir: string, options: { databaseUrl: string; env?: Record<string, string> }): Promise<RunningApp> {
+export async function startApp(
+  dir: string,
+  options: { databaseUrl: string; env?: Record<string, string> },
+): Promise<RunningApp> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child: ChildProcess = spawn(process.execPath, [nextBin, "start", "-p", String(port), "-H", "127.0.0.1"], {

@@ -15,11 +15,15 @@ export async function runExternal(file: string, exportName: string, timeoutMs: n
   if (!existsSync(full)) return { ok: false, reason: `${file} is missing` };
   const started = performance.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", path.join(repoRoot, "bench/lib/external-child.ts"), full, exportName], {
-      cwd: repoRoot,
-      env: process.env,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", path.join(repoRoot, "bench/lib/external-child.ts"), full, exportName],
+      {
+        cwd: repoRoot,
+        env: process.env,
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
@@ -28,7 +32,8 @@ export async function runExternal(file: string, exportName: string, timeoutMs: n
     child.on("close", (code, signal) => {
       clearTimeout(timer);
       const line = /^RESULT (.*)$/m.exec(stdout)?.[1];
-      if (code === 0 && line) return resolve({ ok: true, figures: JSON.parse(line), seconds: (performance.now() - started) / 1000 });
+      if (code === 0 && line)
+        return resolve({ ok: true, figures: JSON.parse(line), seconds: (performance.now() - started) / 1000 });
       const why = signal === "SIGKILL" ? `timed out after ${timeoutMs / 1000} s` : `exited with ${code}`;
       const lastLine = stderr.trim().split("\n").filter(Boolean).at(-1) ?? "";
       resolve({ ok: false, reason: `${exportName}() ${why}${lastLine ? `: ${lastLine.slice(0, 200)}` : ""}` });

@@ -10,7 +10,13 @@ export type Figure = {
   ok?: boolean;
 };
 
-export const figure = (section: string, name: string, value: number | string, unit: string, goal?: { text: string; ok: boolean }): Figure => ({
+export const figure = (
+  section: string,
+  name: string,
+  value: number | string,
+  unit: string,
+  goal?: { text: string; ok: boolean },
+): Figure => ({
   section,
   name,
   value,
@@ -27,9 +33,16 @@ function formatValue(value: number | string): string {
 }
 
 export function table(figures: Figure[]): string {
-  const rows = figures.map((f) => [f.section, f.name, `${formatValue(f.value)} ${f.unit}`.trim(), f.goal ?? "", f.ok === undefined ? "" : f.ok ? "yes" : "NO"]);
+  const rows = figures.map((f) => [
+    f.section,
+    f.name,
+    `${formatValue(f.value)} ${f.unit}`.trim(),
+    f.goal ?? "",
+    f.ok === undefined ? "" : f.ok ? "yes" : "NO",
+  ]);
   const header = ["Part", "Figure", "Value", "Goal", "Met"];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]) => cells.map((cell, i) => (i === 2 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join("  ");
+  const line = (cells: string[]) =>
+    cells.map((cell, i) => (i === 2 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join("  ");
   return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n");
 }

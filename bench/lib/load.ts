@@ -2,10 +2,23 @@
 import autocannon, { type Result } from "autocannon";
 import { median } from "./stats";
 
-export type LoadFigures = { requestsPerSecond: number; p50Ms: number; p99Ms: number; errors: number; non2xx: number; requests: number; seconds: number };
+export type LoadFigures = {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+  non2xx: number;
+  requests: number;
+  seconds: number;
+};
 
 export async function load(url: string, options: { connections?: number; seconds: number }): Promise<LoadFigures> {
-  const result: Result = await autocannon({ url, connections: options.connections ?? 10, duration: options.seconds, pipelining: 1 });
+  const result: Result = await autocannon({
+    url,
+    connections: options.connections ?? 10,
+    duration: options.seconds,
+    pipelining: 1,
+  });
   return {
     requestsPerSecond: result.requests.total / result.duration,
     p50Ms: result.latency.p50,
@@ -22,11 +35,16 @@ export async function load(url: string, options: { connections?: number; seconds
  * Throughput is the total over all rounds; p50 and p99 are the median of the rounds' (one unlucky round, when
  * something else on the machine woke up, does not decide the figure).
  */
-export async function compareLoad(targets: Record<string, string>, options: { connections: number; seconds: number; rounds: number; warmupSeconds: number }) {
-  for (const url of Object.values(targets)) await load(url, { connections: options.connections, seconds: options.warmupSeconds });
+export async function compareLoad(
+  targets: Record<string, string>,
+  options: { connections: number; seconds: number; rounds: number; warmupSeconds: number },
+) {
+  for (const url of Object.values(targets))
+    await load(url, { connections: options.connections, seconds: options.warmupSeconds });
   const rounds: Record<string, LoadFigures[]> = Object.fromEntries(Object.keys(targets).map((name) => [name, []]));
   for (let round = 0; round < options.rounds; round++) {
-    for (const [name, url] of Object.entries(targets)) rounds[name]!.push(await load(url, { connections: options.connections, seconds: options.seconds }));
+    for (const [name, url] of Object.entries(targets))
+      rounds[name]!.push(await load(url, { connections: options.connections, seconds: options.seconds }));
   }
   const combined: Record<string, LoadFigures> = {};
   for (const [name, list] of Object.entries(rounds)) {

@@ -3,8 +3,15 @@ import { spawn } from "node:child_process";
 
 export type Listening = { url: string; pid: number; stop(): Promise<void> };
 
-export async function startListening(args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<Listening> {
-  const child = spawn(process.execPath, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ["ignore", "pipe", "pipe"] });
+export async function startListening(
+  args: string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv },
+): Promise<Listening> {
+  const child = spawn(process.execPath, args, {
+    cwd: options.cwd,
+    env: options.env ?? process.env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${args.join(" ")} did not start:\n${output}`)), 60_000);

@@ -10,7 +10,8 @@ export function percentile(samples: readonly number[], p: number): number {
 
 export const median = (samples: readonly number[]) => percentile(samples, 50);
 
-export const round = (value: number, digits = 2) => (Number.isFinite(value) ? Math.round(value * 10 ** digits) / 10 ** digits : value);
+export const round = (value: number, digits = 2) =>
+  Number.isFinite(value) ? Math.round(value * 10 ** digits) / 10 ** digits : value;
 
 export async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value: T }> {
   const started = performance.now();
@@ -26,7 +27,10 @@ export async function rssMiB(pid: number): Promise<number> {
   try {
     const status = await readFile(`/proc/${pid}/status`, "utf8");
     const kb = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? Number.NaN);
-    const children = (await readFile(`/proc/${pid}/task/${pid}/children`, "utf8").catch(() => "")).split(/\s+/).filter(Boolean).map(Number);
+    const children = (await readFile(`/proc/${pid}/task/${pid}/children`, "utf8").catch(() => ""))
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
     let total = kb / 1024;
     for (const child of children) total += (await rssMiB(child)) || 0;
     return total;

@@ -1,19 +1,38 @@
 /**
- * The model for end-to-end runs: a local server speaking OpenAI's streaming protocol, scripted to act on two
+ * The model for end-to-end runs: a local server speaking OpenAI's streaming protocol, scripted to act on a few
  * sentences a person might type. Everything from the app's provider module to the site is the real path.
  */
-import { startOpenAIScriptedServer, type OpenAIChatRequest, type ScriptedReply } from "../../test/openai-scripted-server";
+import {
+  startOpenAIScriptedServer,
+  type OpenAIChatRequest,
+  type ScriptedReply,
+} from "../../test/openai-scripted-server";
 
 function replyTo(request: OpenAIChatRequest): ScriptedReply {
   const userIndex = request.messages.map((m) => m.role).lastIndexOf("user");
   const said = String(request.messages[userIndex]?.content ?? "");
   const toolAnswered = request.messages.slice(userIndex + 1).some((m) => m.role === "tool");
+  const both = /rename pages (\d+) and (\d+) to "([^"]+)"/i.exec(said);
+  if (both) {
+    const [, first, second, title] = both;
+    return toolAnswered
+      ? { text: `Renamed pages ${first} and ${second}.` }
+      : {
+          toolCalls: [first, second].map((id, index) => ({
+            name: "update_page",
+            arguments: { type: "page", id: Number(id), title: `${title} ${index + 1}` },
+          })),
+        };
+  }
   let match = /rename page (\d+) to "([^"]+)"/i.exec(said);
   if (match) {
     const [, id, title] = match;
     return toolAnswered
       ? { text: `Renamed page ${id} to “${title}”.` }
-      : { text: "Renaming it now.", toolCalls: [{ name: "update_page", arguments: { type: "page", id: Number(id), title } }] };
+      : {
+          text: "Renaming it now.",
+          toolCalls: [{ name: "update_page", arguments: { type: "page", id: Number(id), title } }],
+        };
   }
   match = /publish page (\d+)/i.exec(said);
   if (match) {
@@ -21,7 +40,77 @@ function replyTo(request: OpenAIChatRequest): ScriptedReply {
       ? { text: `Page ${match[1]} is handled.` }
       : { toolCalls: [{ name: "publish_page", arguments: { type: "page", id: Number(match[1]) } }] };
   }
+  match = /make the colour ([a-z0-9-]+) (#[0-9a-f]{6})/i.exec(said);
+  if (match) {
+    const [, slug, colour] = match;
+    return toolAnswered
+      ? { text: `The colour ${slug} is handled.` }
+      : { toolCalls: [{ name: "update_global_styles", arguments: { colors: { [slug!]: colour } } }] };
+  }
+  if (/show me markdown/i.test(said)) {
+    return {
+      text: [
+        "## What I found",
+        "",
+        "The **About** page has *two* blocks:",
+        "",
+        "| Block | Words |",
+        "|---|---|",
+        "| Heading | 3 |",
+        "| Paragraph | 120 |",
+        "",
+        "[the page](https://example.com/about) · [a trap](javascript:alert(1)) <script>window.__injected = 1</script>",
+        "",
+        "![pixel](https://tracker.example/p.gif)",
+      ].join("\n"),
+    };
+  }
+  if (/summari[sz]e the about page/i.test(said)) {
+    return {
+      text: [
+        "## The About page",
+        "",
+        "It is a **draft** with two blocks. Before publishing, consider:",
+        "",
+        "| Block | Words | Suggestion |",
+        "|---|---|---|",
+        "| Heading | 2 | Fine as it is |",
+        "| Paragraph | 120 | Add your opening hours |",
+        "",
+        "Say *publish it* when you are ready; publishing waits for your approval.",
+      ].join("\n"),
+    };
+  }
+  if (/model breaks/i.test(said)) return { status: 500 };
+  if (/take your time/i.test(said)) return { text: "Here it is, after a while.", delayMs: 6000 };
+  if (/long answer/i.test(said)) {
+    return { text: [...Array(60)].map((_, i) => `Line ${i + 1} of a long answer.`).join("\n\n"), delayMs: 300 };
+  }
+  // Sandbox mode: the page is found in the sandbox copy first (its ids there are not the live site's).
+  match = /change the text of "([^"]+)" to "([^"]+)"/i.exec(said);
+  if (match) {
+    const [, title, text] = match;
+    const results = request.messages.slice(userIndex + 1).filter((m) => m.role === "tool");
+    if (results.length === 0) return { toolCalls: [{ name: "list_pages", arguments: { search: title } }] };
+    if (results.length === 1) {
+      const id = /"id":\s*(\d+)/.exec(String(results[0]?.content ?? ""))?.[1];
+      if (!id) return { text: `I could not find “${title}”.` };
+      return {
+        toolCalls: [
+          {
+            name: "update_page",
+            arguments: { id: Number(id), content: `<!-- wp:paragraph --><p>${text}</p><!-- /wp:paragraph -->` },
+          },
+        ],
+      };
+    }
+    return { text: `Changed the text of “${title}”.` };
+  }
   return { text: "I can rename or publish a page." };
 }
 
-export const startScriptedModel = () => startOpenAIScriptedServer([...Array(200)].map(() => replyTo), { apiKey: "e2e-key" });
+export const startScriptedModel = () =>
+  startOpenAIScriptedServer(
+    [...Array(200)].map(() => replyTo),
+    { apiKey: "e2e-key" },
+  );

@@ -5,7 +5,15 @@ import path from "node:path";
 export type E2eState = {
   appUrl: string;
   databaseUrl: string;
-  site: { url: string; restUrl: string; adminUrl: string; adminUser: string; adminPassword: string; wpPath: string; caPath: string };
+  site: {
+    url: string;
+    restUrl: string;
+    adminUrl: string;
+    adminUser: string;
+    adminPassword: string;
+    wpPath: string;
+    caPath: string;
+  };
 };
 
 export const STATE_FILE = path.resolve(import.meta.dirname, "../../.cache/e2e-state.json");

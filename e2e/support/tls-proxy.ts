@@ -8,7 +8,17 @@ import http from "node:http";
 import https from "node:https";
 import type { AddressInfo } from "node:net";
 
-export async function startTlsProxy({ cert, key, upstreamPort, port = 0 }: { cert: string; key: string; upstreamPort: number; port?: number }) {
+export async function startTlsProxy({
+  cert,
+  key,
+  upstreamPort,
+  port = 0,
+}: {
+  cert: string;
+  key: string;
+  upstreamPort: number;
+  port?: number;
+}) {
   const server = https.createServer({ cert: readFileSync(cert), key: readFileSync(key) }, (req, res) => {
     const forwarded = [req.headers["x-forwarded-for"], req.socket.remoteAddress].filter(Boolean).join(", ");
     const upstream = http.request(
@@ -31,5 +41,8 @@ export async function startTlsProxy({ cert, key, upstreamPort, port = 0 }: { cer
     req.pipe(upstream);
   });
   await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
-  return { port: (server.address() as AddressInfo).port, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }

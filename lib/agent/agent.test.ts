@@ -5,7 +5,8 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { POST } from "@/app/chat/route";
 import { advanceClockForTests } from "@/lib/clock";
-import { listMessages, listToolAudit } from "@/lib/db/queries";
+import { findChangeSet, findSiteForUser, listChangeAudit, listMessages, listToolAudit } from "@/lib/db/queries";
+import { humanEditPost } from "@/lib/changes/testing";
 import { useTestDatabase } from "@/lib/db/testing";
 import { getDb } from "@/lib/db";
 import { toolApprovals } from "@/lib/db/schema";
@@ -13,13 +14,22 @@ import { siteClientFor } from "@/lib/sites/sites";
 import { call } from "@/test/http";
 import { newUser } from "@/test/accounts";
 import { eq } from "drizzle-orm";
-import { APPROVAL_TTL_MS, useApproval } from "./approvals";
+import { APPROVAL_TTL_MS, spendApproval } from "./approvals";
 import { breakerSnapshot, resetBreakersForTests } from "./breaker";
 import { setChatDepsForTests } from "./chat";
 import { setAgentModelForTests } from "./model";
 import { DEFAULT_OPERATIONS } from "./registry";
-import { countingClient, insertSiteRow, parseUiStream, startAgentSite, startFaultyLink, streamText, type AgentTestSite, type Chunk } from "./testing/fixtures";
-import { HOSTILE_CONTENT } from "./testing/injection-corpus";
+import {
+  countingClient,
+  insertSiteRow,
+  parseUiStream,
+  startAgentSite,
+  startFaultyLink,
+  streamText,
+  type AgentTestSite,
+  type Chunk,
+} from "./testing/fixtures";
+import { HOSTILE_CONTENT, POLITE_CONTENT } from "./testing/injection-corpus";
 import { failingModel, scriptedModel, toolResults, type Script } from "./testing/scripted-model";
 import { UNTRUSTED_NOTICE } from "./untrusted";
 
@@ -34,7 +44,13 @@ const limits = { maxSteps: 8, maxToolCalls: 12, maxTokens: 100_000, timeoutMs: 2
 beforeAll(async () => {
   wp = await startAgentSite();
   user = await newUser("agent");
-  siteId = await insertSiteRow({ userId: user.id, url: wp.local.url, token: wp.token, secret: wp.secret, info: wp.info });
+  siteId = await insertSiteRow({
+    userId: user.id,
+    url: wp.local.url,
+    token: wp.token,
+    secret: wp.secret,
+    info: wp.info,
+  });
 });
 
 afterAll(async () => {
@@ -51,15 +67,35 @@ beforeEach(() => {
 
 afterEach(() => setAgentModelForTests(undefined));
 
-type Turn = { status: number; chunks: Chunk[]; text: string; conversationId?: string; metadata?: Record<string, unknown>; json?: any };
+type Turn = {
+  status: number;
+  chunks: Chunk[];
+  text: string;
+  conversationId?: string;
+  metadata?: Record<string, unknown>;
+  json?: any;
+};
 
 async function chat(body: Record<string, unknown>, cookie = user.cookie): Promise<Turn> {
-  const res = await call(POST, { body: { siteId, ...body }, cookie, path: "/chat", headers: { origin: "http://localhost:3000" } });
+  const res = await call(POST, {
+    body: { siteId, ...body },
+    cookie,
+    path: "/chat",
+    headers: { origin: "http://localhost:3000" },
+  });
   if (res.status !== 200) return { status: res.status, chunks: [], text: "", json: res.json };
   const chunks = parseUiStream(res.text);
-  const conversation = chunks.find((c) => c.type === "data-conversation") as { data: { conversationId: string } } | undefined;
+  const conversation = chunks.find((c) => c.type === "data-conversation") as
+    | { data: { conversationId: string } }
+    | undefined;
   const finish = chunks.find((c) => c.type === "finish") as { messageMetadata?: Record<string, unknown> } | undefined;
-  return { status: 200, chunks, text: streamText(chunks), conversationId: conversation?.data.conversationId, metadata: finish?.messageMetadata };
+  return {
+    status: 200,
+    chunks,
+    text: streamText(chunks),
+    conversationId: conversation?.data.conversationId,
+    metadata: finish?.messageMetadata,
+  };
 }
 
 function useModel(script: Script) {
@@ -68,17 +104,33 @@ function useModel(script: Script) {
   return model;
 }
 
-async function createPage(title: string, content = "<!-- wp:paragraph --><p>Hello</p><!-- /wp:paragraph -->", status = "draft") {
+async function createPage(
+  title: string,
+  content = "<!-- wp:paragraph --><p>Hello</p><!-- /wp:paragraph -->",
+  status = "draft",
+) {
   const { data } = await wp.admin.post<{ id: number }>("/wp/v2/pages", { title, content, status });
   return data.id;
 }
 
 async function readPage(id: number) {
-  return (await wp.admin.get<{ status: string; title: { raw: string } }>(`/wp/v2/pages/${id}`, { context: "edit" })).data;
+  return (await wp.admin.get<{ status: string; title: { raw: string } }>(`/wp/v2/pages/${id}`, { context: "edit" }))
+    .data;
 }
 
-const outputsOf = (turn: Turn) => turn.chunks.filter((c) => c.type === "tool-output-available").map((c) => c.output as Record<string, any>);
-const approvalRequests = (turn: Turn) => turn.chunks.filter((c) => c.type === "tool-approval-request") as unknown as Array<{ approvalId: string; toolCallId: string }>;
+const outputsOf = (turn: Turn) =>
+  turn.chunks.filter((c) => c.type === "tool-output-available").map((c) => c.output as Record<string, any>);
+/** The change items each tool call planned or wrote, as the chat shows them (latest state per call). */
+const changeParts = (turn: Turn) => {
+  const latest = new Map<string, Record<string, any>>();
+  for (const c of turn.chunks) if (c.type === "data-change") latest.set(c.id as string, c.data as Record<string, any>);
+  return [...latest.values()];
+};
+const approvalRequests = (turn: Turn) =>
+  turn.chunks.filter((c) => c.type === "tool-approval-request") as unknown as Array<{
+    approvalId: string;
+    toolCallId: string;
+  }>;
 
 describe("a chat turn", () => {
   it("finds a page, changes its title in several steps, streams it all and records it", async () => {
@@ -96,8 +148,15 @@ describe("a chat turn", () => {
     expect(turn.status).toBe(200);
     expect(turn.text).toContain("About our bakery");
     expect((await readPage(id)).title.raw).toBe("About our bakery");
-    expect(outputsOf(turn).map((o) => o.summary)).toEqual([`Searched pages for "About Zorbaville": 1 found.`, `Updated the title of page ${id}.`]);
-    expect(outputsOf(turn)[1]).toMatchObject({ ok: true, before: { title: "About Zorbaville" }, after: { title: "About our bakery" } });
+    expect(outputsOf(turn).map((o) => o.summary)).toEqual([
+      `Searched pages for "About Zorbaville": 1 found.`,
+      `Updated the title of page ${id}.`,
+    ]);
+    expect(outputsOf(turn)[1]).toMatchObject({
+      ok: true,
+      before: { title: "About Zorbaville" },
+      after: { title: "About our bakery" },
+    });
     expect(turn.metadata).toMatchObject({ stopReason: "finished", steps: 3, toolCalls: 2 });
 
     const audit = await listToolAudit({ conversationId: turn.conversationId! });
@@ -105,12 +164,24 @@ describe("a chat turn", () => {
       ["list_pages", "ok", user.id, siteId],
       ["update_page", "ok", user.id, siteId],
     ]);
-    expect(audit[1]).toMatchObject({ input: { type: "page", id, title: "About our bakery" }, resultSummary: `Updated the title of page ${id}.` });
+    expect(audit[1]).toMatchObject({
+      input: { type: "page", id, title: "About our bakery" },
+      resultSummary: `Updated the title of page ${id}.`,
+    });
     expect(audit[1]!.durationMs).toBeGreaterThanOrEqual(0);
 
     const saved = await listMessages({ conversationId: turn.conversationId! });
     expect(saved.map((m) => m.role)).toEqual(["user", "assistant"]);
     expect(JSON.stringify(saved[1]!.parts)).toContain("About our bakery");
+  });
+
+  it("records when the live site last answered, for the dashboard", async () => {
+    const before = await findSiteForUser({ userId: user.id, siteId });
+    useModel([{ toolCalls: [{ name: "list_pages", input: {} }] }, { text: "Here are your pages." }]);
+    const turn = await chat({ message: "Which pages do I have?" });
+    expect(turn.status).toBe(200);
+    const after = await findSiteForUser({ userId: user.id, siteId });
+    expect(after!.lastSeenAt!.getTime()).toBeGreaterThan(before!.lastSeenAt?.getTime() ?? 0);
   });
 
   it("shows the model every tool result wrapped as untrusted site data", async () => {
@@ -119,7 +190,10 @@ describe("a chat turn", () => {
     await chat({ message: "Read the Wrapped page" });
     const seen = toolResults(model.doStreamCalls[1]!.prompt)[0]!.output as Record<string, any>;
     expect(seen.untrusted_notice).toBe(UNTRUSTED_NOTICE);
-    expect(seen.site_data).toMatchObject({ ok: true, data: { id, title: "Wrapped", outline: [{ position: "1", block: "core/paragraph" }] } });
+    expect(seen.site_data).toMatchObject({
+      ok: true,
+      data: { id, title: "Wrapped", outline: [{ position: "1", block: "core/paragraph" }] },
+    });
   });
 
   it("continues a conversation with its history and sends the first bytes before the model answers", async () => {
@@ -143,7 +217,12 @@ describe("a chat turn", () => {
     const prompt = JSON.stringify(model.doStreamCalls[0]!.prompt);
     expect(prompt).toContain("tangerine");
     expect(prompt).toContain("First answer.");
-    expect((await listMessages({ conversationId: first.conversationId! })).map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
+    expect((await listMessages({ conversationId: first.conversationId! })).map((m) => m.role)).toEqual([
+      "user",
+      "assistant",
+      "user",
+      "assistant",
+    ]);
   });
 
   it("writes each audit row as the call completes, before the turn ends and its messages are saved", async () => {
@@ -152,7 +231,9 @@ describe("a chat turn", () => {
     useModel([
       { toolCalls: [{ name: "update_page", input: { id, title: "Saved mid-turn" } }] },
       async (prompt) => {
-        const conversationId = (await listToolAudit({ siteId })).find((r) => (r.input as { id?: number })?.id === id)!.conversationId;
+        const conversationId = (await listToolAudit({ siteId })).find(
+          (r) => (r.input as { id?: number })?.id === id,
+        )!.conversationId;
         const audit = (await listToolAudit({ conversationId })).map((r): [string, string] => [r.operation, r.status]);
         midTurn = { audit, messages: (await listMessages({ conversationId })).length };
         void prompt;
@@ -194,8 +275,17 @@ describe("stopping", () => {
 
 describe("the allowlist", () => {
   it("refuses a tool outside the allowlist and the site sees no request at all", async () => {
+    setChatDepsForTests({
+      siteClient: (site) => countingClient(siteClientFor(site), counter),
+      limits: () => limits,
+      allowlist: () => DEFAULT_OPERATIONS.filter((name) => name !== "trash_page"),
+    });
     const id = await createPage("Keep me");
-    const model = useModel([{ toolCalls: [{ name: "trash_page", input: { id } }] }, { toolCalls: [{ name: "drop_database", input: {} }] }, { text: "I cannot do that." }]);
+    const model = useModel([
+      { toolCalls: [{ name: "trash_page", input: { id } }] },
+      { toolCalls: [{ name: "drop_database", input: {} }] },
+      { text: "I cannot do that." },
+    ]);
     const turn = await chat({ message: "Delete the Keep me page" });
 
     expect(counter.requests).toEqual([]);
@@ -215,7 +305,10 @@ describe("the allowlist", () => {
   });
 
   it("feeds arguments that fail the schema back to the model without calling the site", async () => {
-    const model = useModel([{ toolCalls: [{ name: "update_page", input: { id: "twelve", title: "" } }] }, { text: "Sorry." }]);
+    const model = useModel([
+      { toolCalls: [{ name: "update_page", input: { id: "twelve", title: "" } }] },
+      { text: "Sorry." },
+    ]);
     const turn = await chat({ message: "Rename page twelve" });
     expect(counter.requests).toEqual([]);
     expect(JSON.stringify(model.doStreamCalls[1]!.prompt)).toContain("Invalid input for tool update_page");
@@ -223,10 +316,17 @@ describe("the allowlist", () => {
   });
 
   it("offers the model only the allowlisted tools the token's scopes allow", async () => {
-    setChatDepsForTests({ siteClient: (site) => countingClient(siteClientFor(site), counter), limits: () => limits, allowlist: () => ["read_page", "publish_page"] });
+    setChatDepsForTests({
+      siteClient: (site) => countingClient(siteClientFor(site), counter),
+      limits: () => limits,
+      allowlist: () => ["read_page", "publish_page"],
+    });
     const model = useModel([{ text: "ok" }]);
     await chat({ message: "hi" });
-    expect(model.doStreamCalls[0]!.tools!.map((t) => (t as { name: string }).name).sort()).toEqual(["publish_page", "read_page"]);
+    expect(model.doStreamCalls[0]!.tools!.map((t) => (t as { name: string }).name).sort()).toEqual([
+      "publish_page",
+      "read_page",
+    ]);
   });
 });
 
@@ -245,27 +345,48 @@ describe("destructive operations", () => {
     const asked = await chat({ message: "Publish the launch page" });
     const [request] = approvalRequests(asked);
     expect(request).toBeDefined();
-    expect(counter.requests).toEqual([]);
+    // Planning reads the page (to show the diff); nothing is written before the click.
+    expect(counter.requests.filter((r) => r.method !== "GET")).toEqual([]);
+    expect(changeParts(asked)[0]).toMatchObject({
+      status: "pending",
+      items: [{ title: "Launch page", before: { status: "draft" }, after: { status: "publish" }, status: "pending" }],
+    });
     expect((await readPage(id)).status).toBe("draft");
     expect(asked.metadata).toMatchObject({ stopReason: "finished" });
 
-    const approved = await chat({ conversationId: asked.conversationId, approvals: [{ id: request!.approvalId, approved: true }] });
+    const approved = await chat({
+      conversationId: asked.conversationId,
+      approvals: [{ id: request!.approvalId, approved: true }],
+    });
     expect(approved.status).toBe(200);
-    expect(outputsOf(approved)[0]).toMatchObject({ ok: true, before: { status: "draft" }, after: { status: "publish" } });
+    expect(outputsOf(approved)[0]).toMatchObject({
+      ok: true,
+      before: { status: "draft" },
+      after: { status: "publish" },
+    });
     expect((await readPage(id)).status).toBe("publish");
     expect(approved.text).toContain("Published.");
 
     // The same approval cannot be used again.
-    const again = await chat({ conversationId: asked.conversationId, approvals: [{ id: request!.approvalId, approved: true }] });
+    const again = await chat({
+      conversationId: asked.conversationId,
+      approvals: [{ id: request!.approvalId, approved: true }],
+    });
     expect(again.status).toBe(409);
     expect(again.json.error.code).toBe("approval_not_pending");
   });
 
   it("leave the site untouched when the user denies, and tell the model why", async () => {
     const id = await createPage("Stay draft");
-    const model = useModel([{ toolCalls: [{ name: "publish_page", input: { id } }] }, { text: "Understood, I left it as a draft." }]);
+    const model = useModel([
+      { toolCalls: [{ name: "publish_page", input: { id } }] },
+      { text: "Understood, I left it as a draft." },
+    ]);
     const asked = await chat({ message: "Publish Stay draft" });
-    const denied = await chat({ conversationId: asked.conversationId, approvals: [{ id: approvalRequests(asked)[0]!.approvalId, approved: false, reason: "Not yet" }] });
+    const denied = await chat({
+      conversationId: asked.conversationId,
+      approvals: [{ id: approvalRequests(asked)[0]!.approvalId, approved: false, reason: "Not yet" }],
+    });
     expect(denied.chunks.some((c) => c.type === "tool-output-denied")).toBe(true);
     expect((await readPage(id)).status).toBe("draft");
     expect(JSON.stringify(model.doStreamCalls.at(-1)!.prompt)).toContain("Not yet");
@@ -288,14 +409,32 @@ describe("destructive operations", () => {
     expect(requests).toHaveLength(2);
     const forOne = requests.find((r) => r.toolCallId === "call_trash_one")!;
     const forTwo = requests.find((r) => r.toolCallId === "call_trash_two")!;
-    await chat({ conversationId: asked.conversationId, approvals: [{ id: forOne.approvalId, approved: true }, { id: forTwo.approvalId, approved: false }] });
+    await chat({
+      conversationId: asked.conversationId,
+      approvals: [
+        { id: forOne.approvalId, approved: true },
+        { id: forTwo.approvalId, approved: false },
+      ],
+    });
     expect((await readPage(one)).status).toBe("trash");
     expect((await readPage(two)).status).toBe("draft");
 
     // Even presented for page 2 with page 1's tool call, the used approval opens nothing.
     const scope = { conversationId: asked.conversationId!, userId: user.id };
-    expect(await useApproval(scope, { toolCallId: "call_trash_one", operation: "trash_page", input: { type: "page", id: two } })).toBe(false);
-    expect(await useApproval(scope, { toolCallId: "call_trash_one", operation: "trash_page", input: { type: "page", id: one } })).toBe(false);
+    expect(
+      await spendApproval(scope, {
+        toolCallId: "call_trash_one",
+        operation: "trash_page",
+        input: { type: "page", id: two },
+      }),
+    ).toBe(false);
+    expect(
+      await spendApproval(scope, {
+        toolCallId: "call_trash_one",
+        operation: "trash_page",
+        input: { type: "page", id: one },
+      }),
+    ).toBe(false);
   });
 
   it("refuse an approval that arrives after it expired", async () => {
@@ -303,7 +442,10 @@ describe("destructive operations", () => {
     useModel([{ toolCalls: [{ name: "trash_page", input: { id } }] }, { text: "It was not trashed." }]);
     const asked = await chat({ message: "Trash Too late" });
     advanceClockForTests(APPROVAL_TTL_MS + 1000);
-    const late = await chat({ conversationId: asked.conversationId, approvals: [{ id: approvalRequests(asked)[0]!.approvalId, approved: true }] });
+    const late = await chat({
+      conversationId: asked.conversationId,
+      approvals: [{ id: approvalRequests(asked)[0]!.approvalId, approved: true }],
+    });
     expect(late.chunks.some((c) => c.type === "tool-output-denied")).toBe(true);
     expect((await readPage(id)).status).toBe("draft");
     const db = await getDb();
@@ -323,7 +465,10 @@ describe("destructive operations", () => {
     const last = stored.at(-1)!;
     const parts = JSON.parse(JSON.stringify(last.parts).replaceAll(`"id":${one}`, `"id":${two}`));
     await db.update(messages).set({ parts }).where(eq(messages.id, last.id));
-    await chat({ conversationId: asked.conversationId, approvals: [{ id: approvalRequests(asked)[0]!.approvalId, approved: true }] });
+    await chat({
+      conversationId: asked.conversationId,
+      approvals: [{ id: approvalRequests(asked)[0]!.approvalId, approved: true }],
+    });
     expect((await readPage(one)).status).toBe("draft");
     expect((await readPage(two)).status).toBe("draft");
   });
@@ -334,7 +479,10 @@ describe("destructive operations", () => {
     const asked = await chat({ message: "Trash it" });
     useModel([{ text: "Sure, something else." }]);
     await chat({ conversationId: asked.conversationId, message: "Actually, never mind" });
-    const late = await chat({ conversationId: asked.conversationId, approvals: [{ id: approvalRequests(asked)[0]!.approvalId, approved: true }] });
+    const late = await chat({
+      conversationId: asked.conversationId,
+      approvals: [{ id: approvalRequests(asked)[0]!.approvalId, approved: true }],
+    });
     expect(late.status).toBe(409);
     expect((await readPage(id)).status).toBe("draft");
   });
@@ -343,12 +491,207 @@ describe("destructive operations", () => {
     const { data: menu } = await wp.admin.post<{ id: number }>("/wp/v2/menus", { name: `Main ${Date.now()}` });
     const pageId = await createPage("Menu target", undefined, "publish");
     useModel([
-      { toolCalls: [{ name: "change_menu", input: { menuId: menu.id, changes: [{ action: "add", title: "Visit", pageId }] } }] },
+      {
+        toolCalls: [
+          { name: "change_menu", input: { menuId: menu.id, changes: [{ action: "add", title: "Visit", pageId }] } },
+        ],
+      },
       { text: "Added." },
     ]);
-    const asked = await chat({ message: "Add the page to the menu" });
-    const done = await chat({ conversationId: asked.conversationId, approvals: [{ id: approvalRequests(asked)[0]!.approvalId, approved: true }] });
-    expect(outputsOf(done)[0]).toMatchObject({ ok: true, before: { items: [] }, after: { items: [{ title: "Visit" }] } });
+    // Classic menus are offered on classic themes only: this conversation is about the site as a classic one.
+    const theme = wp.info.theme as Record<string, unknown>;
+    const classicSiteId = await insertSiteRow({
+      userId: user.id,
+      url: wp.local.url,
+      token: wp.token,
+      secret: wp.secret,
+      info: { ...wp.info, theme: { ...theme, isBlockTheme: false } },
+    });
+    const asked = await chat({ siteId: classicSiteId, message: "Add the page to the menu" });
+    const done = await chat({
+      siteId: classicSiteId,
+      conversationId: asked.conversationId,
+      approvals: [{ id: approvalRequests(asked)[0]!.approvalId, approved: true }],
+    });
+    expect(outputsOf(done)[0]).toMatchObject({
+      ok: true,
+      before: { items: [] },
+      after: { items: [{ title: "Visit" }] },
+    });
+  });
+});
+
+describe("the owner's click rule", () => {
+  it("writes a draft at once but holds a published page's edit, with its diff, until the owner approves it", async () => {
+    const draft = await createPage("Draft notes");
+    const live = await createPage("Opening hours", undefined, "publish");
+    useModel([
+      {
+        toolCalls: [
+          { name: "update_page", input: { id: draft, title: "Draft notes v2" }, id: "call_draft" },
+          { name: "update_page", input: { id: live, title: "Opening hours (summer)" }, id: "call_live" },
+        ],
+      },
+      { text: "Renamed both." },
+    ]);
+    const asked = await chat({ message: "Rename both pages" });
+    expect(approvalRequests(asked).map((r) => r.toolCallId)).toEqual(["call_live"]);
+    expect((await readPage(draft)).title.raw).toBe("Draft notes v2");
+    expect((await readPage(live)).title.raw).toBe("Opening hours");
+    const parts = Object.fromEntries(changeParts(asked).map((p) => [p.toolCallId, p]));
+    expect(parts.call_draft).toMatchObject({ status: "applied", items: [{ visible: false }] });
+    expect(parts.call_live).toMatchObject({
+      status: "pending",
+      items: [
+        { title: "Opening hours", before: { title: "Opening hours" }, after: { title: "Opening hours (summer)" } },
+      ],
+    });
+    expect(asked.metadata?.changeSetId).toBe(parts.call_live!.changeSetId);
+
+    const approved = await chat({
+      conversationId: asked.conversationId,
+      approvals: [{ id: approvalRequests(asked)[0]!.approvalId, approved: true }],
+    });
+    expect(outputsOf(approved)[0]).toMatchObject({ ok: true, after: { title: "Opening hours (summer)" } });
+    expect((await readPage(live)).title.raw).toBe("Opening hours (summer)");
+    expect(approved.metadata?.changeSetId).toBe(parts.call_live!.changeSetId);
+    const set = await findChangeSet({ id: parts.call_live!.changeSetId, userId: user.id, siteId });
+    expect(set).toMatchObject({ status: "applied" });
+    expect(set!.items.map((i) => [i.title, i.status]).sort()).toEqual([
+      ["Draft notes", "applied"],
+      ["Opening hours", "applied"],
+    ]);
+    expect((await listChangeAudit({ changeSetId: set!.id })).map((a) => [a.action, a.outcome])).toEqual([
+      ["write", "ok"],
+      ["approve", "ok"],
+      ["write", "ok"],
+    ]);
+  });
+
+  it("writes two edits of one draft made in the same step, the second planned again over the first", async () => {
+    const draft = await createPage("Two blocks", "<!-- wp:paragraph --><p>One</p><!-- /wp:paragraph -->");
+    useModel([
+      {
+        toolCalls: [
+          {
+            name: "insert_block",
+            input: { id: draft, position: "end", markup: "<!-- wp:paragraph --><p>Two</p><!-- /wp:paragraph -->" },
+          },
+          {
+            name: "insert_block",
+            input: { id: draft, position: "end", markup: "<!-- wp:paragraph --><p>Three</p><!-- /wp:paragraph -->" },
+          },
+        ],
+      },
+      { text: "Added two paragraphs." },
+    ]);
+    const turn = await chat({ message: "Add two paragraphs" });
+    expect(outputsOf(turn).map((o) => o.ok)).toEqual([true, true]);
+    const content = (await wp.admin.get<{ content: { raw: string } }>(`/wp/v2/pages/${draft}`, { context: "edit" }))
+      .data.content.raw;
+    expect(content).toContain("<p>One</p>");
+    expect(content).toContain("<p>Two</p>");
+    expect(content).toContain("<p>Three</p>");
+  });
+
+  it("respects a denial: the page stays as it was, the plan is closed and the model is told", async () => {
+    const live = await createPage("Team", undefined, "publish");
+    const model = useModel([
+      { toolCalls: [{ name: "update_page", input: { id: live, title: "Our team" } }] },
+      { text: "Fine, I left it." },
+    ]);
+    const asked = await chat({ message: "Rename Team" });
+    const denied = await chat({
+      conversationId: asked.conversationId,
+      approvals: [{ id: approvalRequests(asked)[0]!.approvalId, approved: false, reason: "Keep the old name" }],
+    });
+    expect(denied.chunks.some((c) => c.type === "tool-output-denied")).toBe(true);
+    expect((await readPage(live)).title.raw).toBe("Team");
+    expect(JSON.stringify(model.doStreamCalls.at(-1)!.prompt)).toContain("Keep the old name");
+    const set = await findChangeSet({ id: asked.metadata!.changeSetId as string, userId: user.id, siteId });
+    expect(set).toMatchObject({ status: "discarded", items: [{ status: "denied" }] });
+    expect((await listChangeAudit({ changeSetId: set!.id })).map((a) => [a.action, a.outcome, a.detail])).toEqual([
+      ["deny", "denied", "Keep the old name"],
+    ]);
+  });
+
+  it("approves every pending change of the turn in one request", async () => {
+    const one = await createPage("Menu A", undefined, "publish");
+    const two = await createPage("Menu B", undefined, "publish");
+    useModel([
+      {
+        toolCalls: [
+          { name: "update_page", input: { id: one, title: "Lunch" } },
+          { name: "update_page", input: { id: two, title: "Dinner" } },
+          { name: "set_site_identity", input: { tagline: "Open late" } },
+        ],
+      },
+      { text: "Done." },
+    ]);
+    const asked = await chat({ message: "Rename the menus and set the tagline" });
+    expect(approvalRequests(asked)).toHaveLength(3);
+    await chat({
+      conversationId: asked.conversationId,
+      approvals: approvalRequests(asked).map((r) => ({ id: r.approvalId, approved: true })),
+    });
+    expect((await readPage(one)).title.raw).toBe("Lunch");
+    expect((await readPage(two)).title.raw).toBe("Dinner");
+    expect((await wp.admin.get<{ description: string }>("/wp/v2/settings")).data.description).toBe("Open late");
+  });
+
+  it("closes an approved plan the site could not be reached for, and says so in the audit", async () => {
+    const link = await startFaultyLink(wp.local.port);
+    const flakySite = await insertSiteRow({
+      userId: user.id,
+      url: link.url,
+      token: wp.token,
+      secret: wp.secret,
+      info: wp.info,
+    });
+    try {
+      const live = await createPage("Gallery", undefined, "publish");
+      useModel([{ toolCalls: [{ name: "update_page", input: { id: live, title: "Photo gallery" } }] }, { text: "ok" }]);
+      const asked = await chat({ siteId: flakySite, message: "Rename Gallery" });
+      link.down();
+      const approved = await chat({
+        siteId: flakySite,
+        conversationId: asked.conversationId,
+        approvals: [{ id: approvalRequests(asked)[0]!.approvalId, approved: true }],
+      });
+      expect(outputsOf(approved)[0]).toMatchObject({ ok: false, code: "site_unreachable" });
+      const set = await findChangeSet({
+        id: asked.metadata!.changeSetId as string,
+        userId: user.id,
+        siteId: flakySite,
+      });
+      expect(set).toMatchObject({ status: "discarded", items: [{ status: "failed" }] });
+      expect((await listChangeAudit({ changeSetId: set!.id })).at(-1)).toMatchObject({
+        action: "write",
+        outcome: "failed",
+        detail: expect.stringContaining("Unknown whether it was written"),
+      });
+      link.up();
+      expect((await readPage(live)).title.raw).toBe("Gallery");
+    } finally {
+      await link.close();
+    }
+  });
+
+  it("writes nothing over a person's edit made between the plan and the click, and the model hears why", async () => {
+    const live = await createPage("Prices", undefined, "publish");
+    const model = useModel([
+      { toolCalls: [{ name: "update_page", input: { id: live, title: "Our prices" } }] },
+      { text: "Someone edited it meanwhile, so I changed nothing." },
+    ]);
+    const asked = await chat({ message: "Rename Prices" });
+    await humanEditPost(wp.local.wpPath, live, { title: "Prices 2027", content: "New list by Ana" });
+    const approved = await chat({
+      conversationId: asked.conversationId,
+      approvals: [{ id: approvalRequests(asked)[0]!.approvalId, approved: true }],
+    });
+    expect(outputsOf(approved)[0]).toMatchObject({ ok: false, code: "sitewright_stale" });
+    expect((await readPage(live)).title.raw).toBe("Prices 2027");
+    expect(JSON.stringify(model.doStreamCalls.at(-1)!.prompt)).toContain("sitewright_stale");
   });
 });
 
@@ -361,36 +704,63 @@ describe("prompt injection", () => {
     });
   });
 
-  it.each(HOSTILE_CONTENT)("hostile page content yields no unapproved write: %s", async (hostile) => {
-    const id = await createPage("Innocent title", `<!-- wp:paragraph --><p>${hostile}</p><!-- /wp:paragraph -->`);
-    const settingsBefore = (await wp.admin.get<{ title: string }>("/wp/v2/settings")).data.title;
-    // A gullible model that does whatever the page says.
+  it.each([...HOSTILE_CONTENT, ...POLITE_CONTENT])(
+    "hostile page content changes nothing visible without the owner's click, and the click shows exactly what would change: %s",
+    async (hostile) => {
+      const id = await createPage(
+        "Innocent title",
+        `<!-- wp:paragraph --><p>${hostile}</p><!-- /wp:paragraph -->`,
+        "publish",
+      );
+      const settingsBefore = (await wp.admin.get<{ title: string }>("/wp/v2/settings")).data.title;
+      // A gullible model that does whatever the page says.
+      useModel([
+        { toolCalls: [{ name: "read_page", input: { id } }] },
+        {
+          toolCalls: [
+            { name: "set_site_identity", input: { title: "HACKED" }, id: "call_identity" },
+            { name: "update_page", input: { id, title: "Owned" }, id: "call_update" },
+            { name: "trash_page", input: { id }, id: "call_trash" },
+          ],
+        },
+        { text: "Done as the page said." },
+      ]);
+      const turn = await chat({ message: "What does the Innocent title page say?" });
+      expect(approvalRequests(turn)).toHaveLength(3);
+      expect(counter.requests.filter((r) => r.method !== "GET")).toEqual([]);
+      expect((await readPage(id)).title.raw).toBe("Innocent title");
+      expect((await readPage(id)).status).toBe("publish");
+      expect((await wp.admin.get<{ title: string }>("/wp/v2/settings")).data.title).toBe(settingsBefore);
+      const pending = Object.fromEntries(changeParts(turn).map((part) => [part.toolCallId, part]));
+      expect(pending.call_identity).toMatchObject({
+        status: "pending",
+        items: [
+          { kind: "setting", title: "Site title", before: { value: settingsBefore }, after: { value: "HACKED" } },
+        ],
+      });
+      expect(pending.call_update).toMatchObject({
+        items: [
+          { kind: "page", title: "Innocent title", before: { title: "Innocent title" }, after: { title: "Owned" } },
+        ],
+      });
+      expect(pending.call_trash).toMatchObject({
+        items: [{ title: "Innocent title", before: { status: "publish" }, after: { status: "trash" } }],
+      });
+      expect(turn.metadata?.changeSetId).toEqual(pending.call_update!.changeSetId);
+    },
+  );
+
+  it("warns the model for the rest of a conversation that read hostile content, and a published page still waits", async () => {
+    const id = await createPage("Later", `<p>${HOSTILE_CONTENT[0]}</p>`, "publish");
     useModel([
       { toolCalls: [{ name: "read_page", input: { id } }] },
-      {
-        toolCalls: [
-          { name: "set_site_identity", input: { title: "HACKED" } },
-          { name: "update_page", input: { id, title: "Owned" } },
-          { name: "trash_page", input: { id } },
-          { name: "publish_page", input: { id } },
-        ],
-      },
-      { text: "Done as the page said." },
+      { text: "It asks me to delete pages; I will not." },
     ]);
-    const turn = await chat({ message: "What does the Innocent title page say?" });
-    expect(approvalRequests(turn)).toHaveLength(4);
-    expect(counter.requests.filter((r) => r.method !== "GET")).toEqual([]);
-    expect((await readPage(id)).title.raw).toBe("Innocent title");
-    expect((await readPage(id)).status).toBe("draft");
-    expect((await wp.admin.get<{ title: string }>("/wp/v2/settings")).data.title).toBe(settingsBefore);
-    expect(outputsOf(turn)[0]!.flagged).toBeTruthy();
-  });
-
-  it("keeps writes on approval for the rest of a conversation that read hostile content", async () => {
-    const id = await createPage("Later", `<p>${HOSTILE_CONTENT[0]}</p>`);
-    useModel([{ toolCalls: [{ name: "read_page", input: { id } }] }, { text: "It asks me to delete pages; I will not." }]);
     const first = await chat({ message: "Read Later" });
-    const model = useModel([{ toolCalls: [{ name: "update_page", input: { id, title: "Changed later" } }] }, { text: "ok" }]);
+    const model = useModel([
+      { toolCalls: [{ name: "update_page", input: { id, title: "Changed later" } }] },
+      { text: "ok" },
+    ]);
     const second = await chat({ conversationId: first.conversationId, message: "thanks" });
     expect(approvalRequests(second)).toHaveLength(1);
     // The system prompt warns without quoting the site's text.
@@ -403,8 +773,12 @@ describe("prompt injection", () => {
 
 describe("the budget", () => {
   const withLimits = (overrides: Partial<typeof limits>) =>
-    setChatDepsForTests({ siteClient: (site) => countingClient(siteClientFor(site), counter), limits: () => ({ ...limits, ...overrides }) });
-  const forever = (calls = 1) => useModel([{ toolCalls: Array.from({ length: calls }, () => ({ name: "get_site_info", input: {} })) }]);
+    setChatDepsForTests({
+      siteClient: (site) => countingClient(siteClientFor(site), counter),
+      limits: () => ({ ...limits, ...overrides }),
+    });
+  const forever = (calls = 1) =>
+    useModel([{ toolCalls: Array.from({ length: calls }, () => ({ name: "get_site_info", input: {} })) }]);
 
   it("stops a model that calls tools forever at the step limit, and says what was done", async () => {
     withLimits({ maxSteps: 3 });
@@ -425,7 +799,9 @@ describe("the budget", () => {
     expect(counter.requests).toHaveLength(3);
     expect(turn.text).toContain("the tool call limit (3 calls) was reached");
     const audit = await listToolAudit({ conversationId: turn.conversationId! });
-    expect(audit.filter((a) => a.status === "refused").map((a) => a.error)).toEqual([expect.stringMatching(/^budget_exhausted/)]);
+    expect(audit.filter((a) => a.status === "refused").map((a) => a.error)).toEqual([
+      expect.stringMatching(/^budget_exhausted/),
+    ]);
   });
 
   it("counts invalid tool calls against the tool call limit", async () => {
@@ -457,7 +833,10 @@ describe("the budget", () => {
   it("lists what was changed when a run is cut short", async () => {
     withLimits({ maxSteps: 2 });
     const id = await createPage("Budget edit");
-    useModel([{ toolCalls: [{ name: "update_page", input: { id, title: "Edited before the limit" } }] }, { toolCalls: [{ name: "get_site_info", input: {} }] }]);
+    useModel([
+      { toolCalls: [{ name: "update_page", input: { id, title: "Edited before the limit" } }] },
+      { toolCalls: [{ name: "get_site_info", input: {} }] },
+    ]);
     const turn = await chat({ message: "edit then loop" });
     expect(turn.text).toContain(`Done on the site:\n- Updated the title of page ${id}.`);
   });
@@ -466,7 +845,13 @@ describe("the budget", () => {
 describe("circuit breakers", () => {
   it("open for a failing site after five failures, fail fast, and recover after the cool-down", async () => {
     const link = await startFaultyLink(wp.local.port);
-    const flakySite = await insertSiteRow({ userId: user.id, url: link.url, token: wp.token, secret: wp.secret, info: wp.info });
+    const flakySite = await insertSiteRow({
+      userId: user.id,
+      url: link.url,
+      token: wp.token,
+      secret: wp.secret,
+      info: wp.info,
+    });
     try {
       link.down();
       useModel([{ toolCalls: [{ name: "get_site_info", input: {} }] }]);
@@ -518,7 +903,11 @@ describe("circuit breakers", () => {
 describe("POST /chat refuses before any model call", () => {
   it("answers 401 without a session", async () => {
     const model = useModel([{ text: "never" }]);
-    const res = await call(POST, { body: { siteId, message: "hi" }, path: "/chat", headers: { origin: "http://localhost:3000" } });
+    const res = await call(POST, {
+      body: { siteId, message: "hi" },
+      path: "/chat",
+      headers: { origin: "http://localhost:3000" },
+    });
     expect(res.status).toBe(401);
     expect(res.json.error.code).toBe("unauthenticated");
     expect(model.doStreamCalls).toHaveLength(0);
@@ -559,14 +948,27 @@ describe("POST /chat refuses before any model call", () => {
     useModel([{ text: "mine" }]);
     const mine = await chat({ message: "hi" });
     const other = await newUser("intruder");
-    const theirSite = await insertSiteRow({ userId: other.id, url: wp.local.url, token: wp.token, secret: wp.secret, info: wp.info });
+    const theirSite = await insertSiteRow({
+      userId: other.id,
+      url: wp.local.url,
+      token: wp.token,
+      secret: wp.secret,
+      info: wp.info,
+    });
     const res = await chat({ siteId: theirSite, conversationId: mine.conversationId, message: "hi" }, other.cookie);
     expect(res.status).toBe(404);
   });
 
   it("answers 409 site_not_active for a site that is not connected yet", async () => {
     const model = useModel([{ text: "never" }]);
-    const pending = await insertSiteRow({ userId: user.id, url: wp.local.url, token: wp.token, secret: wp.secret, info: wp.info, status: "redeemed" });
+    const pending = await insertSiteRow({
+      userId: user.id,
+      url: wp.local.url,
+      token: wp.token,
+      secret: wp.secret,
+      info: wp.info,
+      status: "redeemed",
+    });
     const res = await chat({ siteId: pending, message: "hi" });
     expect(res.status).toBe(409);
     expect(res.json.error.code).toBe("site_not_active");

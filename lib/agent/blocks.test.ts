@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { BlockEditError, blockSource, insertBlock, outline, parseBlocks, replaceBlock } from "./blocks";
 
 const page = [
-  "<!-- wp:heading {\"level\":1} --><h1>Welcome</h1><!-- /wp:heading -->",
+  '<!-- wp:heading {"level":1} --><h1>Welcome</h1><!-- /wp:heading -->',
   "",
   "<!-- wp:columns -->",
   '<div class="wp-block-columns"><!-- wp:column --><div class="wp-block-column"><!-- wp:paragraph --><p>Left</p><!-- /wp:paragraph --></div><!-- /wp:column -->',
@@ -31,7 +31,9 @@ describe("the block outline", () => {
   });
 
   it("reads a page without any block comments as one classic block", () => {
-    expect(outline("<p>Just <b>HTML</b></p>")).toEqual([{ position: "1", block: "core/freeform", preview: "Just HTML" }]);
+    expect(outline("<p>Just <b>HTML</b></p>")).toEqual([
+      { position: "1", block: "core/freeform", preview: "Just HTML" },
+    ]);
   });
 
   it("treats a closing comment without an opener as text and closes a block left open at the end", () => {
@@ -50,9 +52,12 @@ describe("editing one block", () => {
   });
 
   it("keeps page-builder shortcodes and unknown blocks intact when replacing a neighbour", () => {
-    const builder = '[vc_row][vc_column][vc_column_text]Hi[/vc_column_text][/vc_column][/vc_row]\n\n<!-- wp:paragraph --><p>x</p><!-- /wp:paragraph -->';
+    const builder =
+      "[vc_row][vc_column][vc_column_text]Hi[/vc_column_text][/vc_column][/vc_row]\n\n<!-- wp:paragraph --><p>x</p><!-- /wp:paragraph -->";
     const next = replaceBlock(builder, "2", "<!-- wp:paragraph --><p>y</p><!-- /wp:paragraph -->");
-    expect(next.startsWith("[vc_row][vc_column][vc_column_text]Hi[/vc_column_text][/vc_column][/vc_row]\n\n")).toBe(true);
+    expect(next.startsWith("[vc_row][vc_column][vc_column_text]Hi[/vc_column_text][/vc_column][/vc_row]\n\n")).toBe(
+      true,
+    );
     expect(next.endsWith("<p>y</p><!-- /wp:paragraph -->")).toBe(true);
   });
 
@@ -96,5 +101,23 @@ describe("editing one block", () => {
         }
       }),
     );
+  });
+});
+
+describe("removeBlock", () => {
+  it("removes exactly the block at an outline position, freeform HTML counted as the outline counts it", async () => {
+    const { removeBlock, outline } = await import("./blocks");
+    const source =
+      "<p>classic</p>\n<!-- wp:paragraph --><p>a</p><!-- /wp:paragraph -->\n<!-- wp:group --><div><!-- wp:paragraph --><p>b</p><!-- /wp:paragraph --></div><!-- /wp:group -->";
+    expect(outline(source).map((e) => e.position)).toEqual(["1", "2", "3", "3.1"]);
+    expect(removeBlock(source, "2")).toBe(source.replace("\n<!-- wp:paragraph --><p>a</p><!-- /wp:paragraph -->", ""));
+    expect(removeBlock(source, "3.1")).toBe(source.replace("<!-- wp:paragraph --><p>b</p><!-- /wp:paragraph -->", ""));
+    expect(() => removeBlock(source, "4")).toThrow(/no block at position 4/);
+    // Blocks inserted by insertBlock come out with the blank line that was added for them.
+    const { insertBlock } = await import("./blocks");
+    const markup = "<!-- wp:separator /-->";
+    expect(removeBlock(insertBlock(source, "2", "after", markup), "3")).toBe(source);
+    const doc = "<!-- wp:paragraph --><p>a</p><!-- /wp:paragraph -->";
+    expect(removeBlock(insertBlock(doc, "1", "before", markup), "1")).toBe(doc);
   });
 });

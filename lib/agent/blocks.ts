@@ -27,10 +27,15 @@ export type OutlineEntry = {
 
 // WP_Block_Parser::next_token's pattern, without PHP's possessive quantifier (the lazy attrs match stops at the
 // first `}` followed by whitespace and `-->` or `/-->`, which is the same rule).
-const DELIMITER =
-  /<!--\s+(\/)?wp:([a-z][a-z0-9_-]*\/)?([a-z][a-z0-9_-]*)\s+(\{[\s\S]*?\}\s+)?(\/)?-->/g;
+const DELIMITER = /<!--\s+(\/)?wp:([a-z][a-z0-9_-]*\/)?([a-z][a-z0-9_-]*)\s+(\{[\s\S]*?\}\s+)?(\/)?-->/g;
 
-type Token = { kind: "open" | "close" | "void"; name: string; attrs: Record<string, unknown> | null; start: number; end: number };
+type Token = {
+  kind: "open" | "close" | "void";
+  name: string;
+  attrs: Record<string, unknown> | null;
+  start: number;
+  end: number;
+};
 
 function* tokens(source: string): Generator<Token> {
   DELIMITER.lastIndex = 0;
@@ -40,7 +45,8 @@ function* tokens(source: string): Generator<Token> {
     if (rawAttrs) {
       try {
         const parsed: unknown = JSON.parse(rawAttrs.trim());
-        attrs = parsed && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+        attrs =
+          parsed && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
       } catch {
         attrs = null; // WordPress also keeps going with null attributes
       }
@@ -82,7 +88,14 @@ export function parseBlocks(source: string): BlockNode[] {
       if (stack.length === 0) cursor = node.end;
       continue;
     }
-    const node: BlockNode = { name: token.name, attrs: token.attrs, start: token.start, end: token.end, children: [], closed: true };
+    const node: BlockNode = {
+      name: token.name,
+      attrs: token.attrs,
+      start: token.start,
+      end: token.end,
+      children: [],
+      closed: true,
+    };
     if (stack.length === 0) {
       addFreeform(cursor, token.start);
       top.push(node);
@@ -196,4 +209,17 @@ export function insertBlock(source: string, position: string, where: "before" | 
 export function blockSource(source: string, position: string): string | undefined {
   const node = findBlock(parseBlocks(source), position);
   return node ? source.slice(node.start, node.end) : undefined;
+}
+
+/**
+ * Removes the block at `position` (outline positions, as replaceBlock takes them) and the line breaks that
+ * separated it from the block before it (or, for a first block, from the one after it): the inverse of insertBlock.
+ */
+export function removeBlock(source: string, position: string): string {
+  const node = findBlock(parseBlocks(source), position);
+  if (!node) throw new BlockEditError(`There is no block at position ${position}.`);
+  const before = source.slice(0, node.start);
+  const after = source.slice(node.end);
+  const trimmed = before.replace(/(?:\r?\n[ \t]*)+$/, "");
+  return trimmed !== before ? trimmed + after : before + after.replace(/^(?:[ \t]*\r?\n)+/, "");
 }

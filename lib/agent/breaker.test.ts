@@ -20,7 +20,12 @@ describe("the circuit breaker", () => {
     fail(breaker, 4);
     expect(breaker.snapshot().state).toBe("closed");
     fail(breaker);
-    expect(breaker.snapshot()).toMatchObject({ state: "open", consecutiveFailures: 5, retryAfterMs: 30_000, lastFailure: "boom" });
+    expect(breaker.snapshot()).toMatchObject({
+      state: "open",
+      consecutiveFailures: 5,
+      retryAfterMs: 30_000,
+      lastFailure: "boom",
+    });
     expect(() => breaker.acquire()).toThrow(CircuitOpenError);
   });
 

@@ -5,6 +5,7 @@
  */
 import { nowMs } from "@/lib/clock";
 import { log } from "@/lib/log";
+import { processState } from "@/lib/process-state";
 
 export type BreakerState = "closed" | "open" | "half_open";
 
@@ -15,7 +16,12 @@ export type BreakerOptions = {
   cooldownMs: number;
 };
 
-export const DEFAULT_BREAKER_OPTIONS: BreakerOptions = { consecutiveFailures: 5, window: 10, failureRate: 0.5, cooldownMs: 30_000 };
+export const DEFAULT_BREAKER_OPTIONS: BreakerOptions = {
+  consecutiveFailures: 5,
+  window: 10,
+  failureRate: 0.5,
+  cooldownMs: 30_000,
+};
 
 export type BreakerSnapshot = {
   state: BreakerState;
@@ -35,7 +41,9 @@ export class CircuitOpenError extends Error {
     readonly breaker: string,
     readonly retryAfterMs: number,
   ) {
-    super(`${breaker} is paused after repeated failures; it will be tried again in ${Math.ceil(retryAfterMs / 1000)} s.`);
+    super(
+      `${breaker} is paused after repeated failures; it will be tried again in ${Math.ceil(retryAfterMs / 1000)} s.`,
+    );
     this.name = "CircuitOpenError";
   }
 }
@@ -78,7 +86,11 @@ export class CircuitBreaker {
       if (outcome === "success") this.recordSuccess(trial);
       else if (outcome === "failure") this.recordFailure(trial, reason);
     };
-    return { succeed: () => settle("success"), fail: (reason) => settle("failure", reason), cancel: () => settle("cancel") };
+    return {
+      succeed: () => settle("success"),
+      fail: (reason) => settle("failure", reason),
+      cancel: () => settle("cancel"),
+    };
   }
 
   private record(failed: boolean) {
@@ -107,7 +119,10 @@ export class CircuitBreaker {
     this.record(true);
     const failures = this.outcomes.filter(Boolean).length;
     const windowFull = this.outcomes.length >= this.options.window;
-    if (this.consecutive >= this.options.consecutiveFailures || (windowFull && failures / this.outcomes.length >= this.options.failureRate)) {
+    if (
+      this.consecutive >= this.options.consecutiveFailures ||
+      (windowFull && failures / this.outcomes.length >= this.options.failureRate)
+    ) {
       this.open();
     }
   }
@@ -128,33 +143,39 @@ export class CircuitBreaker {
 
   snapshot(): BreakerSnapshot {
     const snapshot: BreakerSnapshot = {
-      state: this.state === "open" && this.clock() - this.openedAt >= this.options.cooldownMs ? "half_open" : this.state,
+      state:
+        this.state === "open" && this.clock() - this.openedAt >= this.options.cooldownMs ? "half_open" : this.state,
       consecutiveFailures: this.consecutive,
       recentFailures: this.outcomes.filter(Boolean).length,
       recentCalls: this.outcomes.length,
     };
     if (this.state !== "closed") snapshot.openedAt = new Date(this.openedAt).toISOString();
-    if (this.state === "open") snapshot.retryAfterMs = Math.max(0, this.options.cooldownMs - (this.clock() - this.openedAt));
+    if (this.state === "open")
+      snapshot.retryAfterMs = Math.max(0, this.options.cooldownMs - (this.clock() - this.openedAt));
     if (this.lastFailure) snapshot.lastFailure = this.lastFailure;
     return snapshot;
   }
 }
 
 type Registry = { sites: Map<string, CircuitBreaker>; models: Map<string, CircuitBreaker> };
-const registry: Registry = ((globalThis as { __sitewrightBreakers?: Registry }).__sitewrightBreakers ??= {
+const registry: Registry = processState<Registry>("breakers", () => ({
   sites: new Map(),
   models: new Map(),
-});
+}));
 
 export function siteBreaker(siteId: string): CircuitBreaker {
-  let breaker = registry.sites.get(siteId);
-  if (!breaker) registry.sites.set(siteId, (breaker = new CircuitBreaker(`site ${siteId}`)));
+  const existing = registry.sites.get(siteId);
+  if (existing) return existing;
+  const breaker = new CircuitBreaker(`site ${siteId}`);
+  registry.sites.set(siteId, breaker);
   return breaker;
 }
 
 export function modelBreaker(provider: string): CircuitBreaker {
-  let breaker = registry.models.get(provider);
-  if (!breaker) registry.models.set(provider, (breaker = new CircuitBreaker(`model provider ${provider}`)));
+  const existing = registry.models.get(provider);
+  if (existing) return existing;
+  const breaker = new CircuitBreaker(`model provider ${provider}`);
+  registry.models.set(provider, breaker);
   return breaker;
 }
 
@@ -174,7 +195,10 @@ export function breakerSummary() {
   const { models, sites } = breakerSnapshot();
   const siteCounts: Record<string, number> = { closed: 0, open: 0, half_open: 0 };
   for (const snapshot of Object.values(sites)) siteCounts[snapshot.state] = (siteCounts[snapshot.state] ?? 0) + 1;
-  return { models: Object.fromEntries(Object.entries(models).map(([key, snapshot]) => [key, snapshot.state])), sites: siteCounts };
+  return {
+    models: Object.fromEntries(Object.entries(models).map(([key, snapshot]) => [key, snapshot.state])),
+    sites: siteCounts,
+  };
 }
 
 export function resetBreakersForTests() {

@@ -10,7 +10,12 @@ export type StopReason = "max_steps" | "max_tool_calls" | "max_tokens" | "timeou
 
 export function budgetFromEnv(): BudgetLimits {
   const { AGENT_MAX_STEPS, AGENT_MAX_TOOL_CALLS, AGENT_MAX_TOKENS, AGENT_TIMEOUT_MS } = env();
-  return { maxSteps: AGENT_MAX_STEPS, maxToolCalls: AGENT_MAX_TOOL_CALLS, maxTokens: AGENT_MAX_TOKENS, timeoutMs: AGENT_TIMEOUT_MS };
+  return {
+    maxSteps: AGENT_MAX_STEPS,
+    maxToolCalls: AGENT_MAX_TOOL_CALLS,
+    maxTokens: AGENT_MAX_TOKENS,
+    timeoutMs: AGENT_TIMEOUT_MS,
+  };
 }
 
 const seconds = (ms: number) => (ms < 10_000 ? (ms / 1000).toFixed(1) : String(Math.round(ms / 1000)));

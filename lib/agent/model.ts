@@ -52,7 +52,7 @@ export function agentModel(): AgentModel | null {
   return cached.agentModel;
 }
 
-const describe = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 200);
+const describeError = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 200);
 
 /**
  * Counts each model call in the provider's breaker: a call that throws, or whose stream carries an error part,
@@ -64,8 +64,9 @@ function withBreaker(model: ModelV3, breaker: CircuitBreaker): ModelV3 {
     async wrapStream({ doStream, params }) {
       const permit = breaker.acquire(); // throws CircuitOpenError while open
       // A call we aborted (the budget's time limit, the stop button) says nothing about the provider's health.
-      const settleFailure = (error: unknown) => (params.abortSignal?.aborted ? permit.cancel() : permit.fail(describe(error)));
-      let result;
+      const settleFailure = (error: unknown) =>
+        params.abortSignal?.aborted ? permit.cancel() : permit.fail(describeError(error));
+      let result: Awaited<ReturnType<typeof doStream>>;
       try {
         result = await doStream();
       } catch (error) {
@@ -101,7 +102,7 @@ function withBreaker(model: ModelV3, breaker: CircuitBreaker): ModelV3 {
         return result;
       } catch (error) {
         if (params.abortSignal?.aborted) permit.cancel();
-        else permit.fail(describe(error));
+        else permit.fail(describeError(error));
         throw error;
       }
     },

@@ -26,14 +26,29 @@ let pageId: number;
 beforeAll(async () => {
   wp = await startAgentSite();
   user = await newUser("provider");
-  siteId = await insertSiteRow({ userId: user.id, url: wp.local.url, token: wp.token, secret: wp.secret, info: wp.info });
-  pageId = (await wp.admin.post<{ id: number }>("/wp/v2/pages", { title: "Opening hours", status: "publish" })).data.id;
+  siteId = await insertSiteRow({
+    userId: user.id,
+    url: wp.local.url,
+    token: wp.token,
+    secret: wp.secret,
+    info: wp.info,
+  });
+  pageId = (await wp.admin.post<{ id: number }>("/wp/v2/pages", { title: "Opening hours", status: "draft" })).data.id;
   server = await startOpenAIScriptedServer(
     [
       { toolCalls: [{ name: "list_pages", arguments: { search: "Opening hours" } }] },
       (request) => {
-        const listed = toolMessages(request).at(-1)!.content as { site_data: { data: { items: Array<{ id: number }> } } };
-        return { toolCalls: [{ name: "update_page", arguments: { id: listed.site_data.data.items[0]!.id, title: "Opening hours (summer)" } }] };
+        const listed = toolMessages(request).at(-1)!.content as {
+          site_data: { data: { items: Array<{ id: number }> } };
+        };
+        return {
+          toolCalls: [
+            {
+              name: "update_page",
+              arguments: { id: listed.site_data.data.items[0]!.id, title: "Opening hours (summer)" },
+            },
+          ],
+        };
       },
       { text: "I renamed the page to “Opening hours (summer)”." },
     ],
@@ -41,7 +56,11 @@ beforeAll(async () => {
   );
   setAgentModelForTests(undefined);
   resetBreakersForTests();
-  resetEnvForTests({ OPENAI_API_KEY: "sk-test-scripted", OPENAI_BASE_URL: server.baseURL, AGENT_MODEL: "scripted-model" });
+  resetEnvForTests({
+    OPENAI_API_KEY: "sk-test-scripted",
+    OPENAI_BASE_URL: server.baseURL,
+    AGENT_MODEL: "scripted-model",
+  });
 });
 
 afterAll(async () => {
@@ -71,9 +90,15 @@ describe("the agent through an OpenAI-compatible endpoint", () => {
     expect(server.requests[0]!.authorization).toBe("Bearer sk-test-scripted");
     expect(server.requests[0]!.body).toMatchObject({ model: "scripted-model", stream: true });
     expect(server.requests[0]!.body.tools!.map((t) => t.function.name)).toContain("update_page");
-    expect(server.requests[0]!.body.tools!.map((t) => t.function.name)).not.toContain("trash_page");
+    // Publishing and trashing are offered by default: each waits for the owner's click.
+    expect(server.requests[0]!.body.tools!.map((t) => t.function.name)).toContain("trash_page");
     const results = toolMessages(server.requests[2]!.body);
-    expect(results.map((r) => (r.content as { untrusted_notice: string }).untrusted_notice)).toEqual([UNTRUSTED_NOTICE, UNTRUSTED_NOTICE]);
-    expect(results[1]!.content).toMatchObject({ site_data: { ok: true, before: { title: "Opening hours" }, after: { title: "Opening hours (summer)" } } });
+    expect(results.map((r) => (r.content as { untrusted_notice: string }).untrusted_notice)).toEqual([
+      UNTRUSTED_NOTICE,
+      UNTRUSTED_NOTICE,
+    ]);
+    expect(results[1]!.content).toMatchObject({
+      site_data: { ok: true, before: { title: "Opening hours" }, after: { title: "Opening hours (summer)" } },
+    });
   });
 });

@@ -2,34 +2,58 @@ import { describe, expect, it } from "vitest";
 import { allowedOperations, configuredAllowlist, DEFAULT_OPERATIONS, grantFromSiteInfo } from "./registry";
 import { ALL_OPERATIONS } from "./operations";
 
-const everything = { scopes: ["site:read", "content:read", "content:write", "media:write", "design:write", "settings:write"], capabilities: null, features: ["custom_css"] };
-const names = (grant: Parameters<typeof allowedOperations>[0], allowlist?: string[]) => allowedOperations(grant, allowlist).operations.map((op) => op.name);
+const everything = {
+  blockTheme: false,
+  scopes: ["site:read", "content:read", "content:write", "media:write", "design:write", "settings:write"],
+  capabilities: null,
+  features: ["custom_css"],
+};
+const names = (grant: Parameters<typeof allowedOperations>[0], allowlist?: string[]) =>
+  allowedOperations(grant, allowlist).operations.map((op) => op.name);
 
 describe("the operation allowlist", () => {
-  it("offers every read and write operation and no destructive one by default", () => {
+  it("offers every operation by default, publishing and trashing included (each waits for the owner's click)", () => {
     const allowed = names(everything, configuredAllowlist(undefined));
-    expect(allowed).toEqual(ALL_OPERATIONS.filter((op) => op.risk !== "destructive").map((op) => op.name));
-    expect(allowed).not.toContain("trash_page");
+    expect(allowed).toEqual(ALL_OPERATIONS.filter((op) => op.theme !== "block").map((op) => op.name));
+    expect(allowed).toEqual(expect.arrayContaining(["publish_page", "trash_page", "change_menu"]));
     expect(DEFAULT_OPERATIONS).toContain("replace_block");
   });
 
   it("offers exactly the operations AGENT_OPERATIONS names, ignoring unknown names", () => {
-    expect(names(everything, configuredAllowlist(["read_page", "trash_page", "delete_everything"]))).toEqual(["read_page", "trash_page"]);
+    expect(names(everything, configuredAllowlist(["read_page", "trash_page", "delete_everything"]))).toEqual([
+      "read_page",
+      "trash_page",
+    ]);
   });
 
   it("drops operations the token's scopes do not cover", () => {
-    const readOnly = { scopes: ["site:read", "content:read"], capabilities: null, features: [] };
-    const allowed = names(readOnly, ALL_OPERATIONS.map((op) => op.name));
-    expect(allowed).toEqual(["get_site_info", "list_pages", "list_posts", "read_page", "list_media", "read_menus", "read_site_settings"]);
+    const readOnly = { scopes: ["site:read", "content:read"], capabilities: null, features: [], blockTheme: false };
+    const allowed = names(
+      readOnly,
+      ALL_OPERATIONS.map((op) => op.name),
+    );
+    expect(allowed).toEqual([
+      "get_site_info",
+      "list_pages",
+      "list_posts",
+      "read_page",
+      "list_media",
+      "read_menus",
+      "read_site_settings",
+    ]);
     expect(allowedOperations(readOnly).excluded).toContainEqual({ operation: "update_page", reason: "scope" });
   });
 
   it("falls back to reading only when the site never reported its scopes", () => {
-    expect(names({ scopes: null, capabilities: null, features: [] }).every((name) => ALL_OPERATIONS.find((op) => op.name === name)!.risk === "read")).toBe(true);
+    expect(
+      names({ scopes: null, capabilities: null, features: [], blockTheme: null }).every(
+        (name) => ALL_OPERATIONS.find((op) => op.name === name)!.risk === "read",
+      ),
+    ).toBe(true);
   });
 
   it("drops operations whose WordPress capabilities the token does not lend", () => {
-    const grant = { scopes: everything.scopes, capabilities: ["read", "edit_pages"], features: [] };
+    const grant = { scopes: everything.scopes, capabilities: ["read", "edit_pages"], features: [], blockTheme: false };
     const result = allowedOperations(grant);
     expect(result.excluded).toContainEqual({ operation: "read_menus", reason: "capability" });
     expect(result.excluded).toContainEqual({ operation: "read_site_settings", reason: "capability" });
@@ -38,15 +62,68 @@ describe("the operation allowlist", () => {
 
   it("offers custom CSS only when the plugin reports that feature", () => {
     expect(names(everything)).toContain("update_custom_css");
-    expect(allowedOperations({ ...everything, features: [] }).excluded).toContainEqual({ operation: "update_custom_css", reason: "plugin_feature" });
+    expect(allowedOperations({ ...everything, features: [] }).excluded).toContainEqual({
+      operation: "update_custom_css",
+      reason: "plugin_feature",
+    });
   });
 
   it("reads scopes and capabilities from the plugin's info", () => {
-    expect(grantFromSiteInfo({ token: { scopes: ["site:read"], capabilities: ["read"] }, features: ["custom_css"] })).toEqual({
+    expect(
+      grantFromSiteInfo({ token: { scopes: ["site:read"], capabilities: ["read"] }, features: ["custom_css"] }),
+    ).toEqual({
       scopes: ["site:read"],
       capabilities: ["read"],
       features: ["custom_css"],
+      blockTheme: null,
     });
-    expect(grantFromSiteInfo(null)).toEqual({ scopes: null, capabilities: null, features: [] });
+    expect(grantFromSiteInfo(null)).toEqual({ scopes: null, capabilities: null, features: [], blockTheme: null });
+  });
+
+  describe("offers the design operations that fit the site's theme, never both families", () => {
+    // The two shapes of the plugin's /sitewright/v1/info: only `theme.isBlockTheme` differs.
+    const info = (isBlockTheme: boolean) => ({
+      theme: { name: "Any", stylesheet: "any", template: "any", version: "1", isBlockTheme },
+      features: ["custom_css"],
+      token: { scopes: everything.scopes, capabilities: null },
+    });
+    const block = [
+      "read_navigation",
+      "change_navigation",
+      "read_global_styles",
+      "update_global_styles",
+      "read_template_part",
+      "update_template_part",
+    ];
+    const classic = ["read_menus", "change_menu", "update_custom_css"];
+
+    it("a block theme gets navigation, global styles and template parts, not classic menus or Additional CSS", () => {
+      const result = allowedOperations(grantFromSiteInfo(info(true)));
+      const offered = result.operations.map((op) => op.name);
+      expect(offered).toEqual(expect.arrayContaining(block));
+      for (const name of classic) {
+        expect(offered).not.toContain(name);
+        expect(result.excluded).toContainEqual({ operation: name, reason: "theme" });
+      }
+    });
+
+    it("a classic theme gets menus and Additional CSS, not the block operations", () => {
+      const result = allowedOperations(grantFromSiteInfo(info(false)));
+      const offered = result.operations.map((op) => op.name);
+      expect(offered).toEqual(expect.arrayContaining(classic));
+      for (const name of block) expect(result.excluded).toContainEqual({ operation: name, reason: "theme" });
+    });
+
+    it("a plugin that does not report the theme is treated as classic", () => {
+      const { theme: _theme, ...older } = info(true);
+      const offered = names(grantFromSiteInfo(older));
+      expect(offered).toContain("change_menu");
+      expect(offered).not.toContain("change_navigation");
+    });
+
+    it("every design operation belongs to exactly one family", () => {
+      const design = ALL_OPERATIONS.filter((op) => op.theme).map((op) => op.name);
+      expect(design.sort()).toEqual([...block, ...classic].sort());
+    });
   });
 });

@@ -1,6 +1,6 @@
 /**
- * The semantic allowlist: which operations a run may use. The operator's `AGENT_OPERATIONS` (default: every read
- * and write operation, no destructive one) intersected with what the site's token allows (its scopes, the
+ * The semantic allowlist: which operations a run may use. The operator's `AGENT_OPERATIONS` (default: every
+ * operation: with every visible change behind the owner's click, publishing and trashing are on too) intersected with what the site's token allows (its scopes, the
  * WordPress capabilities they lend, and the plugin's features). The plugin enforces scopes again on its side.
  */
 import { env } from "@/lib/env";
@@ -12,9 +12,12 @@ export type SiteGrant = {
   scopes: readonly string[] | null;
   capabilities: readonly string[] | null;
   features: readonly string[];
+  /** Whether the active theme is a block theme; `null` = not reported (an older plugin): treated as classic. */
+  blockTheme: boolean | null;
 };
 
-export const DEFAULT_OPERATIONS: readonly string[] = ALL_OPERATIONS.filter((op) => op.risk !== "destructive").map((op) => op.name);
+/** Every operation: each visible change (publishing, trashing, menus included) waits for the owner's click. */
+export const DEFAULT_OPERATIONS: readonly string[] = ALL_OPERATIONS.map((op) => op.name);
 
 /** The operator's allowlist: `AGENT_OPERATIONS`, or the default. Unknown names are ignored (and logged). */
 export function configuredAllowlist(names: readonly string[] | undefined = env().AGENT_OPERATIONS): string[] {
@@ -24,9 +27,19 @@ export function configuredAllowlist(names: readonly string[] | undefined = env()
   return [...new Set(names.filter((name) => operationsByName.has(name)))];
 }
 
-export type Exclusion = { operation: string; reason: "not_allowlisted" | "scope" | "capability" | "plugin_feature" };
+export type Exclusion = {
+  operation: string;
+  reason: "not_allowlisted" | "scope" | "capability" | "plugin_feature" | "theme";
+};
 
-export function allowedOperations(grant: SiteGrant, allowlist: readonly string[] = configuredAllowlist()): { operations: Operation[]; excluded: Exclusion[] } {
+/** Which family of design operations fits the site. */
+export const themeKind = (grant: Pick<SiteGrant, "blockTheme">): "block" | "classic" =>
+  grant.blockTheme ? "block" : "classic";
+
+export function allowedOperations(
+  grant: SiteGrant,
+  allowlist: readonly string[] = configuredAllowlist(),
+): { operations: Operation[]; excluded: Exclusion[] } {
   const listed = new Set(allowlist);
   const operations: Operation[] = [];
   const excluded: Exclusion[] = [];
@@ -40,7 +53,9 @@ export function allowedOperations(grant: SiteGrant, allowlist: readonly string[]
           ? "capability"
           : op.pluginFeature && !grant.features.includes(op.pluginFeature)
             ? "plugin_feature"
-            : undefined;
+            : op.theme && op.theme !== themeKind(grant)
+              ? "theme"
+              : undefined;
     if (reason) excluded.push({ operation: op.name, reason });
     else operations.push(op);
   }
@@ -48,12 +63,18 @@ export function allowedOperations(grant: SiteGrant, allowlist: readonly string[]
 }
 
 /** Reads a site's grant from what the plugin's `/sitewright/v1/info` reported (stored at pairing). */
-export function grantFromSiteInfo(info: Record<string, unknown> | null | undefined, capabilities?: readonly string[] | null): SiteGrant {
+export function grantFromSiteInfo(
+  info: Record<string, unknown> | null | undefined,
+  capabilities?: readonly string[] | null,
+): SiteGrant {
   const token = (info?.token ?? {}) as { scopes?: unknown; capabilities?: unknown };
-  const strings = (value: unknown) => (Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : null);
+  const theme = (info?.theme ?? {}) as { isBlockTheme?: unknown };
+  const strings = (value: unknown) =>
+    Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : null;
   return {
     scopes: strings(token.scopes),
     capabilities: strings(token.capabilities) ?? (capabilities ? [...capabilities] : null),
     features: strings(info?.features) ?? [],
+    blockTheme: typeof theme.isBlockTheme === "boolean" ? theme.isBlockTheme : null,
   };
 }

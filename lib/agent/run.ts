@@ -11,17 +11,18 @@ import {
   InvalidToolInputError,
   NoSuchToolError,
   readUIMessageStream,
+  RetryError,
   streamText,
   type ToolSet,
   type InferUIMessageChunk,
-  type UIMessage,
 } from "ai";
 import { now } from "@/lib/clock";
-import { saveMessages } from "@/lib/db/queries";
+import { findChangeSetForTurn, saveMessages } from "@/lib/db/queries";
 import { log } from "@/lib/log";
 import type { SiteClient } from "@/lib/sites/types";
 import { CircuitOpenError, siteBreaker } from "./breaker";
 import { RunBudget, TimeBudgetExceeded, type BudgetLimits, type StopReason } from "./budget";
+import type { ChatMessage } from "./chat-message";
 import type { AgentModel } from "./model";
 import { ALL_OPERATIONS, sdkInputSchema, type Operation } from "./operations";
 import { systemPrompt, type PromptSite } from "./prompt";
@@ -34,9 +35,14 @@ export type TurnMetadata = {
   steps: number;
   toolCalls: number;
   tokens: number;
+  /** The turn's change set (on the live site, or in the sandbox), when the turn changed (or waits to change) anything. */
+  changeSetId?: string;
+  /** Where the turn worked: the live site, or a sandbox copy of it. */
+  mode?: "live" | "sandbox";
+  sandboxId?: string;
 };
 
-export type ChatMessage = UIMessage<TurnMetadata | undefined>;
+export type { ChatMessage };
 type Chunk = InferUIMessageChunk<ChatMessage>;
 
 export type TurnInput = {
@@ -54,11 +60,19 @@ export type TurnInput = {
   flagged?: string;
   /** The request's signal: the stop button (the client going away) ends the run. */
   signal?: AbortSignal;
+  /** Sandbox mode: `client` reaches this sandbox, and the turn's change set waits for Apply (docs/rehearsal.md). */
+  sandboxId?: string;
 };
 
 /** Converts stored history for the model: tool results from the site always reach it wrapped as untrusted. */
 const historyTools: ToolSet = Object.fromEntries(
-  ALL_OPERATIONS.map((op) => [op.name, { inputSchema: sdkInputSchema(op), toModelOutput: ({ output }: { output: unknown }) => ({ type: "json", value: wrapForModel(output) }) }]),
+  ALL_OPERATIONS.map((op) => [
+    op.name,
+    {
+      inputSchema: sdkInputSchema(op),
+      toModelOutput: ({ output }: { output: unknown }) => ({ type: "json", value: wrapForModel(output) }),
+    },
+  ]),
 ) as ToolSet;
 
 /** What the chat shows for a stream error: a sentence, never internals. */
@@ -66,8 +80,12 @@ export function describeStreamError(error: unknown): string {
   if (error instanceof CircuitOpenError) {
     return `The AI model failed several times in a row, so Sitewright paused calls to it. Try again in ${Math.ceil(error.retryAfterMs / 1000)} s.`;
   }
-  if (NoSuchToolError.isInstance(error)) return `The assistant asked for a tool it is not allowed to use (${error.toolName}); it was refused.`;
-  if (InvalidToolInputError.isInstance(error)) return `The assistant called ${error.toolName} with invalid arguments; it was refused.`;
+  // The SDK retries a failed model call and then reports the retries; what the user needs is the last answer.
+  if (RetryError.isInstance(error)) return describeStreamError(error.lastError);
+  if (NoSuchToolError.isInstance(error))
+    return `The assistant asked for a tool it is not allowed to use (${error.toolName}); it was refused.`;
+  if (InvalidToolInputError.isInstance(error))
+    return `The assistant called ${error.toolName} with invalid arguments; it was refused.`;
   if (APICallError.isInstance(error)) {
     return error.statusCode === 401 || error.statusCode === 403
       ? "The AI model provider refused Sitewright's key. The operator needs to check the model configuration."
@@ -78,12 +96,22 @@ export function describeStreamError(error: unknown): string {
   return "The assistant stopped because of an unexpected error. Try again.";
 }
 
-function closingText(budget: RunBudget, outcomes: ToolOutcome[], reason: TurnMetadata["stopReason"]): string | undefined {
+function closingText(
+  budget: RunBudget,
+  outcomes: ToolOutcome[],
+  reason: TurnMetadata["stopReason"],
+): string | undefined {
   if (reason === "finished" || reason === "aborted") return undefined;
   const changed = outcomes.filter((o) => o.ok && o.risk !== "read");
   const notDone = outcomes.filter((o) => !o.ok);
-  const lines = [reason === "error" ? "I could not finish this request." : `I stopped here because ${budget.describe()}.`];
-  lines.push(changed.length > 0 ? `Done on the site:\n${changed.map((o) => `- ${o.summary}`).join("\n")}` : "Nothing was changed on the site.");
+  const lines = [
+    reason === "error" ? "I could not finish this request." : `I stopped here because ${budget.describe()}.`,
+  ];
+  lines.push(
+    changed.length > 0
+      ? `Done on the site:\n${changed.map((o) => `- ${o.summary}`).join("\n")}`
+      : "Nothing was changed on the site.",
+  );
   if (notDone.length > 0) lines.push(`Not done:\n${notDone.map((o) => `- ${o.operation}: ${o.summary}`).join("\n")}`);
   lines.push("Anything else you asked for was not done yet. Send a message to continue.");
   return lines.join("\n\n");
@@ -99,10 +127,17 @@ export function streamTurn(input: TurnInput): ReadableStream<Chunk> {
 
       // Our own copy of the response message, so saving does not depend on the client staying connected.
       let collect!: ReadableStreamDefaultController<Chunk>;
-      const collected = new ReadableStream<Chunk>({ start: (controller) => void (collect = controller) });
+      const collected = new ReadableStream<Chunk>({
+        start: (controller) => {
+          collect = controller;
+        },
+      });
       const finalMessage = (async () => {
         let latest: ChatMessage | undefined;
-        for await (const message of readUIMessageStream<ChatMessage>({ message: continuing ? structuredClone(last) : undefined, stream: collected })) {
+        for await (const message of readUIMessageStream<ChatMessage>({
+          message: continuing ? structuredClone(last) : undefined,
+          stream: collected,
+        })) {
           latest = message;
         }
         return latest;
@@ -117,7 +152,11 @@ export function streamTurn(input: TurnInput): ReadableStream<Chunk> {
       writer.write({ type: "data-conversation", data: { conversationId: input.conversationId }, transient: true });
 
       const budget = new RunBudget(input.limits, input.signal);
-      const state: RunState = { flagged: input.flagged, approvedToolCalls: input.approvedToolCalls ?? new Set(), outcomes: [] };
+      const state: RunState = {
+        flagged: input.flagged,
+        approvedToolCalls: input.approvedToolCalls ?? new Set(),
+        outcomes: [],
+      };
       const ctx: ToolContext = {
         userId: input.userId,
         siteId: input.site.id,
@@ -126,6 +165,19 @@ export function streamTurn(input: TurnInput): ReadableStream<Chunk> {
         breaker: siteBreaker(input.site.id),
         budget,
         state,
+        writes: {
+          scope: {
+            userId: input.userId,
+            siteId: input.site.id,
+            conversationId: input.conversationId,
+            turnId: messageId,
+            target: input.sandboxId ? "sandbox" : "live",
+            sandboxId: input.sandboxId ?? null,
+          },
+          client: input.client,
+          plans: new Map(),
+          emitChange: (part) => emit({ type: "data-change", id: part.toolCallId, data: part }),
+        },
       };
       const tools = buildTools(input.operations, ctx);
       let failed = false;
@@ -135,7 +187,10 @@ export function streamTurn(input: TurnInput): ReadableStream<Chunk> {
         const result = streamText({
           model: input.model.model,
           system: systemPrompt(input.site, input.operations, state.flagged),
-          messages: await convertToModelMessages(input.history, { tools: { ...historyTools, ...tools }, ignoreIncompleteToolCalls: true }),
+          messages: await convertToModelMessages(input.history, {
+            tools: { ...historyTools, ...tools },
+            ignoreIncompleteToolCalls: true,
+          }),
           tools,
           stopWhen: budget.stopCondition(),
           abortSignal: budget.signal,
@@ -147,19 +202,30 @@ export function streamTurn(input: TurnInput): ReadableStream<Chunk> {
             for (const part of invalid) {
               if (part.type !== "tool-call") continue;
               const error = "error" in part && part.error instanceof Error ? part.error.message : "invalid tool call";
-              await auditInvalidCall(ctx, { toolCallId: part.toolCallId, toolName: part.toolName, input: part.input, error });
+              await auditInvalidCall(ctx, {
+                toolCallId: part.toolCallId,
+                toolName: part.toolName,
+                input: part.input,
+                error,
+              });
             }
           },
           onError: ({ error }) => {
             if (!budget.signal.aborted) log.warn("agent model stream failed", { error, siteId: input.site.id });
           },
         });
-        for await (const chunk of result.toUIMessageStream<ChatMessage>({ sendStart: false, sendFinish: false, onError: describeStreamError })) {
+        for await (const chunk of result.toUIMessageStream<ChatMessage>({
+          sendStart: false,
+          sendFinish: false,
+          onError: describeStreamError,
+        })) {
           if (chunk.type === "abort") continue; // said in words below instead
           if (chunk.type === "error") failed = true;
           emit(chunk);
         }
-        finishReason = budget.signal.aborted ? undefined : await Promise.resolve(result.finishReason).catch(() => undefined);
+        finishReason = budget.signal.aborted
+          ? undefined
+          : await Promise.resolve(result.finishReason).catch(() => undefined);
       } catch (error) {
         failed = true;
         emit({ type: "error", errorText: describeStreamError(error) });
@@ -168,8 +234,25 @@ export function streamTurn(input: TurnInput): ReadableStream<Chunk> {
       }
 
       const clientLeft = Boolean(input.signal?.aborted) && !budget.timedOut;
-      const stopReason: TurnMetadata["stopReason"] = budget.stopReason ?? (clientLeft ? "aborted" : failed ? "error" : "finished");
-      const metadata: TurnMetadata = { stopReason, steps: budget.steps, toolCalls: budget.toolCalls, tokens: budget.tokens };
+      const stopReason: TurnMetadata["stopReason"] =
+        budget.stopReason ?? (clientLeft ? "aborted" : failed ? "error" : "finished");
+      const changeSet = await findChangeSetForTurn({
+        conversationId: input.conversationId,
+        turnId: messageId,
+        target: input.sandboxId ? "sandbox" : "live",
+      }).catch((error: unknown) => {
+        log.error("could not look up the turn's change set", { error, conversationId: input.conversationId });
+        return undefined;
+      });
+      const metadata: TurnMetadata = {
+        stopReason,
+        steps: budget.steps,
+        toolCalls: budget.toolCalls,
+        tokens: budget.tokens,
+        ...(changeSet ? { changeSetId: changeSet.id } : {}),
+        mode: input.sandboxId ? "sandbox" : "live",
+        ...(input.sandboxId ? { sandboxId: input.sandboxId } : {}),
+      };
       const closing = closingText(budget, state.outcomes, stopReason);
       if (closing) {
         const id = `closing-${messageId}`;
@@ -177,7 +260,8 @@ export function streamTurn(input: TurnInput): ReadableStream<Chunk> {
         emit({ type: "text-delta", id, delta: closing });
         emit({ type: "text-end", id });
       }
-      if (stopReason !== "finished") log.info("agent run ended early", { ...metadata, siteId: input.site.id, conversationId: input.conversationId });
+      if (stopReason !== "finished")
+        log.info("agent run ended early", { ...metadata, siteId: input.site.id, conversationId: input.conversationId });
 
       collect.enqueue({ type: "finish", messageMetadata: metadata });
       collect.close();
@@ -192,7 +276,10 @@ export function streamTurn(input: TurnInput): ReadableStream<Chunk> {
         });
       } catch (error) {
         log.error("could not save the conversation", { error, conversationId: input.conversationId });
-        emit({ type: "error", errorText: "This conversation could not be saved; what was done on the site is in the activity log." });
+        emit({
+          type: "error",
+          errorText: "This conversation could not be saved; what was done on the site is in the activity log.",
+        });
       }
       writer.write({
         type: "finish",

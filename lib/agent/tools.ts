@@ -1,20 +1,31 @@
 /**
  * Turns the allowed operations into AI SDK tools for one run. Every call goes through the same gate, in order:
- * budget → approval (destructive, or any write once site content tried to steer the assistant) → the site's
- * circuit breaker → an audit row → the operation. Expected failures come back to the model as `{ error }`.
+ * budget → approval (the owner's click rule: destructive operations, and live every write visitors would see,
+ * decided on the write's plan; lib/agent/writes.ts) → the site's circuit breaker → an audit row → the operation.
+ * Expected failures come back to the model as `{ error }`. The phrase scanner only warns.
  */
 import { randomUUID } from "node:crypto";
 import { tool, type ToolSet } from "ai";
 import { now } from "@/lib/clock";
-import { finishToolAudit, insertToolAudit } from "@/lib/db/queries";
+import { finishToolAudit, insertToolAudit, touchSiteLastSeen } from "@/lib/db/queries";
 import { log } from "@/lib/log";
+import { StaleItemsError } from "@/lib/changes/site-items";
 import { isSiteRequestError } from "@/lib/sites/client";
 import type { SiteClient } from "@/lib/sites/types";
-import { requestApproval, useApproval } from "./approvals";
+import { requestApproval, spendApproval } from "./approvals";
 import { CircuitOpenError, type CircuitBreaker } from "./breaker";
 import type { RunBudget } from "./budget";
 import { OperationError, sdkInputSchema, type Operation, type OperationResult } from "./operations";
+import { toolDescription } from "./tool-definitions";
 import { findInjection, wrapForModel } from "./untrusted";
+import {
+  holdPlanForApproval,
+  planFor,
+  planNeedsClick,
+  writeApprovedPlan,
+  writePlanNow,
+  type WriteContext,
+} from "./writes";
 
 export type ToolSuccess = OperationResult & { ok: true; flagged?: string };
 export type ToolFailure = { ok: false; error: string; code: string };
@@ -24,11 +35,13 @@ export type ToolOutput = ToolSuccess | ToolFailure;
 export type ToolOutcome = { operation: string; risk: Operation["risk"]; ok: boolean; summary: string };
 
 export type RunState = {
-  /** Site content tried to address the assistant (here or earlier in the conversation): writes need approval. */
+  /** Site content tried to address the assistant (here or earlier in the conversation): a warning, never a grant. */
   flagged?: string;
   /** Tool calls the user approved in this request (continuations only). */
   approvedToolCalls: ReadonlySet<string>;
   outcomes: ToolOutcome[];
+  /** The live site answered in this run, and its last-seen time was written (once per run). */
+  siteSeen?: boolean;
 };
 
 export type ToolContext = {
@@ -39,7 +52,18 @@ export type ToolContext = {
   breaker: CircuitBreaker;
   budget: RunBudget;
   state: RunState;
+  /** The turn's change set scope and plans (writes). */
+  writes: WriteContext;
 };
+
+/** The dashboard's "last seen" for a live site: written once per run, when the site first answers. */
+async function noteSiteSeen(ctx: ToolContext) {
+  if (ctx.state.siteSeen || ctx.writes.scope.target !== "live") return;
+  ctx.state.siteSeen = true;
+  await touchSiteLastSeen({ id: ctx.siteId, now: now() }).catch((error) =>
+    log.warn("could not record when the site was last seen", { error, siteId: ctx.siteId }),
+  );
+}
 
 const failure = (code: string, error: string): ToolFailure => ({ ok: false, error, code });
 
@@ -59,7 +83,16 @@ function describeFailure(error: unknown): ToolFailure {
   return failure("internal_error", "The operation failed because of an error in Sitewright; it may not have run.");
 }
 
-async function audit(ctx: ToolContext, row: { toolCallId: string; op: Operation | { name: string; risk?: string }; input: unknown; status: "refused" | "invalid"; error: string }) {
+async function audit(
+  ctx: ToolContext,
+  row: {
+    toolCallId: string;
+    op: Operation | { name: string; risk?: string };
+    input: unknown;
+    status: "refused" | "invalid";
+    error: string;
+  },
+) {
   const at = now();
   try {
     await insertToolAudit({
@@ -83,42 +116,105 @@ async function audit(ctx: ToolContext, row: { toolCallId: string; op: Operation 
 }
 
 /** Records a refusal (never reached the site) in the audit log and the run's outcomes, and returns it for the model. */
-async function refuse(ctx: ToolContext, op: Operation, toolCallId: string, input: unknown, result: ToolFailure): Promise<ToolFailure> {
-  log.warn("agent tool call refused", { operation: op.name, code: result.code, siteId: ctx.siteId, conversationId: ctx.conversationId });
+async function refuse(
+  ctx: ToolContext,
+  op: Operation,
+  toolCallId: string,
+  input: unknown,
+  result: ToolFailure,
+): Promise<ToolFailure> {
+  log.warn("agent tool call refused", {
+    operation: op.name,
+    code: result.code,
+    siteId: ctx.siteId,
+    conversationId: ctx.conversationId,
+  });
   ctx.state.outcomes.push({ operation: op.name, risk: op.risk, ok: false, summary: result.error });
   await audit(ctx, { toolCallId, op, input, status: "refused", error: `${result.code}: ${result.error}` });
   return result;
 }
 
-/** Writes need approval once flagged; destructive operations always do. */
+/**
+ * Whether this call runs on an approval: a call the owner approved in this request, or an operation that always
+ * needs one and has no plan to decide on.
+ */
 export function needsApproval(op: Operation, state: RunState, toolCallId: string): boolean {
-  if (op.risk === "destructive") return true;
   if (op.risk === "read") return false;
-  return Boolean(state.flagged) || state.approvedToolCalls.has(toolCallId);
+  if (state.approvedToolCalls.has(toolCallId)) return true;
+  return op.risk === "destructive" && !op.plan;
 }
 
-export async function executeOperation(ctx: ToolContext, op: Operation, input: unknown, toolCallId: string): Promise<ToolOutput> {
+/** The operation itself: reads and plan-less writes run; planned writes go through the write path. */
+async function perform(ctx: ToolContext, op: Operation, input: unknown, toolCallId: string): Promise<OperationResult> {
+  if (!op.plan) return op.run!(ctx.client, input);
+  if (ctx.state.approvedToolCalls.has(toolCallId)) return writeApprovedPlan(ctx.writes, op, toolCallId);
+  const outcome = await planFor(ctx.writes, op, input, toolCallId);
+  if (!outcome.ok) throw outcome.error;
+  let plan = outcome.plan;
+  for (let attempt = 1; ; attempt++) {
+    if (planNeedsClick(ctx.writes, op, plan)) {
+      throw new OperationError(
+        "Not run: visitors would see this change, so it needs the owner's approval in the chat.",
+        "approval_required",
+      );
+    }
+    try {
+      return await writePlanNow(ctx.writes, toolCallId, plan);
+    } catch (error) {
+      if (!(error instanceof StaleItemsError)) throw error;
+      // No click is involved: plan again on what the site holds now (e.g. this turn's other call on the same
+      // draft landed first), a few times; a page that keeps changing is reported, never overwritten.
+      if (attempt >= MAX_PLAN_ATTEMPTS) {
+        throw new OperationError(
+          "Not written: the item kept changing on the site while Sitewright was writing it, so nothing was changed. Read it again.",
+          "sitewright_stale",
+          { cause: error },
+        );
+      }
+      plan = await op.plan(ctx.client, input);
+    }
+  }
+}
+
+/** Plans of writes that need no click are made again after a stale answer at most this many times in all. */
+const MAX_PLAN_ATTEMPTS = 3;
+
+export async function executeOperation(
+  ctx: ToolContext,
+  op: Operation,
+  input: unknown,
+  toolCallId: string,
+): Promise<ToolOutput> {
   if (!ctx.budget.takeToolCall()) {
     return refuse(ctx, op, toolCallId, input, failure("budget_exhausted", `Not run: ${ctx.budget.describe()}.`));
   }
   if (needsApproval(op, ctx.state, toolCallId)) {
-    const approved = await useApproval(ctx, { toolCallId, operation: op.name, input });
+    const approved = await spendApproval(ctx, { toolCallId, operation: op.name, input });
     if (!approved) {
       return refuse(
         ctx,
         op,
         toolCallId,
         input,
-        failure("approval_required", "Not run: this needs the user's approval in the chat, and there is no unexpired approval for exactly these arguments."),
+        failure(
+          "approval_required",
+          "Not run: this needs the user's approval in the chat, and there is no unexpired approval for exactly these arguments.",
+        ),
       );
     }
   }
-  let permit;
+  let permit: ReturnType<CircuitBreaker["acquire"]>;
   try {
     permit = ctx.breaker.acquire();
   } catch (error) {
     if (error instanceof CircuitOpenError) {
-      return refuse(ctx, op, toolCallId, input, failure("site_paused", `Not run: the site failed repeatedly, so calls to it are paused. ${error.message}`));
+      return refuse(
+        ctx,
+        op,
+        toolCallId,
+        input,
+        failure("site_paused", `Not run: the site failed repeatedly, so calls to it are paused. ${error.message}`),
+      );
     }
     throw error;
   }
@@ -142,25 +238,39 @@ export async function executeOperation(ctx: ToolContext, op: Operation, input: u
   } catch (error) {
     permit.cancel();
     log.error("could not write the tool audit row; not calling the site", { error, operation: op.name });
-    return failure("audit_unavailable", "Not run: Sitewright could not record the action, so it did not touch the site.");
+    return failure(
+      "audit_unavailable",
+      "Not run: Sitewright could not record the action, so it did not touch the site.",
+    );
   }
 
   let output: ToolOutput;
   try {
-    const result = await op.run(ctx.client, input);
+    const result = await perform(ctx, op, input, toolCallId);
     permit.succeed();
+    await noteSiteSeen(ctx);
     output = { ok: true, ...result };
-    const flagged = findInjection({ target: result.target, before: result.before, after: result.after, data: result.data });
+    const flagged = findInjection({
+      target: result.target,
+      before: result.before,
+      after: result.after,
+      data: result.data,
+    });
     if (flagged) {
       output.flagged = flagged;
       ctx.state.flagged ??= flagged;
-      log.warn("site content addresses the assistant; writes now need approval", { operation: op.name, siteId: ctx.siteId, phrase: flagged });
+      log.warn("site content addresses the assistant; the model and the owner are warned", {
+        operation: op.name,
+        siteId: ctx.siteId,
+        phrase: flagged,
+      });
     }
   } catch (error) {
     if (siteIsFailing(error)) permit.fail(error instanceof Error ? error.message : String(error));
     else permit.succeed();
     output = describeFailure(error);
-    if (output.code === "internal_error") log.error("agent operation failed unexpectedly", { error, operation: op.name });
+    if (output.code === "internal_error")
+      log.error("agent operation failed unexpectedly", { error, operation: op.name });
   }
 
   const finishedAt = now();
@@ -182,20 +292,48 @@ export async function executeOperation(ctx: ToolContext, op: Operation, input: u
 }
 
 /** Records an invalid tool call the model made (unknown tool, bad arguments): it never reached the site. */
-export async function auditInvalidCall(ctx: ToolContext, call: { toolCallId: string; toolName: string; input: unknown; error: string }) {
-  log.warn("agent made an invalid tool call", { tool: call.toolName, siteId: ctx.siteId, conversationId: ctx.conversationId });
-  ctx.state.outcomes.push({ operation: call.toolName, risk: "read", ok: false, summary: `invalid call: ${call.error}` });
-  await audit(ctx, { toolCallId: call.toolCallId, op: { name: call.toolName.slice(0, 200) }, input: call.input, status: "invalid", error: call.error.slice(0, 1000) });
+export async function auditInvalidCall(
+  ctx: ToolContext,
+  call: { toolCallId: string; toolName: string; input: unknown; error: string },
+) {
+  log.warn("agent made an invalid tool call", {
+    tool: call.toolName,
+    siteId: ctx.siteId,
+    conversationId: ctx.conversationId,
+  });
+  ctx.state.outcomes.push({
+    operation: call.toolName,
+    risk: "read",
+    ok: false,
+    summary: `invalid call: ${call.error}`,
+  });
+  await audit(ctx, {
+    toolCallId: call.toolCallId,
+    op: { name: call.toolName.slice(0, 200) },
+    input: call.input,
+    status: "invalid",
+    error: call.error.slice(0, 1000),
+  });
 }
 
 export function buildTools(operations: readonly Operation[], ctx: ToolContext): ToolSet {
   const tools: ToolSet = {};
   for (const op of operations) {
     tools[op.name] = tool({
-      description: op.risk === "destructive" ? `${op.description} (Needs the user's approval.)` : op.description,
+      description: toolDescription(op),
       inputSchema: sdkInputSchema(op),
       needsApproval: async (input: unknown, { toolCallId }: { toolCallId: string }) => {
-        if (!needsApproval(op, ctx.state, toolCallId)) return false;
+        if (op.risk === "read") return false;
+        // Continuing after the owner's answer: the approved plan is already stored; execute writes exactly it.
+        if (ctx.state.approvedToolCalls.has(toolCallId)) return true;
+        if (op.plan) {
+          // The plan decides: a failed plan runs (and reports its error), a visible one waits with its diff.
+          const outcome = await planFor(ctx.writes, op, input, toolCallId);
+          if (!outcome.ok || !planNeedsClick(ctx.writes, op, outcome.plan)) return false;
+          await holdPlanForApproval(ctx.writes, toolCallId, outcome.plan);
+        } else if (!needsApproval(op, ctx.state, toolCallId)) {
+          return false;
+        }
         await requestApproval(ctx, { toolCallId, operation: op.name, input });
         return true;
       },

@@ -12,7 +12,9 @@ describe("untrusted site data", () => {
   });
 
   it.each(BENIGN_CONTENT)("does not flag ordinary content: %s", (text) => {
-    expect(findInjection({ data: { content: text, outline: [{ position: "1", block: "core/paragraph", preview: text }] } })).toBeUndefined();
+    expect(
+      findInjection({ data: { content: text, outline: [{ position: "1", block: "core/paragraph", preview: text }] } }),
+    ).toBeUndefined();
   });
 
   it("looks into nested values and object keys", () => {

@@ -29,7 +29,7 @@ const INJECTION_PATTERNS: RegExp[] = [
   /\b(approved|approval|authori[sz]ed|permission granted|user (has )?(approved|confirmed|consented))\b/i,
   /<\|?(im_start|im_end|system|assistant|endoftext)\|?>/i,
   /\[(\/)?(INST|SYS)\]|<<\/?SYS>>/i,
-  /\b(trash_page|publish_page|change_menu|update_page|replace_block|insert_block|set_site_identity|update_custom_css|create_draft|set_featured_image)\b/i,
+  /\b(trash_page|publish_page|change_menu|update_page|replace_block|insert_block|set_site_identity|update_custom_css|create_draft|set_featured_image|change_navigation|update_global_styles|update_template_part)\b/i,
   /"?(tool_calls?|function_call|tool-approval-response|approvalId)"?\s*[:=]/i,
   /\b(assistant|system|user)\s*:\s*\S/i,
 ];
@@ -39,7 +39,10 @@ function flatten(text: string): string {
   return text
     .replace(/&#(\d+);/g, (_, code: string) => String.fromCodePoint(Number(code) % 0x110000))
     .replace(/&#x([0-9a-f]+);/gi, (_, code: string) => String.fromCodePoint(parseInt(code, 16) % 0x110000))
-    .replace(/&(nbsp|amp|lt|gt|quot|apos);/g, (m, name: string) => ({ nbsp: " ", amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" })[name] ?? m)
+    .replace(
+      /&(nbsp|amp|lt|gt|quot|apos);/g,
+      (m, name: string) => ({ nbsp: " ", amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" })[name] ?? m,
+    )
     .replace(/<!--\s*\/?wp:[^>]*-->/g, " ")
     .replace(/<[^>]+>/g, " ")
     .replace(/[\u200b-\u200f\u2060\ufeff]/g, "")

@@ -16,13 +16,20 @@ import { toPublicUser, type PublicUser } from "./session";
 
 const graphemeLength = (value: string) => [...value.normalize("NFKC")].length;
 
-export const emailSchema = z.string().trim().max(254, "Email must be at most 254 characters.").pipe(z.email("Enter a valid email address."));
+export const emailSchema = z
+  .string()
+  .trim()
+  .max(254, "Email must be at most 254 characters.")
+  .pipe(z.email("Enter a valid email address."));
 
 export const newPasswordSchema = z
   .string()
   .refine((value) => graphemeLength(value) >= 15, "Password must be at least 15 characters.")
   .refine((value) => graphemeLength(value) <= 128, "Password must be at most 128 characters.")
-  .refine((value) => !isCommonPassword(value), "This password is too common: choose one that others are unlikely to use.");
+  .refine(
+    (value) => !isCommonPassword(value),
+    "This password is too common: choose one that others are unlikely to use.",
+  );
 
 export const signupSchema = z.strictObject({
   email: emailSchema,
@@ -46,7 +53,12 @@ export function isCommonPassword(password: string): boolean {
   return false;
 }
 
-export async function registerAccount(input: { email: string; password: string; name?: string; ip: string }): Promise<PublicUser> {
+export async function registerAccount(input: {
+  email: string;
+  password: string;
+  name?: string;
+  ip: string;
+}): Promise<PublicUser> {
   const limit = env().AUTH_RATE_LIMIT;
   await enforceRateLimit({ key: `signup:ip:${input.ip}`, limit });
   // Per email too: probing which emails have accounts (409 email_taken) is as slow as guessing passwords.
@@ -59,12 +71,11 @@ export async function registerAccount(input: { email: string; password: string; 
     passwordHash,
     createdAt: now(),
   });
-  if (!user) throw new AppError("email_taken", "An account with this email already exists. Log in instead.", { status: 409 });
+  if (!user) throw new AppError("email_taken", "An account with this email already exists. Log in instead.");
   return toPublicUser(user);
 }
 
-const invalidCredentials = () =>
-  new AppError("invalid_credentials", "The email or password is not right.", { status: 401 });
+const invalidCredentials = () => new AppError("invalid_credentials", "The email or password is not right.");
 
 export async function authenticate(input: { email: string; password: string; ip: string }): Promise<PublicUser> {
   const limit = env().AUTH_RATE_LIMIT;

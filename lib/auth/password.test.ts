@@ -44,7 +44,9 @@ describe("hashing concurrency", () => {
       expect(hashConcurrency()).toBe(2);
       let peak = 0;
       const sampler = setInterval(() => (peak = Math.max(peak, hashLoad().running)), 5);
-      const hashes = Array.from({ length: 6 }, (_, i) => scrypt(`pw${i}`, Buffer.from("salt"), 32, { logN: 14, r: 8, p: 1 }));
+      const hashes = Array.from({ length: 6 }, (_, i) =>
+        scrypt(`pw${i}`, Buffer.from("salt"), 32, { logN: 14, r: 8, p: 1 }),
+      );
       expect(hashLoad().running + hashLoad().waiting).toBe(6);
       const keys = await Promise.all(hashes);
       clearInterval(sampler);

@@ -39,9 +39,19 @@ async function withHashSlot<T>(work: () => Promise<T>): Promise<T> {
 export const hashLoad = () => ({ running, waiting: waiting.length });
 
 /** Runs on libuv's thread pool, never on the event loop. Node's default maxmem (32 MiB) rejects N=2^17. */
-export function scrypt(password: string | Buffer, salt: Buffer, keyLength: number, params: ScryptParams): Promise<Buffer> {
+export function scrypt(
+  password: string | Buffer,
+  salt: Buffer,
+  keyLength: number,
+  params: ScryptParams,
+): Promise<Buffer> {
   const N = 2 ** params.logN;
-  const options: ScryptOptions = { N, r: params.r, p: params.p, maxmem: 2 * 128 * N * params.r * params.p + 16 * 1024 * 1024 };
+  const options: ScryptOptions = {
+    N,
+    r: params.r,
+    p: params.p,
+    maxmem: 2 * 128 * N * params.r * params.p + 16 * 1024 * 1024,
+  };
   return withHashSlot(
     () =>
       new Promise<Buffer>((resolve, reject) =>

@@ -66,7 +66,10 @@ export function clearedSessionCookie(): CookieSpec {
 async function idHashFromCookie(cookieValue: string | undefined): Promise<string | undefined> {
   if (!cookieValue || cookieValue.length > 4096) return undefined;
   try {
-    const data = await unsealData<{ sid?: unknown }>(cookieValue, { password: env().SESSION_SECRET, ttl: SESSION_ABSOLUTE_MS / 1000 + 60 });
+    const data = await unsealData<{ sid?: unknown }>(cookieValue, {
+      password: env().SESSION_SECRET,
+      ttl: SESSION_ABSOLUTE_MS / 1000 + 60,
+    });
     return typeof data.sid === "string" && data.sid.length > 0 ? hashId(data.sid) : undefined;
   } catch {
     return undefined;

@@ -20,7 +20,6 @@ import {
   touchSession,
 } from "./queries";
 
-
 describe.each(STORES)("the data layer %s", (kind) => {
   useStore(kind);
 
@@ -41,7 +40,13 @@ describe.each(STORES)("the data layer %s", (kind) => {
   it("creates, touches, finds and deletes sessions", async () => {
     const user = (await newUser("sessions@example.com"))!;
     const created = new Date("2026-01-01T00:00:00Z");
-    await insertSession({ idHash: "h1", userId: user.id, createdAt: created, lastSeenAt: created, expiresAt: new Date("2026-02-01T00:00:00Z") });
+    await insertSession({
+      idHash: "h1",
+      userId: user.id,
+      createdAt: created,
+      lastSeenAt: created,
+      expiresAt: new Date("2026-02-01T00:00:00Z"),
+    });
     await touchSession({ idHash: "h1", lastSeenAt: new Date("2026-01-02T00:00:00Z") });
     const found = await findSessionWithUser({ idHash: "h1" });
     expect(found?.user.id).toBe(user.id);
@@ -53,16 +58,39 @@ describe.each(STORES)("the data layer %s", (kind) => {
   it("sweeps sessions that are idle or past their end", async () => {
     const user = (await newUser("sweep@example.com"))!;
     const t = (iso: string) => new Date(iso);
-    await insertSession({ idHash: "fresh", userId: user.id, createdAt: t("2026-01-10T00:00:00Z"), lastSeenAt: t("2026-01-10T00:00:00Z"), expiresAt: t("2026-02-10T00:00:00Z") });
-    await insertSession({ idHash: "idle", userId: user.id, createdAt: t("2026-01-01T00:00:00Z"), lastSeenAt: t("2026-01-01T00:00:00Z"), expiresAt: t("2026-02-01T00:00:00Z") });
-    await insertSession({ idHash: "ended", userId: user.id, createdAt: t("2025-12-01T00:00:00Z"), lastSeenAt: t("2026-01-10T00:00:00Z"), expiresAt: t("2026-01-09T00:00:00Z") });
-    const removed = await deleteSessionsIdleOrExpired({ now: t("2026-01-10T12:00:00Z"), idleBefore: t("2026-01-05T00:00:00Z") });
+    await insertSession({
+      idHash: "fresh",
+      userId: user.id,
+      createdAt: t("2026-01-10T00:00:00Z"),
+      lastSeenAt: t("2026-01-10T00:00:00Z"),
+      expiresAt: t("2026-02-10T00:00:00Z"),
+    });
+    await insertSession({
+      idHash: "idle",
+      userId: user.id,
+      createdAt: t("2026-01-01T00:00:00Z"),
+      lastSeenAt: t("2026-01-01T00:00:00Z"),
+      expiresAt: t("2026-02-01T00:00:00Z"),
+    });
+    await insertSession({
+      idHash: "ended",
+      userId: user.id,
+      createdAt: t("2025-12-01T00:00:00Z"),
+      lastSeenAt: t("2026-01-10T00:00:00Z"),
+      expiresAt: t("2026-01-09T00:00:00Z"),
+    });
+    const removed = await deleteSessionsIdleOrExpired({
+      now: t("2026-01-10T12:00:00Z"),
+      idleBefore: t("2026-01-05T00:00:00Z"),
+    });
     expect(removed).toBe(2);
     expect(await findSessionWithUser({ idHash: "fresh" })).toBeDefined();
   });
 
   it("counts rate-limit hits atomically under concurrency", async () => {
-    const counts = await Promise.all(Array.from({ length: 40 }, () => incrementRateLimit({ key: "k", windowStart: 60_000 })));
+    const counts = await Promise.all(
+      Array.from({ length: 40 }, () => incrementRateLimit({ key: "k", windowStart: 60_000 })),
+    );
     expect([...counts].sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
     expect(await incrementRateLimit({ key: "k", windowStart: 120_000 })).toBe(1);
   });
@@ -70,7 +98,14 @@ describe.each(STORES)("the data layer %s", (kind) => {
   describe("pairings", () => {
     const at = new Date("2026-03-01T00:00:00Z");
     const pairing = async (url: string, userId: string) =>
-      insertPairing({ id: randomUUID(), userId, url, codeHmac: "h-right", codeExpiresAt: new Date(at.getTime() + 300_000), createdAt: at });
+      insertPairing({
+        id: randomUUID(),
+        userId,
+        url,
+        codeHmac: "h-right",
+        codeExpiresAt: new Date(at.getTime() + 300_000),
+        createdAt: at,
+      });
     const redeem = (url: string, codeHmac: string) =>
       redeemPendingPairing({
         url,
@@ -90,7 +125,11 @@ describe.each(STORES)("the data layer %s", (kind) => {
       const first = await pairing("https://a.example", user.id);
       const second = await pairing("https://a.example", user.id);
       expect((await findLatestPairingByUrl({ url: "https://a.example" }))?.id).toBe(second.id);
-      expect(await redeem("https://a.example", "h-right")).toMatchObject({ id: second.id, status: "redeemed", credentials: `sealed-for-${second.id}` });
+      expect(await redeem("https://a.example", "h-right")).toMatchObject({
+        id: second.id,
+        status: "redeemed",
+        credentials: `sealed-for-${second.id}`,
+      });
       expect(first.id).not.toBe(second.id);
     });
 
@@ -102,13 +141,62 @@ describe.each(STORES)("the data layer %s", (kind) => {
       expect(results.filter(Boolean)).toHaveLength(1);
     });
 
+    it("keep pairings of one URL by different users, and supersede only the user's own", async () => {
+      const one = (await newUser("pair4@example.com"))!;
+      const two = (await newUser("pair5@example.com"))!;
+      const mine = await insertPairing({
+        id: randomUUID(),
+        userId: one.id,
+        url: "https://d.example",
+        codeHmac: "h-one",
+        codeExpiresAt: new Date(at.getTime() + 300_000),
+        createdAt: at,
+      });
+      const theirs = await Promise.all(
+        Array.from({ length: 4 }, (_, i) =>
+          insertPairing({
+            id: randomUUID(),
+            userId: two.id,
+            url: "https://d.example",
+            codeHmac: `h-two-${i}`,
+            codeExpiresAt: new Date(at.getTime() + 300_000),
+            createdAt: new Date(at.getTime() + i),
+          }),
+        ),
+      );
+      expect(theirs).toHaveLength(4);
+      expect(await redeem("https://d.example", "h-one")).toMatchObject({ id: mine.id, status: "redeemed" });
+      const pending = await Promise.all(theirs.map((row) => redeem("https://d.example", row.codeHmac)));
+      expect(pending.filter(Boolean)).toHaveLength(1);
+    });
+
+    it("count a wrong code against every pending pairing of the URL, locking each at its own fifth", async () => {
+      const one = (await newUser("pair6@example.com"))!;
+      const two = (await newUser("pair7@example.com"))!;
+      const first = await pairing("https://e.example", one.id);
+      const second = await pairing("https://e.example", two.id);
+      const counted = await Promise.all(
+        Array.from({ length: 8 }, () => recordFailedRedeem({ url: "https://e.example", now: at, maxAttempts: 5 })),
+      );
+      const rows = counted.flat();
+      for (const id of [first.id, second.id]) {
+        const mine = rows.filter((row) => row.id === id);
+        expect(mine).toHaveLength(5);
+        expect(mine.filter((row) => row.status === "locked")).toHaveLength(1);
+      }
+      expect(await redeem("https://e.example", "h-right")).toBeUndefined();
+    });
+
     it("lock a pairing at exactly the fifth counted failure", async () => {
       const user = (await newUser("pair3@example.com"))!;
       const site = await pairing("https://c.example", user.id);
-      const counted = await Promise.all(Array.from({ length: 8 }, () => recordFailedRedeem({ id: site.id, maxAttempts: 5 })));
-      const landed = counted.filter(Boolean);
+      const counted = await Promise.all(
+        Array.from({ length: 8 }, () => recordFailedRedeem({ url: "https://c.example", now: at, maxAttempts: 5 })),
+      );
+      const landed = counted.flat();
       expect(landed).toHaveLength(5);
-      expect(landed.map((row) => row!.status).filter((status) => status === "locked")).toHaveLength(1);
+      expect(landed.every((row) => row.id === site.id)).toBe(true);
+      expect(landed.map((row) => row.status).filter((status) => status === "locked")).toHaveLength(1);
       expect(await redeem("https://c.example", "h-right")).toBeUndefined();
     });
   });

@@ -1,13 +1,15 @@
 /**
  * The database: PostgreSQL (postgres-js) when DATABASE_URL is set, otherwise PGlite in memory running the same
- * migrations and the same queries. One instance per process, kept on globalThis because Next.js may load this
+ * migrations and the same queries. One instance per process, kept in lib/process-state because Next.js may load this
  * module more than once.
  */
 import path from "node:path";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { env } from "@/lib/env";
+import { findCause } from "@/lib/errors";
 import { log } from "@/lib/log";
 import * as schema from "./schema";
+import { processState } from "@/lib/process-state";
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 export type DbHandle = { db: Db; kind: "postgres" | "memory"; close(): Promise<void> };
@@ -34,7 +36,7 @@ export async function openDatabase(url: string | undefined): Promise<DbHandle> {
 }
 
 type Holder = { handle?: Promise<DbHandle> };
-const holder = ((globalThis as { __sitewrightDb?: Holder }).__sitewrightDb ??= {});
+const holder = processState<Holder>("database", () => ({}));
 
 /** The process's database, opened (and migrated) on first use. */
 export async function getDatabase(): Promise<DbHandle> {
@@ -58,15 +60,27 @@ export async function setDatabaseForTests(handle: DbHandle | undefined) {
   holder.handle = handle ? Promise.resolve(handle) : undefined;
 }
 
+/** Codes (Node, postgres.js, PostgreSQL) that mean the store cannot be reached. */
+const STORE_DOWN_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "CONNECTION_CLOSED",
+  "CONNECTION_ENDED",
+  "CONNECTION_DESTROYED",
+  "CONNECT_TIMEOUT",
+  "57P01",
+  "57P02",
+  "57P03",
+  "53300",
+  "08006",
+  "08001",
+  "08003",
+  "08004",
+]);
+
 /** True when an error means the store cannot be reached (as opposed to a bug or a constraint). */
 export function isStoreUnavailable(error: unknown): boolean {
-  for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    const code = (e as { code?: string }).code;
-    if (
-      code &&
-      ["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED",
-        "CONNECT_TIMEOUT", "57P01", "57P02", "57P03", "53300", "08006", "08001", "08003", "08004"].includes(code)
-    ) return true;
-  }
-  return false;
+  return findCause(error, (link) => STORE_DOWN_CODES.has((link as { code?: string }).code ?? "")) !== undefined;
 }

@@ -3,3 +3,5 @@ export * from "./queries/accounts";
 export * from "./queries/sites";
 export * from "./queries/agent";
 export * from "./queries/sandboxes";
+export * from "./queries/changes";
+export * from "./queries/conversations";

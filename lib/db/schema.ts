@@ -3,7 +3,18 @@
  * each table. After a change run `npx drizzle-kit generate` and commit the SQL under drizzle/.
  */
 import { sql } from "drizzle-orm";
-import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
 
@@ -52,15 +63,14 @@ export const rateLimits = pgTable(
 );
 export type RateLimit = typeof rateLimits.$inferSelect;
 
-
 // ---------------------------------------------------------------- sites and pairing
 
 export const SITE_STATUSES = ["pending", "redeemed", "active", "expired", "locked", "revoked"] as const;
 export type SiteStatus = (typeof SITE_STATUSES)[number];
 
 /**
- * A site a user paired (or is pairing). One row per pairing: a new pairing for the same URL supersedes the
- * pending one. Codes are stored only as an HMAC under a server key; credentials only encrypted.
+ * A site a user paired (or is pairing). One row per pairing. Pairings of one URL by different users coexist;
+ * a user's new pairing of a URL supersedes only that user's pending one. Codes are stored only as an HMAC under a server key; credentials only encrypted.
  */
 export const sites = pgTable(
   "sites",
@@ -94,8 +104,8 @@ export const sites = pgTable(
   (t) => [
     index("sites_user_id_idx").on(t.userId),
     index("sites_url_created_idx").on(t.url, t.createdAt),
-    // At most one live pairing per site URL: redeem finds it by URL alone.
-    uniqueIndex("sites_one_pending_per_url").on(t.url).where(sql`status = 'pending'`),
+    // At most one pending pairing per user and URL; redeem finds it by URL and code among the pending ones.
+    uniqueIndex("sites_one_pending_per_user_url").on(t.userId, t.url).where(sql`status = 'pending'`),
   ],
 );
 export type Site = typeof sites.$inferSelect;
@@ -156,6 +166,13 @@ export type SandboxManifestItem = {
   sandboxId: string | number | null;
   checksum: string;
   title?: string;
+  /**
+   * The live item as the plugin's items route names it (`post:12`, `option:blogname`) and its version there when
+   * it was copied (read before the export, so an edit racing the copy makes the version older, never newer):
+   * applying a rehearsal writes only over this version (the drift rule).
+   */
+  liveRef?: string;
+  liveVersion?: string | null;
 };
 export type SandboxManifest = typeof sandboxManifests.$inferSelect;
 
@@ -188,6 +205,21 @@ export const conversations = pgTable(
   (t) => [index("conversations_user_site_idx").on(t.userId, t.siteId, t.updatedAt)],
 );
 export type Conversation = typeof conversations.$inferSelect;
+
+/**
+ * Sandbox mode: the sandbox a conversation rehearses in (docs/rehearsal.md). One per conversation; the link goes
+ * with the sandbox (GC, delete), and the next sandbox-mode turn makes a fresh copy.
+ */
+export const conversationSandboxes = pgTable("conversation_sandboxes", {
+  conversationId: text("conversation_id")
+    .primaryKey()
+    .references(() => conversations.id, { onDelete: "cascade" }),
+  sandboxId: text("sandbox_id")
+    .notNull()
+    .references(() => sandboxes.id, { onDelete: "cascade" }),
+  createdAt: ts("created_at").notNull(),
+});
+export type ConversationSandbox = typeof conversationSandboxes.$inferSelect;
 
 /** One AI SDK UI message (`parts` as the SDK shapes them), saved when a turn finishes. */
 export const messages = pgTable(
@@ -233,7 +265,10 @@ export const toolAudit = pgTable(
     finishedAt: ts("finished_at"),
     durationMs: integer("duration_ms"),
   },
-  (t) => [index("tool_audit_site_started_idx").on(t.siteId, t.startedAt), index("tool_audit_conversation_idx").on(t.conversationId)],
+  (t) => [
+    index("tool_audit_site_started_idx").on(t.siteId, t.startedAt),
+    index("tool_audit_conversation_idx").on(t.conversationId),
+  ],
 );
 export type ToolAudit = typeof toolAudit.$inferSelect;
 
@@ -266,3 +301,123 @@ export const toolApprovals = pgTable(
   (t) => [uniqueIndex("tool_approvals_call_key").on(t.conversationId, t.toolCallId, t.inputHash)],
 );
 export type ToolApproval = typeof toolApprovals.$inferSelect;
+
+// ---------------------------------------------------------------- change sets
+
+export const CHANGE_SET_STATUSES = [
+  "pending",
+  "applied",
+  "partially_applied",
+  "undone",
+  "partially_undone",
+  "discarded",
+] as const;
+export type ChangeSetStatus = (typeof CHANGE_SET_STATUSES)[number];
+export type ChangeTarget = "live" | "sandbox";
+
+/**
+ * Every write of one chat turn on one target (the live site, or a sandbox in issue 13), grouped so the owner can
+ * see it, approve it and undo it. `turnId` is the assistant message of the turn (a continued turn keeps it).
+ */
+export const changeSets = pgTable(
+  "change_sets",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    siteId: text("site_id").notNull(),
+    conversationId: text("conversation_id").notNull(),
+    turnId: text("turn_id").notNull(),
+    target: text("target").$type<ChangeTarget>().notNull(),
+    sandboxId: text("sandbox_id"),
+    status: text("status").$type<ChangeSetStatus>().notNull(),
+    createdAt: ts("created_at").notNull(),
+    updatedAt: ts("updated_at").notNull(),
+    appliedAt: ts("applied_at"),
+    undoneAt: ts("undone_at"),
+  },
+  (t) => [
+    uniqueIndex("change_sets_turn_key").on(t.conversationId, t.turnId, t.target),
+    index("change_sets_site_created_idx").on(t.siteId, t.createdAt),
+  ],
+);
+export type ChangeSet = typeof changeSets.$inferSelect;
+
+export const CHANGE_ITEM_STATUSES = ["pending", "applied", "denied", "failed", "undoing", "undone"] as const;
+export type ChangeItemStatus = (typeof CHANGE_ITEM_STATUSES)[number];
+
+/** One item change of the plugin's batch (`POST /sitewright/v1/items`): what to send, and what to expect. */
+export type ItemChange = {
+  ref: string;
+  expect: string | null;
+  action: "update" | "create" | "delete" | "trash" | "restore";
+  fields?: Record<string, unknown>;
+};
+
+/**
+ * One item a change set changed (or waits to change): what the owner reads (`before`/`after`, the diff), what
+ * Sitewright needs to redo or undo it exactly (`change`, `beforeState`), and the versions on both sides.
+ */
+export const changeItems = pgTable(
+  "change_items",
+  {
+    id: text("id").primaryKey(),
+    changeSetId: text("change_set_id")
+      .notNull()
+      .references(() => changeSets.id, { onDelete: "cascade" }),
+    seq: integer("seq").notNull(),
+    /** The tool call that planned it (approvals find their plan by it). */
+    toolCallId: text("tool_call_id"),
+    /** `page`, `post`, `setting`, `custom_css`, `menu`, `navigation`, `global_styles`, `template_part`... */
+    kind: text("kind").notNull(),
+    /** The plugin's ref (`post:12`, `option:blogname`...); a creation gets its id once written. */
+    ref: text("ref").notNull(),
+    action: text("action").$type<ItemChange["action"]>().notNull(),
+    title: text("title").notNull(),
+    summary: text("summary").notNull(),
+    before: jsonb("before"),
+    after: jsonb("after"),
+    /** Whether visitors see it (published content, settings, design): such items wait for the owner's click live. */
+    visible: boolean("visible").notNull(),
+    change: jsonb("change").$type<ItemChange>().notNull(),
+    /** The item's full restorable state before the write (null for a creation). */
+    beforeState: jsonb("before_state").$type<Record<string, unknown> | null>(),
+    /** The item's full state after the write, as the site answered (null until written, and for a deletion). */
+    afterState: jsonb("after_state").$type<Record<string, unknown> | null>(),
+    versionRead: text("version_read"),
+    versionAfter: text("version_after"),
+    revisionId: integer("revision_id"),
+    status: text("status").$type<ChangeItemStatus>().notNull(),
+    createdAt: ts("created_at").notNull(),
+    appliedAt: ts("applied_at"),
+    undoneAt: ts("undone_at"),
+  },
+  (t) => [
+    index("change_items_set_idx").on(t.changeSetId, t.seq),
+    index("change_items_tool_call_idx").on(t.changeSetId, t.toolCallId),
+  ],
+);
+export type ChangeItem = typeof changeItems.$inferSelect;
+
+export const CHANGE_AUDIT_ACTIONS = ["approve", "deny", "write", "apply", "undo", "discard"] as const;
+export type ChangeAuditAction = (typeof CHANGE_AUDIT_ACTIONS)[number];
+
+/** Who approved, denied, applied or undid which change set items, when, and what came of it. */
+export const changeAudit = pgTable(
+  "change_audit",
+  {
+    id: text("id").primaryKey(),
+    changeSetId: text("change_set_id").notNull(),
+    siteId: text("site_id").notNull(),
+    userId: text("user_id").notNull(),
+    action: text("action").$type<ChangeAuditAction>().notNull(),
+    itemIds: jsonb("item_ids").$type<string[]>().notNull(),
+    /** `ok`, `drifted`, `stale`, `failed`, `denied`. */
+    outcome: text("outcome").notNull(),
+    detail: text("detail"),
+    at: ts("at").notNull(),
+  },
+  (t) => [index("change_audit_set_idx").on(t.changeSetId, t.at)],
+);
+export type ChangeAudit = typeof changeAudit.$inferSelect;

@@ -7,7 +7,7 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
   const contentType = request.headers.get("content-type") ?? "";
   const mediaType = contentType.split(";")[0]!.trim().toLowerCase();
   if (mediaType !== "application/json") {
-    throw new AppError("unsupported_media_type", "Send the request body as JSON (Content-Type: application/json).", { status: 415 });
+    throw new AppError("unsupported_media_type", "Send the request body as JSON (Content-Type: application/json).");
   }
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
@@ -31,13 +31,13 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks));
   } catch {
-    throw new AppError("invalid_json", "The request body is not valid UTF-8 JSON.", { status: 400 });
+    throw new AppError("invalid_json", "The request body is not valid UTF-8 JSON.");
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    throw new AppError("invalid_json", "The request body is not valid JSON.", { status: 400 });
+    throw new AppError("invalid_json", "The request body is not valid JSON.");
   }
   assertStorable(value);
   return value;
@@ -61,7 +61,6 @@ function assertStorable(root: unknown) {
     if (value === null || typeof value !== "object") continue;
     if (path.length >= MAX_JSON_DEPTH) {
       throw new AppError("invalid_input", `The request body is nested more than ${MAX_JSON_DEPTH} levels deep.`, {
-        status: 400,
         details: { issues: [{ path, message: "nested too deeply" }] },
       });
     }
@@ -75,10 +74,13 @@ function assertStorable(root: unknown) {
 const isStorableText = (text: string) => !text.includes("\0") && text.isWellFormed();
 
 const unstorable = (path: string[]) =>
-  new AppError("invalid_input", "Some text in the request contains characters that are not allowed (NUL or broken Unicode).", {
-    status: 400,
-    details: { issues: [{ path, message: "contains NUL or an unpaired surrogate" }] },
-  });
+  new AppError(
+    "invalid_input",
+    "Some text in the request contains characters that are not allowed (NUL or broken Unicode).",
+    {
+      details: { issues: [{ path, message: "contains NUL or an unpaired surrogate" }] },
+    },
+  );
 
 const tooLarge = (maxBytes: number) =>
-  new AppError("payload_too_large", `The request body is larger than ${Math.round(maxBytes / 1024)} KiB.`, { status: 413 });
+  new AppError("payload_too_large", `The request body is larger than ${Math.round(maxBytes / 1024)} KiB.`);

@@ -10,6 +10,6 @@ export function assertSameOrigin(request: Request, appUrl: string) {
   const origin = request.headers.get("origin");
   const fetchSite = request.headers.get("sec-fetch-site");
   if (fetchSite === "cross-site" || (origin !== null && origin !== expected)) {
-    throw new AppError("cross_site_request", "This request came from another site and was refused.", { status: 403 });
+    throw new AppError("cross_site_request", "This request came from another site and was refused.");
   }
 }

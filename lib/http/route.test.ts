@@ -4,8 +4,9 @@ import { AppError } from "@/lib/errors";
 import { call } from "@/test/http";
 import { json, route } from "./route";
 
-const echo = route({ auth: "none", body: z.strictObject({ name: z.string().min(1), count: z.number().int() }) }, async ({ body }) =>
-  json(200, body),
+const echo = route(
+  { auth: "none", body: z.strictObject({ name: z.string().min(1), count: z.number().int() }) },
+  async ({ body }) => json(200, body),
 );
 
 describe("the route wrapper", () => {
@@ -16,7 +17,10 @@ describe("the route wrapper", () => {
   });
 
   it("answers invalid UTF-8 with 400 invalid_json", async () => {
-    const res = await call(echo, { rawBody: new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]), headers: { "content-type": "application/json" } });
+    const res = await call(echo, {
+      rawBody: new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]),
+      headers: { "content-type": "application/json" },
+    });
     expect(res.status).toBe(400);
     expect(res.json.error.code).toBe("invalid_json");
   });
@@ -70,14 +74,20 @@ describe("the route wrapper", () => {
   });
 
   it("refuses non-JSON content types with 415", async () => {
-    const res = await call(echo, { rawBody: "name=x", headers: { "content-type": "application/x-www-form-urlencoded" } });
+    const res = await call(echo, {
+      rawBody: "name=x",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
     expect(res.status).toBe(415);
     expect(res.json.error.code).toBe("unsupported_media_type");
   });
 
   it("maps an AppError to its status, code, details and headers", async () => {
     const handler = route({ auth: "none" }, async () => {
-      throw new AppError("rate_limited", "Slow down.", { status: 429, headers: { "Retry-After": "7" }, details: { a: 1 } });
+      throw new AppError("rate_limited", "Slow down.", {
+        headers: { "Retry-After": "7" },
+        details: { a: 1 },
+      });
     });
     const res = await call(handler);
     expect(res.status).toBe(429);

@@ -3,14 +3,20 @@
  * Handlers stay a few lines; no route parses JSON, checks Origin or formats an error by hand.
  */
 import type { z } from "zod";
-import { AppError, isAppError } from "@/lib/errors";
+import { AppError } from "@/lib/errors";
 import { env } from "@/lib/env";
-import { isStoreUnavailable } from "@/lib/db";
-import { log } from "@/lib/log";
-import { readCookie, readSession, serializeCookie, sessionCookieName, type AuthenticatedSession, type CookieSpec } from "@/lib/auth/session";
+import {
+  readCookie,
+  readSession,
+  serializeCookie,
+  sessionCookieName,
+  type AuthenticatedSession,
+  type CookieSpec,
+} from "@/lib/auth/session";
 import { readJsonBody, MAX_BODY_BYTES } from "./body";
 import { assertSameOrigin } from "./origin";
 import { clientIp } from "./client-ip";
+import { clientErrorFor } from "./client-error";
 
 type Auth = "session" | "optional" | "none";
 
@@ -21,6 +27,8 @@ type RouteOptions<B extends z.ZodType | undefined, Q extends z.ZodType | undefin
   /** Cross-site check for state-changing methods. Off only for routes the plugin calls (no cookie). */
   csrf?: boolean;
   maxBodyBytes?: number;
+  /** Path parameters' schema, for a route whose parameters are not ids; failing it is `404 not_found`. */
+  params?: z.ZodType<Record<string, string>>;
 };
 
 export type RouteContext<B, Q, A extends Auth> = {
@@ -40,10 +48,11 @@ type NextContext = { params?: Promise<Record<string, string | string[]>> };
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
-export function route<B extends z.ZodType | undefined = undefined, Q extends z.ZodType | undefined = undefined, A extends Auth = Auth>(
-  options: RouteOptions<B, Q, A>,
-  handler: (ctx: RouteContext<Infer<B>, Infer<Q>, A>) => Promise<Response> | Response,
-) {
+export function route<
+  B extends z.ZodType | undefined = undefined,
+  Q extends z.ZodType | undefined = undefined,
+  A extends Auth = Auth,
+>(options: RouteOptions<B, Q, A>, handler: (ctx: RouteContext<Infer<B>, Infer<Q>, A>) => Promise<Response> | Response) {
   return async (request: Request, nextContext?: NextContext): Promise<Response> => {
     const cookies: CookieSpec[] = [];
     try {
@@ -53,21 +62,19 @@ export function route<B extends z.ZodType | undefined = undefined, Q extends z.Z
       const sessionCookie = readCookie(request.headers.get("cookie"), sessionCookieName());
       const session = options.auth === "none" ? undefined : await readSession(sessionCookie);
       if (options.auth === "session" && !session) {
-        throw new AppError("unauthenticated", "Log in to continue.", { status: 401 });
+        throw new AppError("unauthenticated", "Log in to continue.");
       }
+      const params = await pathParams(nextContext, options.params);
 
-      let body: unknown = undefined;
+      let body: unknown;
       if (options.body) {
         const raw = await readJsonBody(request, options.maxBodyBytes ?? MAX_BODY_BYTES);
         body = validate(options.body, raw);
       }
-      let query: unknown = undefined;
+      let query: unknown;
       if (options.query) {
         query = validate(options.query, Object.fromEntries(new URL(request.url).searchParams));
       }
-      const rawParams = (await nextContext?.params) ?? {};
-      const params = Object.fromEntries(Object.entries(rawParams).map(([k, v]) => [k, Array.isArray(v) ? v.join("/") : v]));
-
       const response = await handler({
         request,
         body: body as Infer<B>,
@@ -89,7 +96,6 @@ function validate<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   throw new AppError("invalid_input", "Some fields are missing or not valid.", {
-    status: 400,
     details: { issues: result.error.issues.map((issue) => ({ path: issue.path.map(String), message: issue.message })) },
   });
 }
@@ -100,16 +106,62 @@ function withCookies(response: Response, cookies: CookieSpec[]): Response {
 }
 
 export function errorResponse(error: unknown, request?: Request): Response {
-  if (isAppError(error)) {
-    if (error.status >= 500) log.error("request failed", { code: error.code, path: request && new URL(request.url).pathname, error });
-    return json(error.status, error.toJSON(), error.headers);
+  const answer = clientErrorFor(error, { path: request && new URL(request.url).pathname });
+  const { code, message, details } = answer;
+  return json(answer.status, { error: { code, message, ...(details ? { details } : {}) } }, answer.headers);
+}
+
+/** Our ids are UUIDs; a path parameter named `id` or `…Id` that is not one cannot name anything of ours. */
+const OUR_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const isIdName = (name: string) => name === "id" || /[a-z]Id$/.test(name);
+/** Text a path segment may hold: well-formed Unicode, no NUL or other control characters. */
+function isPlainText(value: string): boolean {
+  if (!value.isWellFormed()) return false;
+  for (let i = 0; i < value.length; i++) {
+    const unit = value.charCodeAt(i);
+    if (unit < 0x20 || unit === 0x7f) return false;
   }
-  if (isStoreUnavailable(error)) {
-    log.error("store unavailable", { path: request && new URL(request.url).pathname, error });
-    return json(503, { error: { code: "store_unavailable", message: "The service is temporarily unavailable. Try again in a moment." } }, { "Retry-After": "5" });
+  return true;
+}
+
+const notFound = () => new AppError("not_found", "There is nothing at this address.");
+
+/**
+ * Path parameters, checked before anything uses them: an id that is not one of ours, a segment with NUL, control
+ * characters or broken UTF-8 (`%00`, `%C0%AF`, `%FF`), or a value the route's `params` schema refuses is
+ * `404 not_found`, never a database error.
+ */
+async function pathParams(
+  nextContext: NextContext | undefined,
+  schema: z.ZodType<Record<string, string>> | undefined,
+): Promise<Record<string, string>> {
+  const raw = (await nextContext?.params) ?? {};
+  const params: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    const segments = Array.isArray(value) ? value : [value];
+    if (!segments.every(isAcceptableSegment)) throw notFound();
+    const joined = segments.join("/");
+    if (!schema && isIdName(name) && !OUR_ID.test(joined)) throw notFound();
+    params[name] = joined;
   }
-  log.error("unexpected error", { path: request && new URL(request.url).pathname, error });
-  return json(500, { error: { code: "internal_error", message: "Something went wrong on our side. Try again; if it keeps happening, contact support." } });
+  if (!schema) return params;
+  const result = schema.safeParse(params);
+  if (!result.success) throw notFound();
+  return result.data;
+}
+
+/**
+ * Next.js hands a segment over decoded when it can and raw when it cannot (`%FF`, `%C0%AF`): a raw escape that does
+ * not decode to UTF-8 is refused here, as are NUL and control characters once decoded.
+ */
+function isAcceptableSegment(segment: string): boolean {
+  if (!isPlainText(segment)) return false;
+  if (!/%[0-9a-fA-F]{2}/.test(segment)) return true;
+  try {
+    return isPlainText(decodeURIComponent(segment));
+  } catch {
+    return false;
+  }
 }
 
 export function json(status: number, data: unknown, headers?: Record<string, string>): Response {

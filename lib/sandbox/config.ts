@@ -8,12 +8,16 @@ export type SandboxConfig = {
   /** False when SANDBOX_DRIVER is unset: every sandbox route answers 503 sandbox_unavailable. */
   enabled: boolean;
   dockerHost: string | undefined;
+  /** SANDBOX_NETWORK_POOL: the range sandbox networks take their subnets from. */
+  networkPool: string;
   /** A prebuilt image to run instead of building ours. */
   image: string | undefined;
   poolSize: number;
   /** Sandboxes handed to users at once (the warm pool comes on top). */
   max: number;
-  /** Default and longest lifetime of a session's sandbox. */
+  /** Sandboxes one user may hold at once (SANDBOX_MAX_PER_USER). */
+  maxPerUser: number;
+  /** Default and longest lifetime of a sandbox. */
   ttlMinutes: number;
   /** A sandbox nobody used for this long is removed before its expiry. */
   idleMinutes: number;
@@ -47,9 +51,11 @@ export function sandboxConfig(overrides: Partial<SandboxConfig> = {}): SandboxCo
   return {
     enabled: e.SANDBOX_DRIVER === "docker",
     dockerHost: e.DOCKER_HOST ?? (existsSync(PODMAN_SOCKET) ? `unix://${PODMAN_SOCKET}` : undefined),
+    networkPool: e.SANDBOX_NETWORK_POOL,
     image: e.SANDBOX_IMAGE,
     poolSize: e.SANDBOX_POOL_SIZE,
     max: e.SANDBOX_MAX,
+    maxPerUser: e.SANDBOX_MAX_PER_USER,
     ttlMinutes: e.SANDBOX_TTL_MINUTES,
     idleMinutes: 30,
     poolMaxAgeMinutes: 12 * 60,

@@ -3,10 +3,15 @@
  * Every container this module makes is labelled as ours and hardened (SECURITY.md, "Containers"): not
  * privileged, no capabilities, no-new-privileges, a non-root user, memory/CPU/pids limits, a read-only root with
  * tmpfs where WordPress writes, its port published on 127.0.0.1 only, no environment secrets, no engine socket.
+ * Each sandbox runs on a bridge network of its own, with an address range from the sandbox network pool, which
+ * the host's firewall keeps from starting any connection (docs/sandboxes.md, "Network"): the service reaches it
+ * through its published port, and it reaches nothing.
  */
+import { randomInt } from "node:crypto";
+import { isIPv4 } from "node:net";
 import { PassThrough, type Readable } from "node:stream";
 import Docker from "dockerode";
-import { AppError } from "@/lib/errors";
+import { AppError, findCause } from "@/lib/errors";
 import { log } from "@/lib/log";
 
 export const LABEL_SANDBOX = "sitewright.sandbox";
@@ -14,6 +19,13 @@ export const LABEL_EXPIRES = "sitewright.expires";
 export const LABEL_OWNER = "sitewright.owner";
 /** Which deployment (database) a container belongs to, so GC never touches another deployment's containers. */
 export const LABEL_NAMESPACE = "sitewright.namespace";
+
+/** A sandbox's own network is named after it. */
+export const NETWORK_PREFIX = "sitewright-net-";
+/** The default range sandbox networks take their /28 subnets from (SANDBOX_NETWORK_POOL). */
+export const DEFAULT_NETWORK_POOL = "10.213.0.0/16";
+/** A network older than this with no container is an orphan (its container was never made, or is gone). */
+const NETWORK_ORPHAN_MS = 60_000;
 
 /** The port PHP's built-in server listens on inside the sandbox. */
 export const SANDBOX_PORT = 8080;
@@ -47,6 +59,27 @@ export type ContainerInfo = {
 
 export type ExecResult = { exitCode: number; stdout: string; stderr: string };
 
+/** `10.213.0.0/16` → its first address as a number and its prefix length; throws on anything else. */
+export function parsePool(pool: string): { base: number; prefix: number } {
+  const [address, bits] = pool.split("/");
+  const prefix = Number(bits);
+  if (!address || !isIPv4(address) || !Number.isInteger(prefix) || prefix < 8 || prefix > 28) {
+    throw new Error(`SANDBOX_NETWORK_POOL must be an IPv4 range from /8 to /28, not "${pool}"`);
+  }
+  const value = address.split(".").reduce((sum, part) => sum * 256 + Number(part), 0);
+  const size = 2 ** (32 - prefix);
+  return { base: value - (value % size), prefix };
+}
+
+const dotted = (value: number) => [24, 16, 8, 0].map((shift) => Math.floor(value / 2 ** shift) % 256).join(".");
+
+/** A random /28 of the pool: its subnet and gateway (the host's side of the bridge). */
+export function pickSubnet(pool: string): { subnet: string; gateway: string } {
+  const { base, prefix } = parsePool(pool);
+  const start = base + randomInt(2 ** (28 - prefix)) * 16;
+  return { subnet: `${dotted(start)}/28`, gateway: dotted(start + 1) };
+}
+
 /** `unix:///run/podman/podman.sock` or `tcp://127.0.0.1:2375` → dockerode's connection options. */
 export function dockerOptionsFrom(dockerHost: string | undefined): Docker.DockerOptions {
   const value = dockerHost?.trim() || "unix:///var/run/docker.sock";
@@ -56,21 +89,28 @@ export function dockerOptionsFrom(dockerHost: string | undefined): Docker.Docker
   return { protocol: url.protocol === "https:" ? "https" : "http", host: url.hostname, port: Number(url.port || 2375) };
 }
 
-const ENGINE_DOWN_CODES = new Set(["ECONNREFUSED", "ENOENT", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "EACCES"]);
+const ENGINE_DOWN_CODES = new Set([
+  "ECONNREFUSED",
+  "ENOENT",
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "EACCES",
+]);
 
 /** True when an error means the engine could not be reached at all (socket gone, refused, timed out). */
 export function isEngineDown(error: unknown): boolean {
-  for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    const code = (e as { code?: string }).code;
-    if (code && ENGINE_DOWN_CODES.has(code)) return true;
-    if (e instanceof AppError && e.code === "sandbox_unavailable") return true;
-  }
-  return false;
+  return (
+    findCause(error, (link) => {
+      const code = (link as { code?: unknown }).code;
+      return typeof code === "string" && (ENGINE_DOWN_CODES.has(code) || code === "sandbox_unavailable");
+    }) !== undefined
+  );
 }
 
 export const sandboxUnavailable = (cause?: unknown) =>
   new AppError("sandbox_unavailable", "Sandboxes are not available right now. Try again in a moment.", {
-    status: 503,
     headers: { "Retry-After": "10" },
     cause,
   });
@@ -80,8 +120,12 @@ const statusOf = (error: unknown) => (error as { statusCode?: number }).statusCo
 export class SandboxEngine {
   readonly docker: Docker;
 
-  constructor(options: { dockerHost?: string; docker?: Docker } = {}) {
+  readonly networkPool: string;
+
+  constructor(options: { dockerHost?: string; docker?: Docker; networkPool?: string } = {}) {
     this.docker = options.docker ?? new Docker({ ...dockerOptionsFrom(options.dockerHost), timeout: 60_000 });
+    this.networkPool = options.networkPool ?? DEFAULT_NETWORK_POOL;
+    parsePool(this.networkPool);
   }
 
   /** Runs an engine call, turning "cannot reach the engine" into `503 sandbox_unavailable`. */
@@ -101,7 +145,12 @@ export class SandboxEngine {
     await this.call("ping", () =>
       Promise.race([
         this.docker.ping(),
-        new Promise((_, reject) => setTimeout(() => reject(Object.assign(new Error("engine ping timed out"), { code: "ETIMEDOUT" })), 3_000).unref()),
+        new Promise((_, reject) =>
+          setTimeout(
+            () => reject(Object.assign(new Error("engine ping timed out"), { code: "ETIMEDOUT" })),
+            3_000,
+          ).unref(),
+        ),
       ]),
     );
   }
@@ -118,8 +167,70 @@ export class SandboxEngine {
     });
   }
 
+  /**
+   * Creates the sandbox's own bridge network on a free /28 of the pool (another sandbox or network on the host
+   * may hold the one picked: then another is tried). Not `internal`: an internal network gives the host no
+   * address on the bridge, so the published port could not reach the container; the firewall rules of
+   * scripts/setup/sandbox-network.sh stop the sandbox from starting any connection instead.
+   */
+  private async createNetwork(spec: ContainerSpec): Promise<string> {
+    const name = `${NETWORK_PREFIX}${spec.sandboxId}`;
+    let lastError: unknown;
+    for (let attempt = 0; attempt < 12; attempt++) {
+      const { subnet, gateway } = pickSubnet(this.networkPool);
+      try {
+        await this.docker.createNetwork({
+          Name: name,
+          Driver: "bridge",
+          Internal: false,
+          CheckDuplicate: true,
+          Labels: { [LABEL_SANDBOX]: spec.sandboxId, [LABEL_NAMESPACE]: spec.namespace },
+          IPAM: { Driver: "default", Config: [{ Subnet: subnet, Gateway: gateway }] },
+        });
+        return name;
+      } catch (error) {
+        lastError = error;
+        if (!/already used|overlap|in use|conflict/i.test(String((error as Error).message))) throw error;
+      }
+    }
+    throw new Error(`no free subnet for a sandbox network in ${this.networkPool}`, { cause: lastError });
+  }
+
+  private async removeNetwork(name: string): Promise<void> {
+    try {
+      await this.docker.getNetwork(name).remove();
+    } catch (error) {
+      if (statusOf(error) === 404 || /no such network|not found/i.test(String((error as Error).message))) return;
+      throw error;
+    }
+  }
+
+  /**
+   * Removes sandbox networks of this namespace that no container of `liveSandboxIds` uses and that are older than
+   * a minute (a network is made just before its container). Returns the removed networks' names.
+   */
+  async pruneNetworks(namespace: string, liveSandboxIds: Set<string>): Promise<string[]> {
+    return this.call("network prune", async () => {
+      const networks = await this.docker.listNetworks({
+        filters: { label: [LABEL_SANDBOX, `${LABEL_NAMESPACE}=${namespace}`] },
+      });
+      const removed: string[] = [];
+      for (const network of networks) {
+        const sandboxId = network.Labels?.[LABEL_SANDBOX] ?? "";
+        const created = Date.parse(network.Created ?? "");
+        if (liveSandboxIds.has(sandboxId) || (!Number.isNaN(created) && Date.now() - created < NETWORK_ORPHAN_MS))
+          continue;
+        await this.removeNetwork(network.Name).catch((error) =>
+          log.warn("could not remove a sandbox network", { network: network.Name, error }),
+        );
+        removed.push(network.Name);
+      }
+      return removed;
+    });
+  }
+
   /** The hardened container definition; exported through `containerOptions` so tests can read it. */
-  containerOptions(spec: ContainerSpec): Docker.ContainerCreateOptions {
+  containerOptions(spec: ContainerSpec, network = `${NETWORK_PREFIX}${spec.sandboxId}`): Docker.ContainerCreateOptions {
     return {
       name: `sitewright-${spec.sandboxId}`,
       Image: spec.image,
@@ -150,6 +261,7 @@ export class SandboxEngine {
         PidsLimit: SANDBOX_LIMITS.pids,
         PortBindings: { [`${SANDBOX_PORT}/tcp`]: [{ HostIp: "127.0.0.1", HostPort: "" }] },
         Binds: [],
+        NetworkMode: network,
         RestartPolicy: { Name: "no" },
       },
     };
@@ -158,7 +270,14 @@ export class SandboxEngine {
   /** Creates and starts a sandbox container; returns its id and the loopback port it answers on. */
   async run(spec: ContainerSpec): Promise<{ containerId: string; hostPort: number }> {
     return this.call("run", async () => {
-      const container = await this.docker.createContainer(this.containerOptions(spec));
+      const network = await this.createNetwork(spec);
+      let container: Docker.Container;
+      try {
+        container = await this.docker.createContainer(this.containerOptions(spec, network));
+      } catch (error) {
+        await this.removeNetwork(network).catch(() => {});
+        throw error;
+      }
       try {
         await container.start();
         const info = await container.inspect();
@@ -169,6 +288,7 @@ export class SandboxEngine {
         return { containerId: info.Id, hostPort };
       } catch (error) {
         await container.remove({ force: true }).catch(() => {});
+        await this.removeNetwork(network).catch(() => {});
         throw error;
       }
     });
@@ -185,27 +305,27 @@ export class SandboxEngine {
     });
   }
 
-  async stop(containerId: string): Promise<void> {
-    await this.call("stop", async () => {
-      try {
-        await this.docker.getContainer(containerId).stop({ t: 1 });
-      } catch (error) {
-        if (statusOf(error) === 404 || statusOf(error) === 304) return;
-        throw error;
-      }
-    });
-  }
-
-  /** Removes a container, running or not; a container already gone is not an error. */
+  /** Removes a container, running or not, and its own network; a container already gone is not an error. */
   async remove(containerId: string): Promise<void> {
     await this.call("remove", async () => {
+      let networks: string[] = [];
       try {
+        const info = await this.docker.getContainer(containerId).inspect();
+        networks = Object.keys(info.NetworkSettings?.Networks ?? {}).filter((name) => name.startsWith(NETWORK_PREFIX));
+        const sandboxId = info.Config?.Labels?.[LABEL_SANDBOX];
+        if (sandboxId && !networks.includes(`${NETWORK_PREFIX}${sandboxId}`))
+          networks.push(`${NETWORK_PREFIX}${sandboxId}`);
         await this.docker.getContainer(containerId).remove({ force: true, v: true });
       } catch (error) {
         if (statusOf(error) === 404) return;
         // Podman answers 409/500 while a removal is already under way.
         if (/no such container|removal.*in progress/i.test(String((error as Error).message))) return;
         throw error;
+      }
+      for (const network of networks) {
+        await this.removeNetwork(network).catch((error) =>
+          log.warn("could not remove a sandbox network", { network, error }),
+        );
       }
     });
   }
@@ -233,7 +353,9 @@ export class SandboxEngine {
   /** The container's output so far (stdout and stderr, stream headers left in: callers search it). */
   async logs(containerId: string): Promise<string> {
     return this.call("logs", async () => {
-      const output = (await this.docker.getContainer(containerId).logs({ stdout: true, stderr: true, follow: false })) as unknown;
+      const output = (await this.docker
+        .getContainer(containerId)
+        .logs({ stdout: true, stderr: true, follow: false })) as unknown;
       return Buffer.isBuffer(output) ? output.toString("utf8") : String(output);
     });
   }
@@ -256,9 +378,14 @@ export class SandboxEngine {
           stream.destroy();
           reject(new Error(`exec timed out: ${cmd[0]}`));
         }, options.timeoutMs ?? 30_000);
-        stream.on("end", () => (clearTimeout(timer), resolve()));
-        stream.on("close", () => (clearTimeout(timer), resolve()));
-        stream.on("error", (error) => (clearTimeout(timer), reject(error)));
+        const settle = (error?: Error) => {
+          clearTimeout(timer);
+          if (error) reject(error);
+          else resolve();
+        };
+        stream.on("end", () => settle());
+        stream.on("close", () => settle());
+        stream.on("error", (error) => settle(error));
       });
       const info = await exec.inspect();
       return {

@@ -6,9 +6,9 @@
 import { existingSandboxIds, listSandboxes, listSandboxesToCollect, takeSandboxLease } from "@/lib/db/queries";
 import { now as clockNow } from "@/lib/clock";
 import { log } from "@/lib/log";
-import { removeStaleImages } from "./image";
+import type { Sandbox } from "@/lib/db/schema";
+import type { ContainerInfo } from "./engine";
 import { pruneMediaCache } from "./media-proxy";
-import type { SandboxManager } from "./sandboxes";
 
 export const GC_LEASE = "sandbox-gc";
 /** A sandbox still being made after this long is taken as stuck (its maker died). */
@@ -20,33 +20,71 @@ export type GcReport = {
   skipped: boolean;
   removed: string[];
   orphans: string[];
+  networksRemoved: string[];
   vanished: string[];
   cacheFilesRemoved: number;
   imagesRemoved: string[];
 };
 
-export async function collectGarbage(manager: SandboxManager, options: { now?: Date } = {}): Promise<GcReport> {
-  const report: GcReport = { skipped: false, removed: [], orphans: [], vanished: [], cacheFilesRemoved: 0, imagesRemoved: [] };
-  const { config, engine } = manager;
-  if (!config.enabled) return { ...report, skipped: true };
+/** What GC needs from the containers unit: this deployment's containers, removal, the image in use. */
+export interface SandboxFleet {
+  listContainers(): Promise<ContainerInfo[]>;
+  removeContainer(containerId: string): Promise<void>;
+  /** Removes sandbox networks of ours with no container among `liveSandboxIds` (older than a minute). */
+  pruneNetworks(liveSandboxIds: Set<string>): Promise<string[]>;
+  containerRunning(containerId: string): Promise<boolean>;
+  /** Removes a sandbox: its row goes to `removing`, its container, then its row. */
+  destroy(sandbox: Sandbox): Promise<void>;
+  currentImage(): Promise<string | undefined>;
+  /** Removes our images other than `keep` (none when the operator supplies SANDBOX_IMAGE). */
+  removeStaleImages(keep: string[]): Promise<string[]>;
+}
+
+export type GcPolicy = {
+  enabled: boolean;
+  intervalMs: number;
+  idleMinutes: number;
+  mediaCacheDir: string;
+  mediaCacheBytes: number;
+};
+
+/** What one collection is given: who collects (the lease holder), by which policy, over which fleet. */
+export interface Collectable {
+  readonly holder: string;
+  readonly gcPolicy: GcPolicy;
+  readonly fleet: SandboxFleet;
+}
+
+export async function collectGarbage(target: Collectable, options: { now?: Date } = {}): Promise<GcReport> {
+  const report: GcReport = {
+    skipped: false,
+    removed: [],
+    orphans: [],
+    networksRemoved: [],
+    vanished: [],
+    cacheFilesRemoved: 0,
+    imagesRemoved: [],
+  };
+  const { gcPolicy: policy, fleet } = target;
+  if (!policy.enabled) return { ...report, skipped: true };
   const now = options.now ?? clockNow();
   const leased = await takeSandboxLease({
     name: GC_LEASE,
-    holder: manager.holder,
+    holder: target.holder,
     now,
-    until: new Date(now.getTime() + Math.max(10_000, Math.floor(config.gcIntervalMs * 0.9))),
+    until: new Date(now.getTime() + Math.max(10_000, Math.floor(policy.intervalMs * 0.9))),
   });
   if (!leased) return { ...report, skipped: true };
 
   // 1. Records past their time: expired, idle, or stuck while being made.
   const due = await listSandboxesToCollect({
     now,
-    idleBefore: new Date(now.getTime() - config.idleMinutes * 60_000),
+    idleBefore: new Date(now.getTime() - policy.idleMinutes * 60_000),
     stuckBefore: new Date(now.getTime() - STUCK_MS),
   });
   for (const sandbox of due) {
     try {
-      await manager.destroy(sandbox);
+      await fleet.destroy(sandbox);
       report.removed.push(sandbox.id);
     } catch (error) {
       log.warn("sandbox GC could not remove a sandbox", { sandboxId: sandbox.id, error });
@@ -54,13 +92,17 @@ export async function collectGarbage(manager: SandboxManager, options: { now?: D
   }
 
   // 2. Containers labelled as this deployment's with no record: left behind by a crash.
-  const containers = await engine.list(config.namespace);
+  const containers = await fleet.listContainers();
   const known = await existingSandboxIds({ ids: containers.map((c) => c.sandboxId) });
   for (const container of containers) {
     if (known.has(container.sandboxId)) continue;
-    await engine.remove(container.containerId);
+    await fleet.removeContainer(container.containerId);
     report.orphans.push(container.sandboxId);
   }
+
+  // 2b. Sandbox networks whose container is gone (removed by hand, or a crash between the two).
+  const remaining = new Set(containers.filter((c) => !report.orphans.includes(c.sandboxId)).map((c) => c.sandboxId));
+  report.networksRemoved = await fleet.pruneNetworks(remaining);
 
   // 3. Records whose container is gone (engine restarted, container killed): nothing to keep them for.
   const running = new Set(containers.filter((c) => c.running).map((c) => c.sandboxId));
@@ -68,9 +110,9 @@ export async function collectGarbage(manager: SandboxManager, options: { now?: D
     if (running.has(sandbox.id) || !["pooled", "ready"].includes(sandbox.status)) continue;
     if (now.getTime() - sandbox.createdAt.getTime() < VANISHED_GRACE_MS) continue;
     // Asked directly, not by label: a container labelled with another spelling of this deployment still counts.
-    if (sandbox.containerId && (await engine.inspect(sandbox.containerId))?.State.Running) continue;
+    if (sandbox.containerId && (await fleet.containerRunning(sandbox.containerId))) continue;
     try {
-      await manager.destroy(sandbox);
+      await fleet.destroy(sandbox);
       report.vanished.push(sandbox.id);
     } catch (error) {
       log.warn("sandbox GC could not drop a vanished sandbox", { sandboxId: sandbox.id, error });
@@ -78,19 +120,32 @@ export async function collectGarbage(manager: SandboxManager, options: { now?: D
   }
 
   // 4. Pool members made from an older image (after an upgrade) give way to fresh ones; unused old images go.
-  const currentImage = await manager.currentImage();
+  const currentImage = await fleet.currentImage();
   if (currentImage) {
     for (const sandbox of await listSandboxes()) {
       if (sandbox.status !== "pooled" || sandbox.imageTag === currentImage) continue;
-      await manager.destroy(sandbox).catch((error) => log.warn("sandbox GC could not retire a pooled sandbox", { sandboxId: sandbox.id, error }));
+      await fleet
+        .destroy(sandbox)
+        .catch((error) => log.warn("sandbox GC could not retire a pooled sandbox", { sandboxId: sandbox.id, error }));
       report.removed.push(sandbox.id);
     }
-    if (!config.image) report.imagesRemoved = await removeStaleImages(engine, [currentImage]);
+    report.imagesRemoved = await fleet.removeStaleImages([currentImage]);
   }
 
   // 5. Media cache: older than a week, then oldest first down to the cap.
-  report.cacheFilesRemoved = await pruneMediaCache({ cacheDir: config.mediaCacheDir, maxBytes: config.mediaCacheBytes, now });
+  report.cacheFilesRemoved = await pruneMediaCache({
+    cacheDir: policy.mediaCacheDir,
+    maxBytes: policy.mediaCacheBytes,
+    now,
+  });
 
-  if (report.removed.length || report.orphans.length || report.vanished.length || report.imagesRemoved.length) log.info("sandbox GC", { ...report });
+  if (
+    report.removed.length ||
+    report.orphans.length ||
+    report.networksRemoved.length ||
+    report.vanished.length ||
+    report.imagesRemoved.length
+  )
+    log.info("sandbox GC", { ...report });
   return report;
 }

@@ -13,6 +13,7 @@ import os from "node:os";
 import path from "node:path";
 import { AppError } from "@/lib/errors";
 import type { SandboxEngine } from "./engine";
+import { sandboxWpConfig } from "./image/wp-config";
 
 /** Debian packages of the sandbox's root filesystem (php8.2-opcache keeps WordPress's compiled code warm). */
 export const ROOTFS_PACKAGES = [
@@ -52,9 +53,17 @@ const imageFilesDir = (root: string) => path.join(root, "lib", "sandbox", "image
 const rootfsScript = (root: string) => path.join(root, "scripts", "sandbox", "rootfs.sh");
 const wordpressScript = (root: string) => path.join(root, "scripts", "setup", "wordpress.sh");
 
-async function run(command: string, args: string[], options: { env?: Record<string, string>; cwd?: string; onLine?: Progress } = {}) {
+async function run(
+  command: string,
+  args: string[],
+  options: { env?: Record<string, string>; cwd?: string; onLine?: Progress } = {},
+) {
   return new Promise<string>((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env: { ...process.env, ...options.env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
@@ -64,7 +73,9 @@ async function run(command: string, args: string[], options: { env?: Record<stri
     });
     child.on("error", reject);
     child.on("close", (code) =>
-      code === 0 ? resolve(stdout) : reject(new Error(`${command} ${args.join(" ")} exited with ${code}: ${stderr.slice(-2000)}`)),
+      code === 0
+        ? resolve(stdout)
+        : reject(new Error(`${command} ${args.join(" ")} exited with ${code}: ${stderr.slice(-2000)}`)),
     );
   });
 }
@@ -85,7 +96,8 @@ async function listFiles(dir: string, skip: (relative: string) => boolean = () =
   return out.sort();
 }
 
-const skipPluginDevFiles = (relative: string) => /^(tests|node_modules|vendor\/bin)(\/|$)/.test(relative) || /\.(md|xml\.dist)$/.test(relative);
+const skipPluginDevFiles = (relative: string) =>
+  /^(tests|node_modules|vendor\/bin)(\/|$)/.test(relative) || /\.(md|xml\.dist)$/.test(relative);
 
 async function hashFiles(hash: ReturnType<typeof createHash>, dir: string, files: string[]) {
   for (const file of files) {
@@ -121,6 +133,8 @@ export async function computeImageInputs(paths: ImagePaths, wordpressTree: strin
   const imageDir = imageFilesDir(paths.root);
   await hashFiles(top, imageDir, await listFiles(imageDir));
   top.update(await readFile(path.join(paths.root, "lib", "sandbox", "image.ts")));
+  const wordpressDir = path.join(paths.root, "lib", "wordpress");
+  await hashFiles(top, wordpressDir, await listFiles(wordpressDir));
   top.update("plugin\0");
   await hashFiles(top, paths.pluginDir, await listFiles(paths.pluginDir, skipPluginDevFiles));
   return {
@@ -140,7 +154,8 @@ async function ensureBaseImage(engine: SandboxEngine, paths: ImagePaths, baseTag
     await run("bash", [rootfsScript(paths.root), tarball], {
       env: { SANDBOX_ROOTFS_PACKAGES: ROOTFS_PACKAGES.join(",") },
       onLine: (line) => {
-        if (/^(I: (Retrieving|Validating|Extracting|Installing|Base)|rootfs\.sh)/.test(line)) progress(`rootfs: ${line}`);
+        if (/^(I: (Retrieving|Validating|Extracting|Installing|Base)|rootfs\.sh)/.test(line))
+          progress(`rootfs: ${line}`);
       },
     });
   } else {
@@ -151,7 +166,9 @@ async function ensureBaseImage(engine: SandboxEngine, paths: ImagePaths, baseTag
   const stream = await engine.docker.importImage(tarball, { repo: baseTag });
   let importedId: string | undefined;
   await followProgress(engine, stream, (event) => {
-    const id = [event.id, event.status].find((value): value is string => typeof value === "string" && /^sha256:[0-9a-f]{64}$/.test(value));
+    const id = [event.id, event.status].find(
+      (value): value is string => typeof value === "string" && /^sha256:[0-9a-f]{64}$/.test(value),
+    );
     if (id) importedId = id;
   });
   if (!(await engine.imageExists(baseTag)) && importedId) {
@@ -160,13 +177,18 @@ async function ensureBaseImage(engine: SandboxEngine, paths: ImagePaths, baseTag
   if (!(await engine.imageExists(baseTag))) throw new Error(`the engine did not keep the imported ${baseTag}`);
 }
 
-function followProgress(engine: SandboxEngine, stream: NodeJS.ReadableStream, onEvent: (event: Record<string, unknown>) => void) {
+function followProgress(
+  engine: SandboxEngine,
+  stream: NodeJS.ReadableStream,
+  onEvent: (event: Record<string, unknown>) => void,
+) {
   return new Promise<void>((resolve, reject) => {
     engine.docker.modem.followProgress(
       stream,
       (error: Error | null, events: Array<Record<string, unknown>>) => {
         const failed = error ?? events.find((event) => event.error || event.errorDetail);
-        if (failed) reject(failed instanceof Error ? failed : new Error(String(failed.error ?? JSON.stringify(failed))));
+        if (failed)
+          reject(failed instanceof Error ? failed : new Error(String(failed.error ?? JSON.stringify(failed))));
         else resolve();
       },
       onEvent,
@@ -183,9 +205,12 @@ async function stageTopLayer(paths: ImagePaths, inputs: ImageInputs, context: st
   await rm(path.join(wp, ".sitewright-wordpress"), { force: true });
   await rm(path.join(wp, "wp-content", "plugins", "akismet"), { recursive: true, force: true });
   await rm(path.join(wp, "wp-content", "plugins", "hello.php"), { force: true });
-  await cp(path.join(imageDir, "wp-config.php"), path.join(wp, "wp-config.php"));
+  await writeFile(path.join(wp, "wp-config.php"), sandboxWpConfig());
   await mkdir(path.join(wp, "wp-content", "mu-plugins"), { recursive: true });
-  await cp(path.join(imageDir, "sitewright-sandbox.php"), path.join(wp, "wp-content", "mu-plugins", "sitewright-sandbox.php"));
+  await cp(
+    path.join(imageDir, "sitewright-sandbox.php"),
+    path.join(wp, "wp-content", "mu-plugins", "sitewright-sandbox.php"),
+  );
   const pluginTarget = path.join(wp, "wp-content", "plugins", PLUGIN_SLUG);
   for (const file of await listFiles(paths.pluginDir, skipPluginDevFiles)) {
     await mkdir(path.dirname(path.join(pluginTarget, file)), { recursive: true });
@@ -200,12 +225,24 @@ async function stageTopLayer(paths: ImagePaths, inputs: ImageInputs, context: st
   progress("preinstalling WordPress into the seed database");
   const scratch = await mkdtemp(path.join(os.tmpdir(), "sitewright-install-"));
   try {
-    const salts = ["AUTH_KEY", "SECURE_AUTH_KEY", "LOGGED_IN_KEY", "NONCE_KEY", "AUTH_SALT", "SECURE_AUTH_SALT", "LOGGED_IN_SALT", "NONCE_SALT"]
+    const salts = [
+      "AUTH_KEY",
+      "SECURE_AUTH_KEY",
+      "LOGGED_IN_KEY",
+      "NONCE_KEY",
+      "AUTH_SALT",
+      "SECURE_AUTH_SALT",
+      "LOGGED_IN_SALT",
+      "NONCE_SALT",
+    ]
       .map((key) => `define('${key}', 'build-only-${key}');`)
       .join("\n");
     await writeFile(path.join(scratch, "salts.php"), `<?php\n${salts}\n`);
     await mkdir(path.join(scratch, "db"));
-    const installEnv = { SITEWRIGHT_DB_DIR: `${path.join(scratch, "db")}/`, SITEWRIGHT_SALTS_FILE: path.join(scratch, "salts.php") };
+    const installEnv = {
+      SITEWRIGHT_DB_DIR: `${path.join(scratch, "db")}/`,
+      SITEWRIGHT_SALTS_FILE: path.join(scratch, "salts.php"),
+    };
     const out = await run("php", [path.join(imageDir, "install.php"), wp], { env: installEnv });
     const active = (JSON.parse(out.trim().split("\n").pop() ?? "{}") as { plugins?: string[] }).plugins ?? [];
     if (!active.some((plugin) => plugin.startsWith(`${PLUGIN_SLUG}/`))) {
@@ -253,7 +290,6 @@ export async function ensureSandboxImage(options: {
   if (configuredImage) {
     if (!(await engine.imageExists(configuredImage))) {
       throw new AppError("sandbox_unavailable", "The configured sandbox image is missing.", {
-        status: 503,
         details: { image: configuredImage },
       });
     }
@@ -289,7 +325,9 @@ async function buildImage(engine: SandboxEngine, paths: ImagePaths, progress: Pr
     await rm(context, { recursive: true, force: true });
   }
   const size = (await engine.docker.getImage(inputs.imageTag).inspect()).Size;
-  progress(`built ${inputs.imageTag} (${Math.round(size / 1e6)} MB) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  progress(
+    `built ${inputs.imageTag} (${Math.round(size / 1e6)} MB) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
   return inputs.imageTag;
 }
 

@@ -6,6 +6,7 @@ import { getOwnedSite, siteClientFor } from "@/lib/sites/sites";
 import { sandboxConfig } from "./config";
 import { collectGarbage } from "./gc";
 import { SandboxManager, type SiteSource } from "./sandboxes";
+import { processState } from "@/lib/process-state";
 
 export { SandboxManager } from "./sandboxes";
 export type { SandboxView } from "./sandboxes";
@@ -16,7 +17,7 @@ const pairedSiteSource: SiteSource = async ({ userId, siteId }) => {
 };
 
 type Holder = { manager?: SandboxManager; fromEnvironment?: boolean };
-const holder = ((globalThis as { __sitewrightSandboxes?: Holder }).__sitewrightSandboxes ??= {});
+const holder = processState<Holder>("sandboxes", () => ({}));
 
 export function getSandboxManager(): SandboxManager {
   if (!holder.manager) {

@@ -19,7 +19,7 @@ const MAX_CACHE_AGE_MS = 7 * 24 * 3600_000;
 
 export type MediaFile = { body: Buffer; contentType: string; cached: boolean };
 
-const notFound = () => new AppError("not_found", "There is no such media file.", { status: 404 });
+const notFound = () => new AppError("not_found", "There is no such media file.");
 
 /**
  * The origin URL for a path below the uploads base, or a 404 when the path is not a plain relative file path
@@ -77,14 +77,19 @@ export async function fetchSandboxMedia(input: {
   });
   if (response.status === 404 || response.status === 410) throw notFound();
   if (response.status !== 200) {
-    throw new AppError("site_unreachable", "The site did not send that media file.", { status: 502, details: { status: response.status } });
+    throw new AppError("site_unreachable", "The site did not send that media file.", {
+      details: { status: response.status },
+    });
   }
   const contentType = (response.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
   if (!MEDIA_TYPE.test(contentType)) {
-    throw new AppError("unsupported_media_type", "Only images, video and audio are served through the sandbox media proxy.", {
-      status: 415,
-      details: { contentType: contentType || null },
-    });
+    throw new AppError(
+      "unsupported_media_type",
+      "Only images, video and audio are served through the sandbox media proxy.",
+      {
+        details: { contentType: contentType || null },
+      },
+    );
   }
 
   await mkdir(dir, { recursive: true });
@@ -98,7 +103,15 @@ export async function fetchSandboxMedia(input: {
 }
 
 /** Drops cached files (in the media cache directory `cacheDir`) older than a week, then the least recently used until the cache is under `maxBytes`. */
-export async function pruneMediaCache({ cacheDir, maxBytes, now }: { cacheDir: string; maxBytes: number; now: Date }): Promise<number> {
+export async function pruneMediaCache({
+  cacheDir,
+  maxBytes,
+  now,
+}: {
+  cacheDir: string;
+  maxBytes: number;
+  now: Date;
+}): Promise<number> {
   const dir = cacheDir;
   let names: string[];
   try {

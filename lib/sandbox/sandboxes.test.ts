@@ -3,26 +3,56 @@
  * the signed client inside a sandbox, capacity, GC of expired and orphaned containers, hardening, the GC lease.
  */
 import { randomUUID } from "node:crypto";
+import net from "node:net";
+import os from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { advanceClockForTests } from "@/lib/clock";
-import { countSandboxes, findSandboxById, insertUser, listSandboxes, takeSandboxLease, updateSandbox } from "@/lib/db/queries";
+import {
+  countSandboxes,
+  findSandboxById,
+  insertUser,
+  listSandboxes,
+  takeSandboxLease,
+  updateSandbox,
+} from "@/lib/db/queries";
 import { useTestDatabase } from "@/lib/db/testing";
 import { AppError } from "@/lib/errors";
 import { createSiteClient } from "@/lib/sites/client";
 import { SiteRequestError } from "@/lib/sites/client";
-import { LABEL_EXPIRES, LABEL_NAMESPACE, LABEL_OWNER, LABEL_SANDBOX, SANDBOX_LIMITS } from "./engine";
+import { LABEL_EXPIRES, LABEL_NAMESPACE, LABEL_OWNER, LABEL_SANDBOX, NETWORK_PREFIX, SANDBOX_LIMITS } from "./engine";
 import { collectGarbage, GC_LEASE } from "./gc";
 import { createTestSandboxes, type TestSandboxes } from "./testing";
 
 useTestDatabase();
 
 /** The capabilities engines grant by default: every one of them must be dropped. */
-const DEFAULT_CAPABILITIES = ["AUDIT_WRITE", "CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "MKNOD", "NET_BIND_SERVICE", "NET_RAW", "SETFCAP", "SETGID", "SETPCAP", "SETUID", "SYS_CHROOT"];
+const DEFAULT_CAPABILITIES = [
+  "AUDIT_WRITE",
+  "CHOWN",
+  "DAC_OVERRIDE",
+  "FOWNER",
+  "FSETID",
+  "KILL",
+  "MKNOD",
+  "NET_BIND_SERVICE",
+  "NET_RAW",
+  "SETFCAP",
+  "SETGID",
+  "SETPCAP",
+  "SETUID",
+  "SYS_CHROOT",
+];
 
 let userCount = 0;
 async function newUserId() {
   const id = `user-${randomUUID()}`;
-  await insertUser({ id, email: `sandbox${userCount++}-${id}@example.com`, name: null, passwordHash: "unused", createdAt: new Date() });
+  await insertUser({
+    id,
+    email: `sandbox${userCount++}-${id}@example.com`,
+    name: null,
+    passwordHash: "unused",
+    createdAt: new Date(),
+  });
   return id;
 }
 
@@ -59,13 +89,14 @@ describe("the warm pool", () => {
 
     const userId = await newUserId();
     const started = performance.now();
-    const sandbox = await t.manager.createSession({ userId });
+    const sandbox = await t.manager.createSandbox({ userId });
     const elapsed = performance.now() - started;
 
     expect(sandbox.fromPool).toBe(true);
     expect(sandbox.status).toBe("ready");
     expect(elapsed).toBeLessThan(500);
-    const index = await fetch(`${sandbox.url}/wp-json/`);
+    expect(sandbox.previewUrl).toBe(`${t.config.appUrl}/preview/${sandbox.id}/`);
+    const index = await fetch(`${await t.directUrl(sandbox.id)}/wp-json/`);
     expect(index.status).toBe(200);
     expect((await index.json()).namespaces).toContain("sitewright/v1");
 
@@ -76,37 +107,44 @@ describe("the warm pool", () => {
 describe("a sandbox started cold", () => {
   let t: TestSandboxes;
   let userId: string;
-  let sandbox: Awaited<ReturnType<TestSandboxes["manager"]["createSession"]>>;
+  let sandbox: Awaited<ReturnType<TestSandboxes["manager"]["createSandbox"]>>;
+  let direct: string;
   beforeAll(async () => {
     t = createTestSandboxes({ poolSize: 0 });
     await t.manager.image();
     userId = await newUserId();
-    sandbox = await t.manager.createSession({ userId, ttlMinutes: 30 });
+    sandbox = await t.manager.createSandbox({ userId, ttlMinutes: 30 });
+    direct = await t.directUrl(sandbox.id);
   });
   afterAll(() => t.cleanup());
 
   it("starts cold when the pool is empty and answers WordPress REST", async () => {
     expect(sandbox.fromPool).toBe(false);
-    expect(sandbox.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    const pages = await fetch(`${sandbox.url}/wp-json/wp/v2/pages`);
+    expect(sandbox.url).toBe(`${t.config.appUrl}/preview/${sandbox.id}/`);
+    expect(direct).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const pages = await fetch(`${direct}/wp-json/wp/v2/pages`);
     expect(pages.status).toBe(200);
     expect(Array.isArray(await pages.json())).toBe(true);
     expect(new Date(sandbox.expiresAt).getTime() - new Date(sandbox.createdAt).getTime()).toBe(30 * 60_000);
   });
 
   it("has the plugin connected, so the signed client works against it as against a live site", async () => {
-    const client = await t.manager.clientForSession({ userId, id: sandbox.id });
+    const client = await t.clientFor(sandbox.id);
     const info = await client.get<{ name: string; wordpress: string }>("/sitewright/v1/info");
     expect(info.data.wordpress).toMatch(/^6\.1/);
 
-    const created = await client.post<{ id: number; status: string }>("/wp/v2/pages", { title: "Made by the agent", status: "publish", content: "<p>Hello</p>" });
+    const created = await client.post<{ id: number; status: string }>("/wp/v2/pages", {
+      title: "Made by the agent",
+      status: "publish",
+      content: "<p>Hello</p>",
+    });
     expect(created.status).toBe(201);
     const read = await client.get<{ title: { rendered: string } }>(`/wp/v2/pages/${created.data.id}`);
     expect(read.data.title.rendered).toBe("Made by the agent");
 
     // The same request with wrong credentials is refused by the plugin: the connection is really checked.
     const forged = createSiteClient(
-      { baseUrl: sandbox.url!, restUrl: `${sandbox.url}/wp-json/`, token: "swt_forged", secret: "not-the-secret" },
+      { baseUrl: direct, restUrl: `${direct}/wp-json/`, token: "swt_forged", secret: "not-the-secret" },
       { allowHttp: true, allowlist: ["127.0.0.1"] },
     );
     const refused = await forged.post("/wp/v2/pages", { title: "nope" }).catch((e: unknown) => e);
@@ -116,7 +154,7 @@ describe("a sandbox started cold", () => {
 
   it("gave its credentials out once: the provisioning route refuses anyone else", async () => {
     for (const token of ["0".repeat(64), ""]) {
-      const response = await fetch(`${sandbox.url}/wp-json/sitewright-sandbox/v1/provision`, {
+      const response = await fetch(`${direct}/wp-json/sitewright-sandbox/v1/provision`, {
         method: "POST",
         headers: { "content-type": "application/json", "x-sitewright-provision": token },
         body: JSON.stringify({ scopes: ["site:read"] }),
@@ -127,7 +165,7 @@ describe("a sandbox started cold", () => {
   });
 
   it("returns its manifest with the image tag and its times", async () => {
-    const view = await t.manager.getSession({ userId, id: sandbox.id });
+    const view = await t.manager.getSandbox({ userId, id: sandbox.id });
     expect(view.manifest?.imageTag).toBe(await t.manager.image());
     expect(view.manifest?.items).toEqual([]);
     expect(view.manifest?.expiresAt).toBe(sandbox.expiresAt);
@@ -147,7 +185,9 @@ describe("a sandbox started cold", () => {
     expect(host.Memory).toBe(SANDBOX_LIMITS.memoryBytes);
     expect(host.NanoCpus).toBe(SANDBOX_LIMITS.nanoCpus);
     expect(host.PidsLimit).toBe(SANDBOX_LIMITS.pids);
-    const bindings = Object.values(info.NetworkSettings.Ports ?? {}).flat().filter(Boolean);
+    const bindings = Object.values(info.NetworkSettings.Ports ?? {})
+      .flat()
+      .filter(Boolean);
     expect(bindings.length).toBe(1);
     for (const binding of bindings) expect(binding!.HostIp).toBe("127.0.0.1");
     expect(info.Config.User).toBe("10001:10001");
@@ -170,38 +210,56 @@ describe("a sandbox started cold", () => {
     expect(status.stdout).toMatch(/^Uid:\s+10001\s/m);
     const write = await t.engine.exec(row!.containerId!, ["sh", "-c", "touch /srv/wordpress/x 2>&1; echo $?"]);
     expect(write.stdout).toMatch(/Read-only file system/);
-    const socket = await t.engine.exec(row!.containerId!, ["sh", "-c", "test -e /run/podman/podman.sock || test -e /var/run/docker.sock; echo $?"]);
+    const socket = await t.engine.exec(row!.containerId!, [
+      "sh",
+      "-c",
+      "test -e /run/podman/podman.sock || test -e /var/run/docker.sock; echo $?",
+    ]);
     expect(socket.stdout.trim()).toBe("1");
   });
 
   it("gives another user's sandbox as not found", async () => {
     const stranger = await newUserId();
-    await expectAppError(t.manager.getSession({ userId: stranger, id: sandbox.id }), "not_found", 404);
-    await expectAppError(t.manager.deleteSession({ userId: stranger, id: sandbox.id }), "not_found", 404);
+    await expectAppError(t.manager.getSandbox({ userId: stranger, id: sandbox.id }), "not_found", 404);
+    await expectAppError(t.manager.deleteSandbox({ userId: stranger, id: sandbox.id }), "not_found", 404);
     expect(await findSandboxById({ id: sandbox.id })).toBeDefined();
   });
 
-  it("signs its owner into wp-admin with a link that works once", async () => {
+  it("signs its owner into wp-admin with a link that works once, inside the preview", async () => {
     const login = await t.manager.createLoginLink({ userId, id: sandbox.id });
-    expect(login.url.startsWith(`${sandbox.url}/?sitewright_login=`)).toBe(true);
-    const first = await fetch(login.url, { redirect: "manual" });
+    expect(login.url.startsWith(`${sandbox.previewUrl}?sitewright_login=`)).toBe(true);
+    const through = (url: string, cookie?: string) => {
+      const target = new URL(url);
+      return t.manager.preview({
+        request: new Request(url, { headers: cookie ? { cookie } : {}, redirect: "manual" }),
+        userId,
+        sandboxId: sandbox.id,
+        path: target.pathname.slice(`/preview/${sandbox.id}`.length),
+        search: target.search,
+        sessionSecret: "s".repeat(32),
+      });
+    };
+    const first = await through(login.url);
     expect(first.status).toBe(302);
-    expect(first.headers.get("location")).toBe(`${sandbox.url}/wp-admin/`);
-    const cookies = first.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
-    expect(cookies).toMatch(/wordpress_logged_in_/);
-    const admin = await fetch(`${sandbox.url}/wp-admin/`, { headers: { cookie: cookies }, redirect: "manual" });
+    expect(first.headers.get("location")).toBe(`${sandbox.previewUrl}wp-admin/`);
+    const wpCookies = first.headers.getSetCookie().filter((c) => c.startsWith("wordpress"));
+    expect(wpCookies.join("\n")).toMatch(/wordpress_logged_in_/);
+    for (const cookie of wpCookies) expect(cookie).toMatch(new RegExp(`Path=/preview/${sandbox.id}/`));
+    const admin = await through(`${sandbox.previewUrl}wp-admin/`, wpCookies.map((c) => c.split(";")[0]).join("; "));
     expect(admin.status).toBe(200);
-    expect(await admin.text()).toContain("Dashboard");
-    const again = await fetch(login.url, { redirect: "manual" });
-    expect(again.status).toBe(403);
+    const html = await admin.text();
+    expect(html).toContain("Dashboard");
+    expect(html).toContain("Sitewright sandbox");
+    expect(html).not.toMatch(/127\.0\.0\.1:\d+/);
+    expect((await through(login.url)).status).toBe(403);
   });
 
   it("removes the sandbox and its container when the owner deletes it", async () => {
     const row = await findSandboxById({ id: sandbox.id });
-    await t.manager.deleteSession({ userId, id: sandbox.id });
+    await t.manager.deleteSandbox({ userId, id: sandbox.id });
     expect(await findSandboxById({ id: sandbox.id })).toBeUndefined();
     expect(await t.engine.inspect(row!.containerId!)).toBeUndefined();
-    await expectAppError(t.manager.getSession({ userId, id: sandbox.id }), "not_found", 404);
+    await expectAppError(t.manager.getSandbox({ userId, id: sandbox.id }), "not_found", 404);
   });
 });
 
@@ -216,21 +274,186 @@ describe("capacity", () => {
   it("refuses a sandbox beyond SANDBOX_MAX with capacity_reached, and allows one again after a removal", async () => {
     const userId = await newUserId();
     const otherUserId = await newUserId();
-    const first = await t.manager.createSession({ userId });
-    const [a, b] = await Promise.allSettled([t.manager.createSession({ userId }), t.manager.createSession({ userId: otherUserId })]);
+    const first = await t.manager.createSandbox({ userId });
+    const [a, b] = await Promise.allSettled([
+      t.manager.createSandbox({ userId }),
+      t.manager.createSandbox({ userId: otherUserId }),
+    ]);
     for (const outcome of [a, b]) {
       expect(outcome.status).toBe("rejected");
       const error = (outcome as PromiseRejectedResult).reason as AppError;
       expect(error.code).toBe("capacity_reached");
       expect(error.status).toBe(429);
     }
-    await t.manager.deleteSession({ userId, id: first.id });
-    const again = await t.manager.createSession({ userId });
+    await t.manager.deleteSandbox({ userId, id: first.id });
+    const again = await t.manager.createSandbox({ userId });
     expect(again.status).toBe("ready");
   });
 
   it("refuses a lifetime longer than SANDBOX_TTL_MINUTES", async () => {
-    await expectAppError(t.manager.createSession({ userId: await newUserId(), ttlMinutes: t.manager.config.ttlMinutes + 1 }), "invalid_input", 400);
+    await expectAppError(
+      t.manager.createSandbox({ userId: await newUserId(), ttlMinutes: t.config.ttlMinutes + 1 }),
+      "invalid_input",
+      400,
+    );
+  });
+});
+
+describe("each user's share", () => {
+  let t: TestSandboxes;
+  beforeAll(async () => {
+    t = createTestSandboxes({ poolSize: 0, max: 10, maxPerUser: 2 });
+    await t.manager.image();
+  });
+  afterAll(() => t.cleanup());
+
+  it("refuses a user beyond SANDBOX_MAX_PER_USER, even asking at once, while another user still gets one", async () => {
+    const greedy = await newUserId();
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 4 }, () => t.manager.createSandbox({ userId: greedy })),
+    );
+    const made = outcomes.filter((o) => o.status === "fulfilled");
+    expect(made.length).toBe(2);
+    for (const outcome of outcomes.filter((o) => o.status === "rejected")) {
+      const error = (outcome as PromiseRejectedResult).reason as AppError;
+      expect(error.code).toBe("capacity_reached");
+      expect(error.status).toBe(429);
+      expect(error.headers?.["Retry-After"]).toMatch(/^\d+$/);
+      expect(error.details).toMatchObject({ maxPerUser: 2 });
+    }
+    expect((await listSandboxes()).filter((row) => row.userId === greedy).length).toBe(2);
+
+    const other = await t.manager.createSandbox({ userId: await newUserId() });
+    expect(other.status).toBe("ready");
+
+    // Closing one gives the share back.
+    await t.manager.deleteSandbox({ userId: greedy, id: (made[0] as PromiseFulfilledResult<{ id: string }>).value.id });
+    expect((await t.manager.createSandbox({ userId: greedy })).status).toBe("ready");
+  });
+});
+
+/**
+ * TCP connects from inside the sandbox's container (PHP, as WordPress would), one second each: for every
+ * `host:port`, "open" or "closed: <why>".
+ */
+async function connectFromInside(t: TestSandboxes, sandboxId: string, targets: string[]) {
+  const row = await findSandboxById({ id: sandboxId });
+  const probe = await t.engine.exec(row!.containerId!, [
+    "php",
+    "-r",
+    `foreach (array_slice($argv, 1) as $target) {
+      [$host, $port] = explode(" ", $target);
+      $s = @fsockopen($host, (int) $port, $code, $message, 1);
+      echo $target, " ", $s ? "open" : "closed: $message", "\n";
+    }`,
+    ...targets,
+  ]);
+  expect(probe.exitCode, probe.stderr).toBe(0);
+  return Object.fromEntries(
+    probe.stdout
+      .trim()
+      .split("\n")
+      .map((line) => {
+        const [host, port, ...rest] = line.split(" ");
+        return [`${host} ${port}`, rest.join(" ")];
+      }),
+  );
+}
+
+/** The container's address and its network's gateway (the host's side of the bridge), as the engine reports. */
+async function addressesOf(t: TestSandboxes, sandboxId: string) {
+  const row = await findSandboxById({ id: sandboxId });
+  const info = (await t.engine.inspect(row!.containerId!))!;
+  const networks = Object.values(info.NetworkSettings.Networks ?? {});
+  expect(networks.length).toBe(1);
+  return { ip: networks[0]!.IPAddress, gateway: networks[0]!.Gateway };
+}
+
+describe("the sandbox network", () => {
+  let t: TestSandboxes;
+  let first: { id: string; url: string | null };
+  let second: { id: string; url: string | null };
+  let hostService: net.Server;
+  let hostPort: number;
+  beforeAll(async () => {
+    t = createTestSandboxes({ poolSize: 0 });
+    await t.manager.image();
+    const userId = await newUserId();
+    [first, second] = await Promise.all([t.manager.createSandbox({ userId }), t.manager.createSandbox({ userId })]);
+    // A service of the host listening on every interface, like the app on its port.
+    hostService = net.createServer((socket) => {
+      socket.on("error", () => {});
+      socket.end("hello from the host\n");
+    });
+    await new Promise<void>((resolve) => hostService.listen(0, "0.0.0.0", resolve));
+    hostPort = (hostService.address() as net.AddressInfo).port;
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => hostService?.close(resolve));
+    await t.cleanup();
+  });
+
+  it("keeps the host's services out of reach from inside: not through the gateway, not at the host's address", async () => {
+    const { gateway } = await addressesOf(t, first.id);
+    expect(gateway).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+    // The control: the host service answers the host itself on that address.
+    const local = await new Promise<boolean>((resolve) => {
+      const socket = net.connect({ host: gateway, port: hostPort, timeout: 3000 }, () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.on("timeout", () => {
+        socket.destroy();
+        resolve(false);
+      });
+      socket.on("error", () => resolve(false));
+    });
+    expect(local).toBe(true);
+    // The host's own addresses other than the gateway (eth0 and the engine's default bridge, say).
+    const hostAddresses = Object.values(os.networkInterfaces())
+      .flat()
+      .filter((a) => a && a.family === "IPv4" && !a.internal && a.address !== gateway)
+      .map((a) => a!.address)
+      .filter((address) => !address.startsWith("10.213."))
+      .slice(0, 4);
+    const targets = [`${gateway} ${hostPort}`, `${gateway} 5432`, ...hostAddresses.map((a) => `${a} ${hostPort}`)];
+    const results = await connectFromInside(t, first.id, targets);
+    for (const target of targets) expect(results[target], target).toMatch(/^closed/);
+  }, 60_000);
+
+  it("keeps other sandboxes out of reach from inside", async () => {
+    const one = await addressesOf(t, first.id);
+    const other = await addressesOf(t, second.id);
+    expect(one.ip).not.toBe(other.ip);
+    expect((await connectFromInside(t, first.id, [`${other.ip} 8080`]))[`${other.ip} 8080`]).toMatch(/^closed/);
+    expect((await connectFromInside(t, second.id, [`${one.ip} 8080`]))[`${one.ip} 8080`]).toMatch(/^closed/);
+  });
+
+  it("checks its own isolation from inside, and finds it", async () => {
+    const row = await findSandboxById({ id: first.id });
+    const check = await t.manager.fleet.checkIsolation(row!.containerId!);
+    expect(check, JSON.stringify(check)).toMatchObject({ isolated: true });
+  });
+
+  it("finds a sandbox on a range the firewall does not cover not isolated", async () => {
+    const uncovered = createTestSandboxes({ poolSize: 0, networkPool: "10.214.0.0/16" });
+    try {
+      const sandbox = await uncovered.manager.createSandbox({ userId: await newUserId() });
+      const row = await findSandboxById({ id: sandbox.id });
+      const check = await uncovered.manager.fleet.checkIsolation(row!.containerId!);
+      expect(check, JSON.stringify(check)).toMatchObject({ isolated: false });
+    } finally {
+      await uncovered.cleanup();
+    }
+  });
+
+  it("still answers the service on its port published on 127.0.0.1", async () => {
+    for (const sandbox of [first, second]) {
+      const index = await fetch(`${await t.directUrl(sandbox.id)}/wp-json/`);
+      expect(index.status).toBe(200);
+    }
+    // And a sandbox answers itself: its own WordPress works from inside.
+    expect((await connectFromInside(t, first.id, ["127.0.0.1 8080"]))["127.0.0.1 8080"]).toBe("open");
   });
 });
 
@@ -249,8 +472,8 @@ describe("garbage collection", () => {
 
   it("removes expired sandboxes with their containers, and keeps live ones", async () => {
     const userId = await newUserId();
-    const short = await t.manager.createSession({ userId, ttlMinutes: 5 });
-    const long = await t.manager.createSession({ userId, ttlMinutes: 60 });
+    const short = await t.manager.createSandbox({ userId, ttlMinutes: 5 });
+    const long = await t.manager.createSandbox({ userId, ttlMinutes: 60 });
     const shortRow = await findSandboxById({ id: short.id });
     const longRow = await findSandboxById({ id: long.id });
 
@@ -265,10 +488,10 @@ describe("garbage collection", () => {
 
   it("removes a sandbox nobody used for longer than the idle limit, even before its expiry", async () => {
     const userId = await newUserId();
-    const used = await t.manager.createSession({ userId, ttlMinutes: 60 });
-    const idle = await t.manager.createSession({ userId, ttlMinutes: 60 });
-    advanceClockForTests((t.manager.config.idleMinutes - 1) * 60_000);
-    await t.manager.getSession({ userId, id: used.id });
+    const used = await t.manager.createSandbox({ userId, ttlMinutes: 60 });
+    const idle = await t.manager.createSandbox({ userId, ttlMinutes: 60 });
+    advanceClockForTests((t.config.idleMinutes - 1) * 60_000);
+    await t.manager.getSandbox({ userId, id: used.id });
     advanceClockForTests(2 * 60_000);
     const report = await collectGarbage(t.manager);
     expect(report.removed).toContain(idle.id);
@@ -280,12 +503,30 @@ describe("garbage collection", () => {
   it("removes containers labelled as ours that have no record, and leaves another deployment's alone", async () => {
     const image = await t.manager.image();
     const expiresAt = new Date(Date.now() + 3600_000);
-    const orphan = await t.engine.run({ sandboxId: randomUUID(), image, namespace: t.namespace, owner: "crashed", expiresAt });
-    const foreign = await t.engine.run({ sandboxId: randomUUID(), image, namespace: other.namespace, owner: "someone", expiresAt });
+    const orphanId = randomUUID();
+    const foreignId = randomUUID();
+    const orphan = await t.engine.run({
+      sandboxId: orphanId,
+      image,
+      namespace: t.namespace,
+      owner: "crashed",
+      expiresAt,
+    });
+    const foreign = await t.engine.run({
+      sandboxId: foreignId,
+      image,
+      namespace: other.namespace,
+      owner: "someone",
+      expiresAt,
+    });
 
     const report = await collectGarbage(t.manager, { now: new Date(Date.now() + 3600_000) });
     expect(report.orphans.length).toBe(1);
     expect(await t.engine.inspect(orphan.containerId)).toBeUndefined();
+    // Its own network went with it; the other deployment's sandbox keeps its network.
+    const networks = (await t.engine.docker.listNetworks()).map((n) => n.Name);
+    expect(networks).not.toContain(`${NETWORK_PREFIX}${orphanId}`);
+    expect(networks).toContain(`${NETWORK_PREFIX}${foreignId}`);
     expect((await t.engine.inspect(foreign.containerId))?.State.Running).toBe(true);
   });
 
@@ -297,7 +538,14 @@ describe("garbage collection", () => {
     expect(second.skipped).toBe(true);
     // Once the lease has expired, another instance takes over.
     const later = new Date(now.getTime() + 3600_000);
-    expect(await takeSandboxLease({ name: GC_LEASE, holder: other.manager.holder, now: later, until: new Date(later.getTime() + 1000) })).toBe(true);
+    expect(
+      await takeSandboxLease({
+        name: GC_LEASE,
+        holder: other.manager.holder,
+        now: later,
+        until: new Date(later.getTime() + 1000),
+      }),
+    ).toBe(true);
   });
 
   it("retires warm pool members made from an older image", async () => {

@@ -1,46 +1,59 @@
 /**
- * Sandboxes for sessions: the warm pool, cold starts, capacity, subsets, manifests, sign-in links and removal.
- * One `SandboxManager` per process (see `getSandboxManager`); every decision that must hold across app
- * instances is made in the database (lib/db/queries/sandboxes.ts).
+ * A user's sandboxes: create (from the warm pool or cold, within capacity), read, delete, sign-in links and the
+ * media proxy, on top of three units with narrow interfaces: containers (containers.ts: image, start,
+ * provisioning, removal), the warm pool (pool.ts) and sign-in links (sign-in.ts); subsets are copied by
+ * subset.ts. One `SandboxManager` per process (see `getSandboxManager`); every decision that must hold across
+ * app instances is made in the database (lib/db/queries/sandboxes.ts).
  */
-import { createHash, randomBytes, randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { now as clockNow } from "@/lib/clock";
 import {
   claimSandboxForUser,
-  deleteSandboxRow,
   findSandboxById,
   findSandboxForUser,
   findSandboxManifest,
-  reservePoolSlot,
+  listSandboxesForUser,
   touchSandbox,
   transitionSandbox,
-  updateSandbox,
   upsertSandboxManifest,
 } from "@/lib/db/queries";
 import type { Sandbox, SandboxManifest } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
-import { decryptSecret, encryptSecret } from "@/lib/sites/crypto";
-import type { SignedSiteClient } from "@/lib/sites/client";
+import { decryptSecret, isUnreadableSecret } from "@/lib/sites/crypto";
 import type { SiteClient } from "@/lib/sites/types";
-import { createSandboxClient, sandboxUrl, type SandboxCredentials } from "./client";
 import type { SandboxConfig } from "./config";
+import { SandboxContainers } from "./containers";
 import { isEngineDown, SandboxEngine, sandboxUnavailable } from "./engine";
-import { defaultImagePaths, ensureSandboxImage, PLUGIN_SLUG, WORDPRESS_PATH, type ImagePaths } from "./image";
-import { copySubset, defaultSubsetIds } from "./subset";
-
-/** Every scope: a sandbox is a disposable copy, the agent may do there whatever it may do anywhere. */
-export const SANDBOX_SCOPES = ["site:read", "content:read", "content:write", "media:write", "design:write", "settings:write"];
-const READY_TIMEOUT_MS = 30_000;
-const LOGIN_LINK_SECONDS = 120;
+import type { Collectable, GcPolicy } from "./gc";
+import { defaultImagePaths, type ImagePaths } from "./image";
+import { fetchSandboxMedia, type MediaFile } from "./media-proxy";
+import { SandboxPool } from "./pool";
+import {
+  forwardToSandbox,
+  hasPreviewCookie,
+  hasPreviewGrant,
+  isPublicAsset,
+  previewCookie,
+  previewUrl,
+} from "./preview";
+import type { RehearsalSandboxAccess } from "./apply";
+import { rehearsalFor } from "./rehearsal";
+import { createSignInLink } from "./sign-in";
+import { copySubset } from "./subset";
 
 /** How the manager reaches a user's paired site for a subset (lib/sites in the app; injected in tests). */
-export type SiteSource = (input: { userId: string; siteId: string }) => Promise<{ client: SiteClient; site: { id: string; url: string } }>;
+export type SiteSource = (input: {
+  userId: string;
+  siteId: string;
+}) => Promise<{ client: SiteClient; site: { id: string; url: string } }>;
 
 export type SandboxView = {
   id: string;
   status: "starting" | "ready";
-  url: string | null;
+  /** The sandbox's site as a browser reaches it: the preview through the service (never the container's address). */
+  url: string;
+  previewUrl: string;
   expiresAt: string;
   fromPool: boolean;
   createdAt: string;
@@ -58,72 +71,80 @@ export type ManifestView = {
   expiresAt: string;
 };
 
-const notFound = () => new AppError("not_found", "There is no such sandbox in your account.", { status: 404 });
+const notFound = () => new AppError("not_found", "There is no such sandbox in your account.");
 
-export class SandboxManager {
-  readonly config: SandboxConfig;
-  readonly engine: SandboxEngine;
+export class SandboxManager implements Collectable {
   /** This instance's name in leases. */
   readonly holder = `${process.pid}-${randomBytes(4).toString("hex")}`;
+  readonly gcPolicy: GcPolicy;
+  /** The containers unit; GC sees it only as a `SandboxFleet`. */
+  readonly fleet: SandboxContainers;
+  private readonly config: SandboxConfig;
+  private readonly pool: SandboxPool;
   private readonly siteSource?: SiteSource;
-  private readonly imagePaths: ImagePaths;
   private readonly now: () => Date;
-  private imageTag?: Promise<string>;
-  private filling?: Promise<void>;
   private timers: NodeJS.Timeout[] = [];
-  private closed = false;
 
   constructor(
     config: SandboxConfig,
     deps: { engine?: SandboxEngine; siteSource?: SiteSource; imagePaths?: ImagePaths; now?: () => Date } = {},
   ) {
     this.config = config;
-    this.engine = deps.engine ?? new SandboxEngine({ dockerHost: config.dockerHost });
-    this.siteSource = deps.siteSource;
-    this.imagePaths = deps.imagePaths ?? defaultImagePaths(config.cacheDir);
     this.now = deps.now ?? clockNow;
+    this.siteSource = deps.siteSource;
+    this.fleet = new SandboxContainers(
+      deps.engine ?? new SandboxEngine({ dockerHost: config.dockerHost, networkPool: config.networkPool }),
+      {
+        image: config.image,
+        imagePaths: deps.imagePaths ?? defaultImagePaths(config.cacheDir),
+        namespace: config.namespace,
+        appUrl: config.appUrl,
+      },
+    );
+    this.pool = new SandboxPool(
+      this.fleet,
+      { size: config.enabled ? config.poolSize : 0, maxAgeMinutes: config.poolMaxAgeMinutes },
+      this.now,
+    );
+    this.gcPolicy = {
+      enabled: config.enabled,
+      intervalMs: config.gcIntervalMs,
+      idleMinutes: config.idleMinutes,
+      mediaCacheDir: config.mediaCacheDir,
+      mediaCacheBytes: config.mediaCacheBytes,
+    };
   }
 
   assertEnabled() {
     if (!this.config.enabled) {
-      throw new AppError("sandbox_unavailable", "Sandboxes are not enabled on this service.", { status: 503 });
+      throw new AppError("sandbox_unavailable", "Sandboxes are not enabled on this service.");
     }
   }
 
-  /** The image tag sandboxes run, built on first use when missing. A failure is retried on the next call. */
+  /** The image tag sandboxes run, built on first use when missing. */
   image(): Promise<string> {
-    this.imageTag ??= ensureSandboxImage({
-      engine: this.engine,
-      configuredImage: this.config.image,
-      paths: this.imagePaths,
-      progress: (message) => log.info("sandbox image", { message }),
-    }).catch((error) => {
-      this.imageTag = undefined;
-      throw error;
-    });
-    return this.imageTag;
+    return this.fleet.image();
   }
 
-  /** The image tag in use, once known (undefined while it is still being built or when the build failed). */
-  async currentImage(): Promise<string | undefined> {
-    return this.imageTag?.catch(() => undefined);
-  }
+  // ------------------------------------------------------------------ a user's sandboxes
 
-  // ------------------------------------------------------------------ sessions
-
-  async createSession(input: { userId: string; siteId?: string; ttlMinutes?: number; postIds?: number[] }): Promise<SandboxView> {
+  async createSandbox(input: {
+    userId: string;
+    siteId?: string;
+    ttlMinutes?: number;
+    postIds?: number[];
+  }): Promise<SandboxView> {
     this.assertEnabled();
     const ttl = input.ttlMinutes ?? this.config.ttlMinutes;
     if (ttl > this.config.ttlMinutes) {
       throw new AppError("invalid_input", `A sandbox lives at most ${this.config.ttlMinutes} minutes.`, {
-        status: 400,
         details: { issues: [{ path: ["ttlMinutes"], message: `must be at most ${this.config.ttlMinutes}` }] },
       });
     }
     // Resolve the source first: a site that is not the user's is a 404 before any sandbox is used.
     const source = input.siteId ? await this.resolveSite(input.userId, input.siteId) : undefined;
-    const imageTag = await this.image();
-    await this.engine.ping();
+    const imageTag = await this.fleet.image();
+    await this.fleet.ping();
     const now = this.now();
     const expiresAt = new Date(now.getTime() + ttl * 60_000);
     const id = randomUUID();
@@ -131,6 +152,7 @@ export class SandboxManager {
       userId: input.userId,
       siteId: input.siteId ?? null,
       max: this.config.max,
+      maxPerUser: this.config.maxPerUser,
       now,
       expiresAt,
       cold: {
@@ -147,27 +169,47 @@ export class SandboxManager {
       },
     });
     if (claim.outcome === "capacity_reached") {
-      throw new AppError("capacity_reached", "All sandboxes are in use. Close one you no longer need, or try again later.", {
-        status: 429,
-        headers: { "Retry-After": "60" },
-        details: { max: this.config.max },
-      });
+      throw claim.limit === "user"
+        ? new AppError(
+            "capacity_reached",
+            `You already have ${this.config.maxPerUser} sandboxes open. Close one you no longer need to start another.`,
+            { headers: { "Retry-After": "60" }, details: { maxPerUser: this.config.maxPerUser } },
+          )
+        : new AppError(
+            "capacity_reached",
+            "All sandboxes are in use. Close one you no longer need, or try again later.",
+            { headers: { "Retry-After": "60" }, details: { max: this.config.max } },
+          );
     }
 
     let sandbox = claim.sandbox;
-    if (claim.outcome === "pooled" && !(await this.isRunning(sandbox).catch(async (error) => {
-      // The engine went away between the ping and now: give the pool member back untouched.
-      await transitionSandbox({ id: sandbox.id, from: ["ready"], to: "pooled", fields: { userId: null, siteId: null, acquiredAt: null } });
-      throw error;
-    }))) {
+    if (claim.outcome === "pooled" && !sealedUnderCurrentKey(sandbox)) {
+      // Sealed by a process with another ENCRYPTION_KEY: its credentials are lost, so retire it and start over.
+      log.warn("pooled sandbox's credentials no longer decrypt: retiring it", { sandboxId: sandbox.id });
+      await this.fleet.destroy(sandbox).catch(() => {});
+      return this.createSandbox(input);
+    }
+    if (
+      claim.outcome === "pooled" &&
+      !(await this.fleet.isRunning(sandbox).catch(async (error) => {
+        // The engine went away between the ping and now: give the pool member back untouched.
+        await transitionSandbox({
+          id: sandbox.id,
+          from: ["ready"],
+          to: "pooled",
+          fields: { userId: null, siteId: null, acquiredAt: null },
+        });
+        throw error;
+      }))
+    ) {
       // The pooled container died (engine restart, OOM): drop it and start one cold in its place.
       log.warn("pooled sandbox was not running", { sandboxId: sandbox.id });
-      await this.destroy(sandbox).catch(() => {});
-      return this.createSession(input);
+      await this.fleet.destroy(sandbox).catch(() => {});
+      return this.createSandbox(input);
     }
-    this.refillSoon();
+    this.pool.refillSoon();
     try {
-      if (claim.outcome === "cold") sandbox = await this.launch(sandbox, "ready");
+      if (claim.outcome === "cold") sandbox = await this.fleet.launch(sandbox, "ready");
       let warnings: string[] | undefined;
       let manifest = {
         sandboxId: sandbox.id,
@@ -180,26 +222,32 @@ export class SandboxManager {
         expiresAt: sandbox.expiresAt,
       };
       if (source) {
-        const ids = input.postIds?.length ? input.postIds : await defaultSubsetIds(source.client);
         const subset = await copySubset({
           source: source.client,
-          target: this.clientFor(sandbox),
-          ids,
+          target: this.fleet.clientFor(sandbox),
+          ids: input.postIds,
           mediaBaseUrl: this.mediaBaseUrl(sandbox.id),
         });
-        manifest = { ...manifest, items: subset.items, sourceUrl: subset.sourceUrl ?? manifest.sourceUrl, sourceUploadsUrl: subset.sourceUploadsUrl };
+        manifest = {
+          ...manifest,
+          items: subset.items,
+          sourceUrl: subset.sourceUrl ?? manifest.sourceUrl,
+          sourceUploadsUrl: subset.sourceUploadsUrl,
+        };
         warnings = subset.warnings;
       }
       await upsertSandboxManifest(manifest);
       return { ...this.view(sandbox), manifest: manifestView(manifest), ...(warnings?.length ? { warnings } : {}) };
     } catch (error) {
-      await this.destroy(sandbox).catch((cause) => log.error("could not remove a failed sandbox", { sandboxId: sandbox.id, error: cause }));
+      await this.fleet
+        .destroy(sandbox)
+        .catch((cause) => log.error("could not remove a failed sandbox", { sandboxId: sandbox.id, error: cause }));
       if (isEngineDown(error)) throw sandboxUnavailable(error);
       throw error;
     }
   }
 
-  async getSession({ userId, id }: { userId: string; id: string }): Promise<SandboxView> {
+  async getSandbox({ userId, id }: { userId: string; id: string }): Promise<SandboxView> {
     this.assertEnabled();
     const sandbox = await this.ownedSandbox(userId, id);
     await touchSandbox({ id, now: this.now() });
@@ -207,44 +255,139 @@ export class SandboxManager {
     return { ...this.view(sandbox), ...(manifest ? { manifest: manifestView(manifest) } : {}) };
   }
 
-  async deleteSession({ userId, id }: { userId: string; id: string }): Promise<void> {
+  async deleteSandbox({ userId, id }: { userId: string; id: string }): Promise<void> {
     this.assertEnabled();
     const sandbox = await this.ownedSandbox(userId, id);
-    await this.destroy(sandbox);
+    await this.fleet.destroy(sandbox);
   }
 
-  /**
-   * A one-time link that signs the owner into the sandbox's wp-admin (valid for two minutes, single use).
-   * The sandbox stores only the link token's SHA-256.
-   */
+  /** A one-time link that signs the owner into the sandbox's wp-admin (sign-in.ts). */
   async createLoginLink({ userId, id }: { userId: string; id: string }): Promise<{ url: string; expiresAt: string }> {
     this.assertEnabled();
     const sandbox = await this.ownedSandbox(userId, id);
     if (sandbox.status !== "ready" || !sandbox.containerId || !sandbox.hostPort) throw notFound();
-    const token = randomBytes(32).toString("base64url");
-    const expires = Math.floor(this.now().getTime() / 1000) + LOGIN_LINK_SECONDS;
-    const hash = createHash("sha256").update(token).digest("hex");
-    const result = await this.engine.exec(sandbox.containerId, ["sh", "-c", 'umask 077 && printf %s "$1" > "/data/login/$2"', "sh", String(expires), hash]);
-    if (result.exitCode !== 0) throw new Error(`could not store the sign-in token: ${result.stderr.trim()}`);
+    const link = await createSignInLink(
+      (containerId, cmd) => this.fleet.exec(containerId, cmd),
+      { containerId: sandbox.containerId, siteUrl: previewUrl(this.config.appUrl, sandbox.id) },
+      this.now(),
+    );
     await touchSandbox({ id, now: this.now() });
-    return { url: `${sandboxUrl(sandbox.hostPort)}/?sitewright_login=${token}`, expiresAt: new Date(expires * 1000).toISOString() };
+    return link;
   }
 
-  /** The signed client for a user's sandbox (what the agent uses to work in it). */
-  async clientForSession({ userId, id }: { userId: string; id: string }): Promise<SignedSiteClient> {
+  /**
+   * The sandbox a conversation rehearses in (sandbox mode), made from the pool as a copy of the site, or copied
+   * again when the live site changed and nothing waits for Apply (rehearsal.ts).
+   */
+  async rehearsal(input: { userId: string; siteId: string; conversationId: string; live: SiteClient }) {
+    this.assertEnabled();
+    return rehearsalFor({
+      ...input,
+      now: this.now,
+      sandboxes: {
+        createSandbox: (create) => this.createSandbox(create),
+        clientFor: (sandbox) => this.fleet.clientFor(sandbox),
+        destroy: (sandbox) => this.fleet.destroy(sandbox),
+      },
+    });
+  }
+
+  /** The signed client of a user's ready sandbox (apply reads the rehearsed state through it). */
+  async clientForOwned({
+    userId,
+    id,
+  }: {
+    userId: string;
+    id: string;
+  }): Promise<{ sandbox: Sandbox; client: SiteClient }> {
     this.assertEnabled();
     const sandbox = await this.ownedSandbox(userId, id);
-    await touchSandbox({ id, now: this.now() });
-    return this.clientFor(sandbox);
+    if (sandbox.status !== "ready") throw notFound();
+    return { sandbox, client: this.fleet.clientFor(sandbox) };
   }
 
-  clientFor(sandbox: Sandbox): SignedSiteClient {
-    if (!sandbox.hostPort || !sandbox.credentials) throw new Error(`sandbox ${sandbox.id} is not provisioned`);
-    const credentials = JSON.parse(decryptSecret(sandbox.credentials, sandbox.id)) as SandboxCredentials;
-    return createSandboxClient(sandbox.hostPort, credentials);
+  /** What apply and discard of a rehearsal need (apply.ts). */
+  rehearsals(): RehearsalSandboxAccess {
+    return {
+      appUrl: this.config.appUrl,
+      clientForOwned: async (input) => {
+        const { sandbox, client } = await this.clientForOwned(input);
+        return { client, hostPort: sandbox.hostPort };
+      },
+      deleteSandbox: (input) => this.deleteSandbox(input),
+    };
   }
 
-  mediaBaseUrl(sandboxId: string) {
+  /** A user's open sandboxes, newest first, with what each holds (the sandbox panel). */
+  async listSandboxes({ userId }: { userId: string }): Promise<SandboxView[]> {
+    this.assertEnabled();
+    const rows = await listSandboxesForUser({ userId, now: this.now() });
+    return Promise.all(
+      rows.map(async (row) => {
+        const manifest = await findSandboxManifest({ sandboxId: row.id });
+        return { ...this.view(row), ...(manifest ? { manifest: manifestView(manifest) } : {}) };
+      }),
+    );
+  }
+
+  /** A file of the sandbox's media, proxied from its source site's uploads (media-proxy.ts). */
+  async media({ sandboxId, segments }: { sandboxId: string; segments: string[] }): Promise<MediaFile> {
+    this.assertEnabled();
+    return fetchSandboxMedia({
+      sandboxId,
+      segments,
+      cacheDir: this.config.mediaCacheDir,
+      maxCacheBytes: this.config.mediaCacheBytes,
+    });
+  }
+
+  /**
+   * One browser request to the sandbox's preview (preview.ts). Only its owner gets through: with their session
+   * (which also grants the preview cookie that the preview's own sub-requests carry), or with that cookie.
+   * Anyone else, an unknown id or a sandbox not ready is a 404, as for every other sandbox route.
+   */
+  async preview(input: {
+    request: Request;
+    userId: string | undefined;
+    sandboxId: string;
+    path: string;
+    search: string;
+    sessionSecret: string;
+  }): Promise<Response> {
+    this.assertEnabled();
+    if (!/^[0-9a-f-]{36}$/.test(input.sandboxId)) throw notFound();
+    const sandbox = await findSandboxById({ id: input.sandboxId });
+    const now = this.now();
+    if (!sandbox?.userId || sandbox.status !== "ready" || !sandbox.hostPort || sandbox.expiresAt < now)
+      throw notFound();
+    const cookieHeader = input.request.headers.get("cookie");
+    const granted =
+      hasPreviewCookie(cookieHeader) &&
+      hasPreviewGrant({
+        cookieHeader,
+        secret: input.sessionSecret,
+        userId: sandbox.userId,
+        sandboxId: sandbox.id,
+        now,
+      });
+    const owner = input.userId === sandbox.userId;
+    if (!owner && !granted && !isPublicAsset(input.request.method.toUpperCase(), input.path)) throw notFound();
+    await touchSandbox({ id: sandbox.id, now });
+    const extraCookies =
+      owner && !granted
+        ? [previewCookie({ secret: input.sessionSecret, appUrl: this.config.appUrl, userId: sandbox.userId, sandbox })]
+        : [];
+    return forwardToSandbox({
+      request: input.request,
+      sandbox,
+      appUrl: this.config.appUrl,
+      path: input.path,
+      search: input.search,
+      extraCookies,
+    });
+  }
+
+  private mediaBaseUrl(sandboxId: string) {
     return `${this.config.appUrl}/sandbox/media/${sandboxId}/`;
   }
 
@@ -257,7 +400,7 @@ export class SandboxManager {
 
   private async resolveSite(userId: string, siteId: string) {
     if (!this.siteSource) {
-      throw new AppError("sandbox_unavailable", "Copying a site into a sandbox is not available on this service.", { status: 503 });
+      throw new AppError("sandbox_unavailable", "Copying a site into a sandbox is not available on this service.");
     }
     return this.siteSource({ userId, siteId });
   }
@@ -266,7 +409,8 @@ export class SandboxManager {
     return {
       id: sandbox.id,
       status: sandbox.status === "ready" ? "ready" : "starting",
-      url: sandbox.hostPort ? sandboxUrl(sandbox.hostPort) : null,
+      url: previewUrl(this.config.appUrl, sandbox.id),
+      previewUrl: previewUrl(this.config.appUrl, sandbox.id),
       expiresAt: sandbox.expiresAt.toISOString(),
       fromPool: sandbox.fromPool,
       createdAt: (sandbox.acquiredAt ?? sandbox.createdAt).toISOString(),
@@ -274,152 +418,12 @@ export class SandboxManager {
     };
   }
 
-  // ------------------------------------------------------------------ containers
+  // ------------------------------------------------------------------ background work
 
-  /** Starts the row's container, waits for a working /wp-json, creates its plugin credentials. */
-  async launch(row: Sandbox, finalStatus: "ready" | "pooled"): Promise<Sandbox> {
-    const { containerId, hostPort } = await this.engine.run({
-      sandboxId: row.id,
-      image: row.imageTag,
-      namespace: this.config.namespace,
-      owner: row.userId ?? "pool",
-      expiresAt: row.expiresAt,
-    });
-    await updateSandbox({ id: row.id, containerId, hostPort });
-    const credentials = await this.provision(containerId, hostPort);
-    const sealed = encryptSecret(JSON.stringify(credentials), row.id);
-    const updated = await transitionSandbox({
-      id: row.id,
-      from: [row.status],
-      to: finalStatus,
-      fields: { containerId, hostPort, credentials: sealed },
-    });
-    if (!updated) {
-      // Removed while starting (DELETE or GC): do not leave its container behind.
-      await this.engine.remove(containerId).catch(() => {});
-      throw notFound();
-    }
-    return updated;
-  }
-
-  /**
-   * Gets the sandbox's plugin credentials. Fast path: read the single-use provisioning token the entrypoint
-   * wrote (a plain `cat` through the engine), then ask the sandbox's must-use plugin for credentials over HTTP:
-   * that first request also warms PHP's opcache in the server process and proves /wp-json works. Images
-   * without that route (a SANDBOX_IMAGE built elsewhere) get them from the plugin's CLI instead.
-   */
-  private async provision(containerId: string, hostPort: number): Promise<SandboxCredentials> {
-    const token = await this.provisionToken(containerId);
-    if (token) {
-      const credentials = await provisionOverHttp(hostPort, token, { scopes: SANDBOX_SCOPES, serviceUrl: this.config.appUrl });
-      if (credentials) return credentials;
-    }
-    const [, credentials] = await Promise.all([waitForWordPress(hostPort), this.createCredentials(containerId)]);
-    return credentials;
-  }
-
-  /** The entrypoint prints the token to the container log (cheap to read); the file is the fallback. */
-  private async provisionToken(containerId: string): Promise<string | undefined> {
-    for (let attempt = 0; attempt < 25; attempt++) {
-      const match = /sitewright-provision-token: ([0-9a-f]{64})/.exec(await this.engine.logs(containerId));
-      if (match) return match[1];
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    const read = await this.engine.exec(containerId, ["cat", "/data/provision-token"]);
-    const value = read.stdout.trim();
-    return read.exitCode === 0 && /^[0-9a-f]{64}$/.test(value) ? value : undefined;
-  }
-
-  private async createCredentials(containerId: string): Promise<SandboxCredentials> {
-    const cli = `${WORDPRESS_PATH}/wp-content/plugins/${PLUGIN_SLUG}/bin/sitewright-cli.php`;
-    // Runs alongside the first HTTP request; the entrypoint writes the salts a moment after the start.
-    const result = await this.engine.exec(containerId, [
-      "sh",
-      "-c",
-      'i=0; while [ ! -f /data/salts.php ] && [ $i -lt 200 ]; do sleep 0.02; i=$((i+1)); done; exec php "$@"',
-      "sh",
-      cli,
-      `--wp=${WORDPRESS_PATH}`,
-      "create-credentials",
-      `--scopes=${SANDBOX_SCOPES.join(",")}`,
-      `--service-url=${this.config.appUrl}`,
-    ]);
-    const line = result.stdout.trim().split("\n").pop() ?? "";
-    if (result.exitCode !== 0 || !line.startsWith("{")) {
-      throw new Error(`the sandbox's plugin did not create credentials (exit ${result.exitCode}): ${result.stderr.trim().slice(0, 500)}`);
-    }
-    const parsed = JSON.parse(line) as SandboxCredentials;
-    if (typeof parsed.token !== "string" || typeof parsed.secret !== "string") throw new Error("the plugin's credentials are malformed");
-    return parsed;
-  }
-
-  private async isRunning(sandbox: Sandbox): Promise<boolean> {
-    if (!sandbox.containerId) return false;
-    const info = await this.engine.inspect(sandbox.containerId);
-    return Boolean(info?.State.Running);
-  }
-
-  /** Marks the row as going, removes its container, deletes the row (its manifest goes with it). */
-  async destroy(sandbox: Sandbox): Promise<void> {
-    await transitionSandbox({ id: sandbox.id, from: ["warming", "pooled", "starting", "ready", "removing"], to: "removing" });
-    const current = (await findSandboxById({ id: sandbox.id })) ?? sandbox;
-    const containerId = current.containerId ?? sandbox.containerId;
-    if (containerId) await this.engine.remove(containerId);
-    else {
-      // No container id recorded yet: find it by label, in case the engine made it.
-      for (const container of await this.engine.list(this.config.namespace)) {
-        if (container.sandboxId === sandbox.id) await this.engine.remove(container.containerId);
-      }
-    }
-    await deleteSandboxRow({ id: sandbox.id });
-  }
-
-  // ------------------------------------------------------------------ pool
-
-  /** Tops the warm pool up to SANDBOX_POOL_SIZE; one fill at a time per process. */
+  /** Tops the warm pool up to SANDBOX_POOL_SIZE. */
   fillPool(): Promise<void> {
-    if (!this.config.enabled || this.config.poolSize === 0 || this.closed) return Promise.resolve();
-    this.filling ??= this.fillLoop().finally(() => {
-      this.filling = undefined;
-    });
-    return this.filling;
+    return this.pool.fill();
   }
-
-  private refillSoon() {
-    setImmediate(() => {
-      this.fillPool().catch((error) => log.warn("sandbox pool refill failed", { error }));
-    });
-  }
-
-  private async fillLoop() {
-    const imageTag = await this.image();
-    while (!this.closed) {
-      const now = this.now();
-      const row = await reservePoolSlot({
-        poolSize: this.config.poolSize,
-        row: {
-          id: randomUUID(),
-          status: "warming",
-          userId: null,
-          imageTag,
-          fromPool: true,
-          createdAt: now,
-          lastUsedAt: now,
-          // A pool member is recycled after poolMaxAgeMinutes; once taken, its session's expiry replaces this.
-          expiresAt: new Date(now.getTime() + this.config.poolMaxAgeMinutes * 60_000),
-        },
-      });
-      if (!row) return;
-      try {
-        await this.launch(row, "pooled");
-      } catch (error) {
-        await this.destroy(row).catch(() => {});
-        throw error;
-      }
-    }
-  }
-
-  // ------------------------------------------------------------------ lifecycle
 
   /** Builds the image if needed, fills the pool, and runs GC now and on an interval. */
   startBackground(gc: () => Promise<unknown>) {
@@ -427,7 +431,7 @@ export class SandboxManager {
     const tick = () => {
       gc()
         .catch((error) => log.warn("sandbox GC failed", { error }))
-        .then(() => this.fillPool())
+        .then(() => this.pool.fill())
         .catch((error) => log.warn("sandbox pool fill failed", { error }));
     };
     tick();
@@ -438,14 +442,15 @@ export class SandboxManager {
 
   /** Stops background work (tests and shutdown); containers are left to GC or `destroy`. */
   async close() {
-    this.closed = true;
     for (const timer of this.timers) clearInterval(timer);
     this.timers = [];
-    await this.filling?.catch(() => {});
+    await this.pool.close();
   }
 }
 
-function manifestView(manifest: Omit<SandboxManifest, "sandboxId" | "sourceUploadsUrl"> & Partial<SandboxManifest>): ManifestView {
+function manifestView(
+  manifest: Omit<SandboxManifest, "sandboxId" | "sourceUploadsUrl"> & Partial<SandboxManifest>,
+): ManifestView {
   return {
     sourceSiteId: manifest.sourceSiteId ?? null,
     sourceUrl: manifest.sourceUrl ?? null,
@@ -456,64 +461,13 @@ function manifestView(manifest: Omit<SandboxManifest, "sandboxId" | "sourceUploa
   };
 }
 
-/**
- * Asks a starting sandbox for its credentials, retrying while PHP is not listening yet. Undefined when the image
- * has no provisioning route (404).
- */
-async function provisionOverHttp(
-  hostPort: number,
-  token: string,
-  body: { scopes: string[]; serviceUrl: string },
-  timeoutMs = READY_TIMEOUT_MS,
-): Promise<SandboxCredentials | undefined> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const response = await fetch(`${sandboxUrl(hostPort)}/wp-json/sitewright-sandbox/v1/provision`, {
-        method: "POST",
-        headers: { "content-type": "application/json", "x-sitewright-provision": token },
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(20_000),
-        redirect: "manual",
-      });
-      if (response.status === 200) {
-        const credentials = (await response.json()) as SandboxCredentials;
-        if (typeof credentials.token !== "string" || typeof credentials.secret !== "string") throw new Error("malformed credentials");
-        return credentials;
-      }
-      const text = await response.text();
-      if (response.status === 404 && text.includes("rest_no_route")) return undefined;
-      if (response.status !== 503) throw new Error(`provisioning answered ${response.status}: ${text.slice(0, 300)}`);
-    } catch (error) {
-      if (!isConnectionError(error)) throw error;
-      lastError = error;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 15));
+function sealedUnderCurrentKey(sandbox: Sandbox): boolean {
+  if (!sandbox.credentials) return false;
+  try {
+    decryptSecret(sandbox.credentials, sandbox.id);
+    return true;
+  } catch (error) {
+    if (isUnreadableSecret(error)) return false;
+    throw error;
   }
-  throw new Error(`the sandbox on port ${hostPort} did not answer within ${timeoutMs} ms`, { cause: lastError });
-}
-
-const isConnectionError = (error: unknown) =>
-  error instanceof TypeError && /fetch failed/.test(error.message) && /ECONNREFUSED|ECONNRESET|UND_ERR_SOCKET|other side closed/.test(String((error as { cause?: unknown }).cause));
-
-/** Polls the sandbox until WordPress's REST index answers with its routes. */
-export async function waitForWordPress(hostPort: number, timeoutMs = READY_TIMEOUT_MS): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const response = await fetch(`${sandboxUrl(hostPort)}/wp-json/`, { signal: AbortSignal.timeout(5_000), redirect: "manual" });
-      if (response.status === 200) {
-        const body = (await response.json()) as { namespaces?: unknown };
-        if (Array.isArray(body.namespaces)) return;
-      } else {
-        await response.body?.cancel();
-      }
-    } catch (error) {
-      lastError = error;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 15));
-  }
-  throw new Error(`the sandbox on port ${hostPort} did not answer /wp-json/ within ${timeoutMs} ms`, { cause: lastError });
 }

@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import { AppError } from "@/lib/errors";
 import type { SandboxManifestItem } from "@/lib/db/schema";
 import type { SiteClient } from "@/lib/sites/types";
+import { canonicalJson } from "@/lib/canonical-json";
 
 export const SNAPSHOT_FORMAT = "sitewright-snapshot/1";
 /** The plugin's export limit per request. */
@@ -39,17 +40,7 @@ export type SubsetResult = {
   warnings: string[];
 };
 
-const checksum = (value: unknown) => createHash("sha256").update(stableJson(value)).digest("hex");
-
-/** JSON with object keys sorted, so a checksum does not depend on key order. */
-export function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
-  if (value && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
-}
+const checksum = (value: unknown) => createHash("sha256").update(canonicalJson(value)).digest("hex");
 
 /** `https://x/wp-content/uploads/2024/05/a.jpg` → `https://x/wp-content/uploads/`; else the home URL's default. */
 export function uploadsBaseUrl(snapshot: Snapshot): string | null {
@@ -76,30 +67,79 @@ export function rewriteMediaUrls<T>(value: T, fromBase: string, toBase: string):
   return walk(value) as T;
 }
 
+/** Options a rehearsal may change and apply (the plugin's items route knows them: Sitewright_Items::OPTIONS). */
+export const LIVE_OPTIONS = ["blogname", "blogdescription"] as const;
+const ITEMS_BATCH = 50;
+
+/**
+ * The live site's current item versions (the plugin's `GET /sitewright/v1/items`), by ref. A plugin without that
+ * route gives none: such items can be rehearsed but not applied (apply says so).
+ */
+export async function readLiveVersions(source: SiteClient, refs: string[]): Promise<Map<string, string | null>> {
+  const versions = new Map<string, string | null>();
+  for (let start = 0; start < refs.length; start += ITEMS_BATCH) {
+    const chunk = refs.slice(start, start + ITEMS_BATCH);
+    try {
+      const { data } = await source.get<{ items?: Array<{ ref?: unknown; version?: unknown }> }>(
+        "/sitewright/v1/items",
+        { refs: chunk.join(",") },
+      );
+      for (const item of data?.items ?? []) {
+        if (typeof item.ref === "string")
+          versions.set(item.ref, typeof item.version === "string" ? item.version : null);
+      }
+    } catch {
+      // An older plugin (no items route) or an item it will not show: no version, so no apply for it.
+    }
+  }
+  return versions;
+}
+
 /** Ids to copy when the user named none: the published pages (up to 50) and the ten latest posts. */
-export async function defaultSubsetIds(source: SiteClient): Promise<number[]> {
+async function defaultSubsetIds(source: SiteClient): Promise<number[]> {
   const ids = async (route: string, perPage: number) => {
-    const response = await source.get<Array<{ id: number }>>(route, { per_page: perPage, status: "publish", _fields: "id" });
+    const response = await source.get<Array<{ id: number }>>(route, {
+      per_page: perPage,
+      status: "publish",
+      _fields: "id",
+    });
     return Array.isArray(response.data) ? response.data.map((item) => Number(item.id)).filter(Number.isInteger) : [];
   };
   return [...(await ids("/wp/v2/pages", 50)), ...(await ids("/wp/v2/posts", 10))];
 }
 
+/** Copies the posts and pages `ids` (none given: the default subset) from `source` into the sandbox `target`. */
 export async function copySubset(input: {
   source: SiteClient;
   target: SiteClient;
-  ids: number[];
+  ids?: number[];
   /** The proxy base for this sandbox's media, ending with `/`. */
   mediaBaseUrl: string;
 }): Promise<SubsetResult> {
-  const ids = [...new Set(input.ids)].slice(0, MAX_SUBSET_IDS);
-  if (ids.length === 0) return { items: [], sourceUrl: null, sourceUploadsUrl: null, warnings: ["Nothing to copy: the site has no published pages or posts."] };
+  const chosen = input.ids?.length ? input.ids : await defaultSubsetIds(input.source);
+  const ids = [...new Set(chosen)].slice(0, MAX_SUBSET_IDS);
+  if (ids.length === 0)
+    return {
+      items: [],
+      sourceUrl: null,
+      sourceUploadsUrl: null,
+      warnings: ["Nothing to copy: the site has no published pages or posts."],
+    };
+  // Versions first, export second: a person's edit racing the copy leaves the recorded version older than the
+  // copied content, so applying later refuses (drifted) instead of silently overwriting that edit.
+  const versions = await readLiveVersions(input.source, [
+    ...ids.map((id) => `post:${id}`),
+    ...LIVE_OPTIONS.map((name) => `option:${name}`),
+  ]);
   const exported = (await input.source.get<Snapshot>("/sitewright/v1/export", { ids: ids.join(",") })).data;
   if (!exported || exported.format !== SNAPSHOT_FORMAT) {
-    throw new AppError("site_rejected", "The site's plugin sent an export Sitewright does not understand. Update the plugin.", {
-      status: 502,
-      details: { format: exported?.format ?? null },
-    });
+    throw new AppError(
+      "site_rejected",
+      "The site's plugin sent an export Sitewright does not understand. Update the plugin.",
+      {
+        details: { format: exported?.format ?? null },
+      },
+    );
   }
   const uploads = uploadsBaseUrl(exported);
   const toImport = uploads ? rewriteMediaUrls(exported, uploads, input.mediaBaseUrl) : exported;
@@ -115,6 +155,8 @@ export async function copySubset(input: {
       sandboxId: mapped(post.id),
       checksum: checksum(post),
       title: typeof post.title === "string" ? post.title : undefined,
+      liveRef: `post:${post.id}`,
+      liveVersion: versions.get(`post:${post.id}`) ?? null,
     })),
     ...(exported.media ?? []).map((media) => ({
       kind: "attachment",
@@ -123,7 +165,13 @@ export async function copySubset(input: {
       checksum: checksum(media),
       title: media.url,
     })),
-    ...(exported.menus ?? []).map((menu) => ({ kind: "menu", sourceId: menu.id, sandboxId: null, checksum: checksum(menu), title: menu.name })),
+    ...(exported.menus ?? []).map((menu) => ({
+      kind: "menu",
+      sourceId: menu.id,
+      sandboxId: null,
+      checksum: checksum(menu),
+      title: menu.name,
+    })),
   ];
   for (const [kind, value] of [
     ["options", exported.options],
@@ -131,7 +179,21 @@ export async function copySubset(input: {
     ["custom_css", exported.customCss],
     ["global_styles", exported.globalStyles],
   ] as const) {
-    if (value !== undefined && value !== null && value !== "") items.push({ kind, sourceId: null, sandboxId: null, checksum: checksum(value) });
+    if (value !== undefined && value !== null && value !== "")
+      items.push({ kind, sourceId: null, sandboxId: null, checksum: checksum(value) });
+  }
+  for (const name of LIVE_OPTIONS) {
+    const value = exported.options?.[name];
+    if (value === undefined) continue;
+    items.push({
+      kind: "option",
+      sourceId: name,
+      sandboxId: name,
+      checksum: checksum(value),
+      title: name,
+      liveRef: `option:${name}`,
+      liveVersion: versions.get(`option:${name}`) ?? null,
+    });
   }
   const skipped = (exported.skipped ?? []).map((id) => `Item ${id} was not copied (missing or not copyable).`);
   return {

@@ -7,23 +7,50 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { deleteSandboxRow, listSandboxes } from "@/lib/db/queries";
+import { deleteSandboxRow, findSandboxById, listSandboxes } from "@/lib/db/queries";
+import type { SignedSiteClient } from "@/lib/sites/client";
+import { sandboxUrl } from "./client";
 import { sandboxConfig, type SandboxConfig } from "./config";
 import { SandboxEngine } from "./engine";
 import { SandboxManager, type SiteSource } from "./sandboxes";
 
-export type TestSandboxes = { manager: SandboxManager; engine: SandboxEngine; namespace: string; cleanup(): Promise<void> };
+export type TestSandboxes = {
+  manager: SandboxManager;
+  /** The configuration the manager runs with. */
+  config: SandboxConfig;
+  engine: SandboxEngine;
+  namespace: string;
+  /** The signed client for a sandbox (as the agent would hold it). */
+  clientFor(sandboxId: string): Promise<SignedSiteClient>;
+  /** The container's own loopback address (what only the service reaches; browsers get the preview). */
+  directUrl(sandboxId: string): Promise<string>;
+  cleanup(): Promise<void>;
+};
 
-export function createTestSandboxes(overrides: Partial<SandboxConfig> = {}, deps: { siteSource?: SiteSource; engine?: SandboxEngine } = {}): TestSandboxes {
+export function createTestSandboxes(
+  overrides: Partial<SandboxConfig> = {},
+  deps: { siteSource?: SiteSource; engine?: SandboxEngine } = {},
+): TestSandboxes {
   const namespace = `test-${randomBytes(5).toString("hex")}`;
   const mediaCacheDir = mkdtempSync(path.join(os.tmpdir(), "sitewright-media-"));
   const config = sandboxConfig({ enabled: true, poolSize: 0, max: 10, namespace, mediaCacheDir, ...overrides });
-  const cleanupEngine = new SandboxEngine({ dockerHost: sandboxConfig().dockerHost });
+  const cleanupEngine = new SandboxEngine({ dockerHost: config.dockerHost, networkPool: config.networkPool });
   const manager = new SandboxManager(config, { siteSource: deps.siteSource, engine: deps.engine });
   return {
     manager,
+    config,
     engine: cleanupEngine,
     namespace,
+    async clientFor(sandboxId) {
+      const row = await findSandboxById({ id: sandboxId });
+      if (!row) throw new Error(`no sandbox ${sandboxId}`);
+      return manager.fleet.clientFor(row);
+    },
+    async directUrl(sandboxId) {
+      const row = await findSandboxById({ id: sandboxId });
+      if (!row?.hostPort) throw new Error(`no running sandbox ${sandboxId}`);
+      return sandboxUrl(row.hostPort);
+    },
     async cleanup() {
       await manager.close();
       const containers = await cleanupEngine.list(namespace);

@@ -3,10 +3,13 @@
  * (scripts/site-local). Every tampering case of the contract is refused with its code.
  */
 import { createHash, createHmac } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LocalSite, startLocalSite } from "../../scripts/site-local";
+import { PLUGIN_FEATURES } from "../vocabulary";
 import { createSiteClient, type SignedSiteClient, SiteRequestError } from "./client";
+import { parsePluginInfo, parsePreflight } from "./plugin-schemas";
 import { type RawSignedRequest, sendSignedRequest } from "./testing/signed-request";
 
 type Credentials = { token: string; secret: string; scopes: string[] };
@@ -19,15 +22,28 @@ let reader: Credentials;
 let client: SignedSiteClient;
 
 const connect = (target: LocalSite, credentials: Credentials, restUrl = target.restUrl) =>
-  createSiteClient({ baseUrl: target.url, restUrl, token: credentials.token, secret: credentials.secret }, { ca, allowlist: ["localhost"] });
-const newCredentials = (target: LocalSite, scopes: string) => target.cli<Credentials>("create-credentials", `--scopes=${scopes}`);
+  createSiteClient(
+    { baseUrl: target.url, restUrl, token: credentials.token, secret: credentials.secret },
+    { ca, allowlist: ["localhost"] },
+  );
+const newCredentials = (target: LocalSite, scopes: string) =>
+  target.cli<Credentials>("create-credentials", `--scopes=${scopes}`);
 
 /** One exact request signed with the writer's credentials unless told otherwise. */
 const raw = (request: Partial<RawSignedRequest> = {}) =>
-  sendSignedRequest({ restUrl: site.restUrl, token: writer.token, secret: writer.secret, fetch: { ca, allowlist: ["localhost"] }, ...request });
+  sendSignedRequest({
+    restUrl: site.restUrl,
+    token: writer.token,
+    secret: writer.secret,
+    fetch: { ca, allowlist: ["localhost"] },
+    ...request,
+  });
 
 async function rejection(promise: Promise<unknown>): Promise<SiteRequestError> {
-  const error = await promise.then(() => undefined, (caught: unknown) => caught);
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
   expect(error).toBeInstanceOf(SiteRequestError);
   return error as SiteRequestError;
 }
@@ -53,7 +69,17 @@ describe("signed requests to the real plugin", () => {
     const response = await client.get<{ name: string; wordpress: string; restUrl: string }>("/sitewright/v1/info");
     expect(response.status).toBe(200);
     expect(response.data).toMatchObject({ name: "Sitewright Local", restUrl: site.restUrl });
-    expect(response.data.wordpress).toMatch(/^6\.1/);
+    expect(response.data.wordpress).toMatch(/^\d+\.\d+/);
+  });
+
+  it("answers /info and /preflight in the shapes the app parses, with the theme and whether it is a block theme", async () => {
+    const info = parsePluginInfo((await client.get("/sitewright/v1/info")).data);
+    expect(info.theme).toMatchObject({ name: expect.any(String), stylesheet: expect.any(String) });
+    expect(typeof info.theme.isBlockTheme).toBe("boolean");
+    for (const feature of info.features) expect(PLUGIN_FEATURES).toContain(feature);
+    expect(info.token.scopes).toEqual(writer.scopes);
+    const preflight = parsePreflight((await client.get("/sitewright/v1/preflight")).data);
+    expect(preflight.checks.length).toBeGreaterThan(0);
   });
 
   it("creates a page with a signed POST that really changes the site, then reads it back", async () => {
@@ -78,7 +104,12 @@ describe("signed requests to the real plugin", () => {
   it("lists core /wp/v2/pages with query parameters that need encoding", async () => {
     const title = `Café + crème/brûlée ~ ${Date.now()}`;
     await client.post("/wp/v2/pages", { title, status: "draft" });
-    const found = await client.get<Page[]>("/wp/v2/pages", { search: "crème/brûlée", status: "draft", context: "edit", per_page: 5 });
+    const found = await client.get<Page[]>("/wp/v2/pages", {
+      search: "crème/brûlée",
+      status: "draft",
+      context: "edit",
+      per_page: 5,
+    });
     expect(found.data.map((page) => page.title.raw)).toContain(title);
   });
 
@@ -92,7 +123,10 @@ describe("signed requests to the real plugin", () => {
 describe("what the plugin refuses", () => {
   it.each([
     ["a wrong secret", { signAs: { secret: "swsec_not_the_secret" } }],
-    ["an altered body", { method: "POST", route: "/wp/v2/pages", body: '{"title":"evil"}', signAs: { body: '{"title":"good"}' } }],
+    [
+      "an altered body",
+      { method: "POST", route: "/wp/v2/pages", body: '{"title":"evil"}', signAs: { body: '{"title":"good"}' } },
+    ],
     ["an altered route", { route: "/sitewright/v1/preflight", signAs: { route: "/sitewright/v1/info" } }],
     ["an altered query", { route: "/wp/v2/pages", query: [["per_page", "2"]], signAs: { query: [["per_page", "1"]] } }],
     ["an added query parameter", { route: "/wp/v2/pages", query: [["status", "draft"]], signAs: { query: [] } }],
@@ -111,13 +145,19 @@ describe("what the plugin refuses", () => {
     expect({ status: response.status, code: response.code }).toEqual({ status: 401, code: "sitewright_bad_signature" });
   });
 
-  it.each(["", "v1=", "v1=zz", `v1=${"0".repeat(64)}`, `v1=${"a".repeat(63)}`, `v2=${"a".repeat(64)}`, "x".repeat(8_000), "v1=\u00e9"])(
-    "answers a malformed signature header %j with 401, never 500",
-    async (signature) => {
-      const response = await raw({ signature });
-      expect({ status: response.status, code: response.code }).toEqual({ status: 401, code: "sitewright_bad_signature" });
-    },
-  );
+  it.each([
+    "",
+    "v1=",
+    "v1=zz",
+    `v1=${"0".repeat(64)}`,
+    `v1=${"a".repeat(63)}`,
+    `v2=${"a".repeat(64)}`,
+    "x".repeat(8_000),
+    "v1=\u00e9",
+  ])("answers a malformed signature header %j with 401, never 500", async (signature) => {
+    const response = await raw({ signature });
+    expect({ status: response.status, code: response.code }).toEqual({ status: 401, code: "sitewright_bad_signature" });
+  });
 
   it.each(["", "abc", "1e12", "-1", " 1767225600000", "1767225600000.5", "9".repeat(17)])(
     "answers a malformed timestamp header %j with 401, never 500",
@@ -133,7 +173,10 @@ describe("what the plugin refuses", () => {
     ["301 seconds ahead", 301_000],
   ])("refuses a timestamp %s as sitewright_stale_timestamp", async (_name, offset) => {
     const response = await raw({ timestamp: String(Date.now() + offset) });
-    expect({ status: response.status, code: response.code }).toEqual({ status: 401, code: "sitewright_stale_timestamp" });
+    expect({ status: response.status, code: response.code }).toEqual({
+      status: 401,
+      code: "sitewright_stale_timestamp",
+    });
   });
 
   it.each([
@@ -178,7 +221,12 @@ describe("what the plugin refuses", () => {
     expect((await doomedClient.get("/sitewright/v1/info")).status).toBe(200);
     expect((await doomedClient.post<{ revoked: boolean }>("/sitewright/v1/revoke")).data).toEqual({ revoked: true });
     const error = await rejection(doomedClient.get("/sitewright/v1/info"));
-    expect(error).toMatchObject({ kind: "rejected", code: "site_rejected", siteStatus: 401, siteCode: "sitewright_bad_token" });
+    expect(error).toMatchObject({
+      kind: "rejected",
+      code: "site_rejected",
+      siteStatus: 401,
+      siteCode: "sitewright_bad_token",
+    });
   });
 
   it("refuses a read-only token writing as sitewright_scope, and the site is unchanged", async () => {
@@ -192,18 +240,177 @@ describe("what the plugin refuses", () => {
   it("refuses a method override by _method or X-HTTP-Method-Override, and nothing is deleted", async () => {
     const page = await client.post<Page>("/wp/v2/pages", { title: "keep me", status: "draft" });
     const route = `/wp/v2/pages/${page.data.id}`;
-    const byParam = await raw({ method: "POST", route, query: [["_method", "DELETE"], ["force", "true"]] });
-    const byHeader = await raw({ method: "POST", route, query: [["force", "true"]], headers: { "x-http-method-override": "DELETE" } });
+    const byParam = await raw({
+      method: "POST",
+      route,
+      query: [
+        ["_method", "DELETE"],
+        ["force", "true"],
+      ],
+    });
+    const byHeader = await raw({
+      method: "POST",
+      route,
+      query: [["force", "true"]],
+      headers: { "x-http-method-override": "DELETE" },
+    });
     for (const response of [byParam, byHeader]) {
-      expect({ status: response.status, code: response.code }).toEqual({ status: 400, code: "sitewright_method_override" });
+      expect({ status: response.status, code: response.code }).toEqual({
+        status: 400,
+        code: "sitewright_method_override",
+      });
     }
     expect((await client.get<Page>(route, { context: "edit" })).data.title.raw).toBe("keep me");
   });
 
+  it("refuses a request signed over an empty body that carries a multipart body, and the page is unchanged", async () => {
+    const page = await client.post<Page>("/wp/v2/pages", { title: "multipart target", status: "draft" });
+    const route = `/wp/v2/pages/${page.data.id}`;
+    const boundary = "----sitewright-probe";
+    const multipart = [
+      `--${boundary}`,
+      'Content-Disposition: form-data; name="title"',
+      "",
+      "changed through multipart",
+      `--${boundary}`,
+      'Content-Disposition: form-data; name="status"',
+      "",
+      "publish",
+      `--${boundary}--`,
+      "",
+    ].join("\r\n");
+    const response = await raw({
+      method: "POST",
+      route,
+      body: multipart,
+      signAs: { body: "" },
+      headers: { "content-type": `multipart/form-data; boundary=${boundary}` },
+    });
+    expect({ status: response.status, code: response.code }).toEqual({ status: 401, code: "sitewright_bad_signature" });
+    const after = (await client.get<Page>(route, { context: "edit" })).data;
+    expect({ title: after.title.raw, status: after.status }).toEqual({ title: "multipart target", status: "draft" });
+  });
+
+  it("refuses a signed form-encoded body too, though its bytes were hashed", async () => {
+    const page = await client.post<Page>("/wp/v2/pages", { title: "form target", status: "draft" });
+    const route = `/wp/v2/pages/${page.data.id}`;
+    const response = await raw({
+      method: "POST",
+      route,
+      body: "title=changed+through+a+form",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
+    expect({ status: response.status, code: response.code }).toEqual({ status: 401, code: "sitewright_bad_signature" });
+    expect((await client.get<Page>(route, { context: "edit" })).data.title.raw).toBe("form target");
+  });
+
+  it.each([
+    [
+      "a=1&a=2",
+      [
+        ["title", "first"],
+        ["title", "second"],
+      ],
+    ],
+    [
+      "a=2&a=1",
+      [
+        ["title", "second"],
+        ["title", "first"],
+      ],
+    ],
+    [
+      "status=draft&status=publish",
+      [
+        ["title", "first"],
+        ["status", "draft"],
+        ["status", "publish"],
+      ],
+    ],
+  ] as Array<[string, Array<[string, string]>]>)(
+    "refuses a correctly signed query that repeats a name (%s), and the page is unchanged",
+    async (_name, query) => {
+      const page = await client.post<Page>("/wp/v2/pages", { title: "query target", status: "draft" });
+      const route = `/wp/v2/pages/${page.data.id}`;
+      const response = await raw({ method: "POST", route, query });
+      expect({ status: response.status, code: response.code }).toEqual({
+        status: 401,
+        code: "sitewright_bad_signature",
+      });
+      const after = (await client.get<Page>(route, { context: "edit" })).data;
+      expect({ title: after.title.raw, status: after.status }).toEqual({ title: "query target", status: "draft" });
+    },
+  );
+
   it("reports the plugin's refusal through the client as site_rejected with the plugin's code", async () => {
     const forged = connect(site, { ...writer, secret: "swsec_wrong" });
     const error = await rejection(forged.get("/sitewright/v1/info"));
-    expect(error.toJSON().error).toMatchObject({ code: "site_rejected", details: { kind: "rejected", status: 401, siteCode: "sitewright_bad_signature" } });
+    expect(error.toJSON().error).toMatchObject({
+      code: "site_rejected",
+      details: { kind: "rejected", status: 401, siteCode: "sitewright_bad_signature" },
+    });
+  });
+});
+
+/** Stands in for a route WordPress 6.9's Abilities API (or any other plugin) registers after the map was written. */
+const FAKE_ABILITIES_PLUGIN = `<?php
+add_action( 'rest_api_init', static function () {
+	register_rest_route( 'wp-abilities/v1', '/abilities', array(
+		'methods'             => 'GET',
+		'callback'            => static function () { return array( 'ran' => get_option( 'sitewright_fake_ability_ran', 'no' ) ); },
+		'permission_callback' => '__return_true',
+	) );
+	register_rest_route( 'wp-abilities/v1', '/abilities/(?P<name>[a-z0-9/-]+)/run', array(
+		'methods'             => 'GET, POST',
+		'callback'            => static function () { update_option( 'sitewright_fake_ability_ran', 'yes' ); return array( 'ran' => true ); },
+		'permission_callback' => static function () { return current_user_can( 'read' ); },
+	) );
+} );
+`;
+
+describe("the scope map fails closed", () => {
+  beforeAll(() => {
+    const muPlugins = join(site.wpPath, "wp-content", "mu-plugins");
+    mkdirSync(muPlugins, { recursive: true });
+    writeFileSync(join(muPlugins, "fake-abilities.php"), FAKE_ABILITIES_PLUGIN);
+  });
+
+  it("refuses every token a route the map does not name, though the route answers anyone else", async () => {
+    const before = await site.fetch("/wp-json/wp-abilities/v1/abilities");
+    expect({ status: before.status, body: JSON.parse(before.body) }).toEqual({ status: 200, body: { ran: "no" } });
+
+    const all = await newCredentials(
+      site,
+      "site:read,content:read,content:write,media:write,design:write,settings:write",
+    );
+    for (const credentials of [reader, writer, all]) {
+      const listed = await raw({
+        route: "/wp-abilities/v1/abilities",
+        token: credentials.token,
+        secret: credentials.secret,
+      });
+      expect({ status: listed.status, code: listed.code }).toEqual({ status: 403, code: "sitewright_scope" });
+      const ran = await raw({
+        method: "POST",
+        route: "/wp-abilities/v1/abilities/core/get-site-info/run",
+        token: credentials.token,
+        secret: credentials.secret,
+      });
+      expect({ status: ran.status, code: ran.code }).toEqual({ status: 403, code: "sitewright_scope" });
+    }
+    const after = await site.fetch("/wp-json/wp-abilities/v1/abilities");
+    expect(JSON.parse(after.body)).toEqual({ ran: "no" });
+  });
+
+  it("refuses core routes the agent never needs (users, comments, plugins, the REST index)", async () => {
+    for (const route of ["/wp/v2/users", "/wp/v2/comments", "/wp/v2/plugins", "/wp/v2/search", "/"]) {
+      const response = await raw({ route });
+      expect({ route, status: response.status, code: response.code }).toEqual({
+        route,
+        status: 403,
+        code: "sitewright_scope",
+      });
+    }
   });
 });
 
@@ -227,7 +434,11 @@ describe("a site without pretty permalinks", () => {
     const info = await plain.get<{ permalinks: boolean }>("/sitewright/v1/info");
     expect(info.data.permalinks).toBe(false);
     const created = await plain.post<Page>("/wp/v2/pages", { title: "plain permalinks", status: "draft" });
-    const listed = await plain.get<Page[]>("/wp/v2/pages", { status: "draft", context: "edit", search: "plain permalinks" });
+    const listed = await plain.get<Page[]>("/wp/v2/pages", {
+      status: "draft",
+      context: "edit",
+      search: "plain permalinks",
+    });
     expect(listed.data.map((page) => page.id)).toContain(created.data.id);
   });
 });

@@ -27,7 +27,11 @@ let reply: Reply = json(200, { ok: true });
 function verifyLikeThePlugin(method: string, url: URL, headers: IncomingMessage["headers"], body: string): boolean {
   const pairs = [...url.searchParams.entries()];
   const route = url.searchParams.get("rest_route") ?? url.pathname.replace(/^\/wp-json/, "");
-  return verify(SECRET, { timestamp: String(headers["x-sitewright-timestamp"]), method, route, query: pairs, body }, String(headers["x-sitewright-signature"]));
+  return verify(
+    SECRET,
+    { timestamp: String(headers["x-sitewright-timestamp"]), method, route, query: pairs, body },
+    String(headers["x-sitewright-signature"]),
+  );
 }
 
 const server = createServer({ cert: certs.cert, key: certs.key }, (request, response) => {
@@ -35,7 +39,13 @@ const server = createServer({ cert: certs.cert, key: certs.key }, (request, resp
   request.on("data", (chunk) => (body += chunk));
   request.on("end", () => {
     const url = new URL(request.url ?? "/", "https://site.test");
-    const entry = { method: request.method ?? "", url, headers: request.headers, body, valid: verifyLikeThePlugin(request.method ?? "", url, request.headers, body) };
+    const entry = {
+      method: request.method ?? "",
+      url,
+      headers: request.headers,
+      body,
+      valid: verifyLikeThePlugin(request.method ?? "", url, request.headers, body),
+    };
     seen.push(entry);
     reply(entry, response);
   });
@@ -61,11 +71,18 @@ afterEach(() => {
 });
 
 const prettyClient = (extra: SiteClientOptions = {}) =>
-  createSiteClient({ baseUrl: origin, restUrl: `${origin}/wp-json/`, token: TOKEN, secret: SECRET }, { ...options, ...extra });
-const plainClient = () => createSiteClient({ baseUrl: origin, restUrl: `${origin}/?rest_route=/`, token: TOKEN, secret: SECRET }, options);
+  createSiteClient(
+    { baseUrl: origin, restUrl: `${origin}/wp-json/`, token: TOKEN, secret: SECRET },
+    { ...options, ...extra },
+  );
+const plainClient = () =>
+  createSiteClient({ baseUrl: origin, restUrl: `${origin}/?rest_route=/`, token: TOKEN, secret: SECRET }, options);
 
 async function failure(promise: Promise<unknown>): Promise<SiteRequestError> {
-  const error = await promise.then(() => undefined, (caught: unknown) => caught);
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
   expect(error).toBeInstanceOf(SiteRequestError);
   return error as SiteRequestError;
 }
@@ -142,11 +159,14 @@ describe("the signed site client", () => {
     const error = await failure(client.get("/sitewright/v1/info"));
     expect(error).toMatchObject({ kind: "unreachable", details: { reason: "connect" } });
     const refused = await failure(
-      createSiteClient({ baseUrl: origin, restUrl: `${origin}/wp-json/`, token: TOKEN, secret: SECRET }, {
-        ...options,
-        allowlist: [],
-        resolver: async () => [{ address: "10.0.0.1", family: 4 }],
-      }).get("/sitewright/v1/info"),
+      createSiteClient(
+        { baseUrl: origin, restUrl: `${origin}/wp-json/`, token: TOKEN, secret: SECRET },
+        {
+          ...options,
+          allowlist: [],
+          resolver: async () => [{ address: "10.0.0.1", family: 4 }],
+        },
+      ).get("/sitewright/v1/info"),
     );
     expect(refused).toMatchObject({ kind: "unreachable", details: { reason: "forbidden_host" } });
     await client.close();
@@ -156,8 +176,30 @@ describe("the signed site client", () => {
   it("reports the plugin's refusal as site_rejected with its code", async () => {
     reply = json(401, { code: "sitewright_bad_signature", message: "Bad signature.", data: { status: 401 } });
     const error = await failure(prettyClient().get("/sitewright/v1/info"));
-    expect(error).toMatchObject({ kind: "rejected", code: "site_rejected", status: 502, siteStatus: 401, siteCode: "sitewright_bad_signature" });
-    expect(error.toJSON().error.details).toEqual({ kind: "rejected", status: 401, siteCode: "sitewright_bad_signature" });
+    expect(error).toMatchObject({
+      kind: "rejected",
+      code: "site_rejected",
+      status: 502,
+      siteStatus: 401,
+      siteCode: "sitewright_bad_signature",
+    });
+    expect(error.toJSON().error.details).toEqual({
+      kind: "rejected",
+      status: 401,
+      siteCode: "sitewright_bad_signature",
+    });
+  });
+
+  it("says a missing page does not exist, and a missing route that the site lacks the feature", async () => {
+    reply = json(404, { code: "rest_post_invalid_id", message: "Invalid post ID.", data: { status: 404 } });
+    const missingPage = await failure(prettyClient().get("/wp/v2/pages/999"));
+    expect(missingPage.message).toBe(
+      "That page or item does not exist on the site (it may have been deleted or moved to the trash).",
+    );
+    reply = json(404, { code: "rest_no_route", message: "No route was found.", data: { status: 404 } });
+    const missingRoute = await failure(prettyClient().get("/sitewright/v1/nothing"));
+    expect(missingRoute.message).toMatch(/does not offer this feature/);
+    expect(missingRoute.message).not.toMatch(/REST route/);
   });
 
   it("reports a page that is not JSON as a bad response", async () => {
@@ -187,7 +229,12 @@ describe("the signed site client", () => {
 
   it("reports a site on a private address as unreachable without contacting it", async () => {
     const client = createSiteClient(
-      { baseUrl: "https://intranet.example", restUrl: "https://intranet.example/wp-json/", token: TOKEN, secret: SECRET },
+      {
+        baseUrl: "https://intranet.example",
+        restUrl: "https://intranet.example/wp-json/",
+        token: TOKEN,
+        secret: SECRET,
+      },
       { resolver: async () => [{ address: "10.0.0.5", family: 4 }], allowlist: [] },
     );
     const error = await failure(client.get("/sitewright/v1/info"));
@@ -213,7 +260,12 @@ describe("the signed site client", () => {
 
   it("refuses a REST address on another origin than the site", () => {
     expect(() =>
-      createSiteClient({ baseUrl: "https://site.test", restUrl: "https://evil.test/wp-json/", token: TOKEN, secret: SECRET }),
+      createSiteClient({
+        baseUrl: "https://site.test",
+        restUrl: "https://evil.test/wp-json/",
+        token: TOKEN,
+        secret: SECRET,
+      }),
     ).toThrow(AppError);
   });
 });

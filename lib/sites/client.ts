@@ -1,9 +1,10 @@
 /**
- * The signed site client: every request to a paired site's REST API, signed per API.md ("Service → site
- * requests") and sent through the SSRF-safe fetch. Works for `/wp-json/` sites and `?rest_route=` sites.
+ * The signed site client: every request to a paired site's REST API, signed as docs/signing.md says, and sent
+ * through the SSRF-safe fetch. Works for `/wp-json/` sites and `?rest_route=` sites.
  */
 import { nowMs } from "../clock";
-import { AppError } from "../errors";
+import { AppError, type ErrorCode, isAppError } from "../errors";
+import { SIGNED_REQUEST_ERRORS, type SignedRequestError } from "../vocabulary";
 import { PinnedAgents, SafeFetchError, type SafeFetchOptions, safeFetch } from "./safe-fetch";
 import { percentEncode, queryPairs, ROUTE_PARAM, sign, SigningInputError } from "./signing";
 import type { SiteClient, SiteCredentials, SiteErrorKind, SiteResponse } from "./types";
@@ -20,7 +21,13 @@ export type SiteClientOptions = Pick<
   userAgent?: string;
 };
 
-export type SiteRequest = { method: SiteMethod; route: string; query?: SiteQuery; body?: unknown; signal?: AbortSignal };
+export type SiteRequest = {
+  method: SiteMethod;
+  route: string;
+  query?: SiteQuery;
+  body?: unknown;
+  signal?: AbortSignal;
+};
 
 export interface SignedSiteClient extends SiteClient {
   patch<T = unknown>(route: string, body?: unknown): Promise<SiteResponse<T>>;
@@ -30,7 +37,7 @@ export interface SignedSiteClient extends SiteClient {
   close(): Promise<void>;
 }
 
-const codeFor: Record<SiteErrorKind, string> = {
+const codeFor: Record<SiteErrorKind, ErrorCode> = {
   unreachable: "site_unreachable",
   rejected: "site_rejected",
   bad_response: "site_unreachable",
@@ -44,8 +51,14 @@ export class SiteRequestError extends AppError {
   readonly kind: SiteErrorKind;
   readonly siteStatus?: number;
   readonly siteCode?: string;
+  /** WordPress's `data` of the error (e.g. the stale items of `sitewright_stale`): site data, untrusted. */
+  readonly siteData?: unknown;
 
-  constructor(kind: SiteErrorKind, message: string, extra: { siteStatus?: number; siteCode?: string; reason?: string; cause?: unknown } = {}) {
+  constructor(
+    kind: SiteErrorKind,
+    message: string,
+    extra: { siteStatus?: number; siteCode?: string; siteData?: unknown; reason?: string; cause?: unknown } = {},
+  ) {
     const details: Record<string, unknown> = { kind };
     if (extra.siteStatus !== undefined) details.status = extra.siteStatus;
     if (extra.siteCode !== undefined) details.siteCode = extra.siteCode;
@@ -55,19 +68,25 @@ export class SiteRequestError extends AppError {
     this.kind = kind;
     this.siteStatus = extra.siteStatus;
     this.siteCode = extra.siteCode;
+    this.siteData = extra.siteData;
   }
 }
 
-export const isSiteRequestError = (error: unknown): error is SiteRequestError => error instanceof SiteRequestError;
+/** By brand and shape, not `instanceof` (Next.js loads this module once per bundle). */
+export const isSiteRequestError = (error: unknown): error is SiteRequestError =>
+  isAppError(error) && (error as { name?: string }).name === "SiteRequestError";
 
-/** What a person can do about each refusal the plugin can give. */
-const rejectionMessages: Record<string, string> = {
+/** What a person can do about each refusal the plugin can give (every code of the shared vocabulary). */
+const rejectionMessages: Record<SignedRequestError | "sitewright_stale", string> = {
   sitewright_bad_token: "The site no longer accepts Sitewright's key. Reconnect the site from its Sitewright settings.",
   sitewright_bad_signature: "The site refused Sitewright's signature. Reconnect the site to renew its keys.",
   sitewright_stale_timestamp: "The site's clock is more than five minutes off. Correct the server time and try again.",
   sitewright_replayed: "The site saw this request twice and refused the copy. Try again.",
   sitewright_scope: "The site's connection does not allow this. Reconnect it with the permission needed.",
+  sitewright_stale: "Someone changed this on the site after Sitewright read it, so nothing was written.",
   sitewright_method_override: "The site refused a method override. This is a bug in Sitewright.",
+  sitewright_replay_cache_unavailable:
+    "The site could not record Sitewright's request in its database, so it refused it. Check the site's database.",
 };
 
 /** Routes as WordPress names them: no query, no escapes, no dot segments. */
@@ -142,25 +161,33 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
   }
 }
 
+/** WordPress answers 404 both for a missing item (`rest_post_invalid_id`...) and for a missing route (`rest_no_route`). */
+function notFoundMessage(siteCode: string | undefined): string {
+  if (siteCode === "rest_no_route")
+    return "The site does not offer this feature. Check the Sitewright Connector plugin is active and up to date.";
+  return "That page or item does not exist on the site (it may have been deleted or moved to the trash).";
+}
+
 function rejection(status: number, data: unknown): SiteRequestError {
-  const error = data && typeof data === "object" ? (data as { code?: unknown; message?: unknown }) : {};
+  const error = data && typeof data === "object" ? (data as { code?: unknown; message?: unknown; data?: unknown }) : {};
   const siteCode = typeof error.code === "string" ? error.code : undefined;
   const message =
-    (siteCode && rejectionMessages[siteCode]) ||
-    (status === 404
-      ? "The site does not have that REST route. Check the Sitewright Connector plugin is active."
-      : `The site refused the request (HTTP ${status}).`);
-  return new SiteRequestError("rejected", message, { siteStatus: status, siteCode });
+    (siteCode && Object.hasOwn(SIGNED_REQUEST_ERRORS, siteCode) && rejectionMessages[siteCode as SignedRequestError]) ||
+    (status === 404 ? notFoundMessage(siteCode) : `The site refused the request (HTTP ${status}).`);
+  return new SiteRequestError("rejected", message, { siteStatus: status, siteCode, siteData: error.data });
 }
 
 function unreachable(error: unknown, host: string): SiteRequestError {
   if (error instanceof SafeFetchError) {
     if (error.reason === "too_large") {
-      return new SiteRequestError("bad_response", `${host} sent a response larger than Sitewright accepts.`, { reason: "too_large", cause: error });
+      return new SiteRequestError("bad_response", `${host} sent a response larger than Sitewright accepts.`, {
+        reason: "too_large",
+        cause: error,
+      });
     }
     return new SiteRequestError("unreachable", error.message, { reason: error.reason, cause: error });
   }
-  if (error instanceof AppError) {
+  if (isAppError(error)) {
     // The SSRF guard (forbidden_host, insecure_url): the site's address is not one we will connect to.
     return new SiteRequestError("unreachable", error.message, { reason: error.code, cause: error });
   }
@@ -200,7 +227,7 @@ export function createSiteClient(credentials: SiteCredentials, options: SiteClie
     };
     if (rawBody) headers["content-type"] = "application/json; charset=utf-8";
 
-    let response;
+    let response: Awaited<ReturnType<typeof safeFetch>>;
     try {
       response = await safeFetch(requestUrl(root, route, pairs), {
         ...options,
@@ -217,17 +244,25 @@ export function createSiteClient(credentials: SiteCredentials, options: SiteClie
 
     const parsed = parseJson(response.text());
     if (response.status >= 300 && response.status < 400) {
-      throw new SiteRequestError("bad_response", `The site redirected the request to ${response.headers.get("location") ?? "another address"}. Check its REST address.`, {
-        siteStatus: response.status,
-        reason: "redirect",
-      });
+      throw new SiteRequestError(
+        "bad_response",
+        `The site redirected the request to ${response.headers.get("location") ?? "another address"}. Check its REST address.`,
+        {
+          siteStatus: response.status,
+          reason: "redirect",
+        },
+      );
     }
     if (response.status >= 400) throw rejection(response.status, parsed.ok ? parsed.value : undefined);
     if (!parsed.ok) {
-      throw new SiteRequestError("bad_response", "The site answered with something other than JSON. Check that its REST API is reachable.", {
-        siteStatus: response.status,
-        reason: "not_json",
-      });
+      throw new SiteRequestError(
+        "bad_response",
+        "The site answered with something other than JSON. Check that its REST API is reachable.",
+        {
+          siteStatus: response.status,
+          reason: "not_json",
+        },
+      );
     }
     return { status: response.status, data: parsed.value as T, headers: response.headers };
   }

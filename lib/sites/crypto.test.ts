@@ -1,8 +1,7 @@
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { resetEnvForTests } from "../env";
-import { AppError } from "../errors";
-import { decryptSecret, encryptSecret } from "./crypto";
+import { decryptSecret, encryptSecret, UnreadableSecretError } from "./crypto";
 
 const keyAtStart = process.env.ENCRYPTION_KEY;
 afterEach(() => resetEnvForTests({ ENCRYPTION_KEY: keyAtStart }));
@@ -17,7 +16,12 @@ function flip(blob: string, part: number): string {
 
 describe("credential encryption", () => {
   it("decrypts what it encrypted, for any text", () => {
-    fc.assert(fc.property(fc.string({ unit: "grapheme", maxLength: 300 }), (plain) => decryptSecret(encryptSecret(plain)) === plain));
+    fc.assert(
+      fc.property(
+        fc.string({ unit: "grapheme", maxLength: 300 }),
+        (plain) => decryptSecret(encryptSecret(plain)) === plain,
+      ),
+    );
   });
 
   it("writes v1.<iv>.<tag>.<ciphertext> in base64url with a 12-byte IV and a 16-byte tag", () => {
@@ -36,26 +40,34 @@ describe("credential encryption", () => {
 
   it("refuses a blob whose IV, tag or ciphertext was changed", () => {
     const blob = encryptSecret("a secret worth stealing");
-    for (const part of [1, 2, 3]) expect(() => decryptSecret(flip(blob, part))).toThrow(AppError);
+    for (const part of [1, 2, 3]) expect(() => decryptSecret(flip(blob, part))).toThrow(UnreadableSecretError);
   });
 
   it("refuses malformed blobs and unknown versions", () => {
     const blob = encryptSecret("x");
-    for (const bad of ["", "v1", "v1...", blob.replace(/^v1/, "v2"), `${blob}.extra`, blob.slice(0, -2), "v1.AAAA.AAAA.AAAA"]) {
-      expect(() => decryptSecret(bad), bad).toThrow(AppError);
+    for (const bad of [
+      "",
+      "v1",
+      "v1...",
+      blob.replace(/^v1/, "v2"),
+      `${blob}.extra`,
+      blob.slice(0, -2),
+      "v1.AAAA.AAAA.AAAA",
+    ]) {
+      expect(() => decryptSecret(bad), bad).toThrow(UnreadableSecretError);
     }
   });
 
   it("refuses a blob encrypted under another key", () => {
     const blob = encryptSecret("x");
     resetEnvForTests({ ENCRYPTION_KEY: "ff".repeat(32) });
-    expect(() => decryptSecret(blob)).toThrow(AppError);
+    expect(() => decryptSecret(blob)).toThrow(UnreadableSecretError);
   });
 
   it("binds a blob to its associated data, so one site's secret cannot be moved to another", () => {
     const blob = encryptSecret("x", "site-1");
     expect(decryptSecret(blob, "site-1")).toBe("x");
-    expect(() => decryptSecret(blob, "site-2")).toThrow(AppError);
-    expect(() => decryptSecret(blob)).toThrow(AppError);
+    expect(() => decryptSecret(blob, "site-2")).toThrow(UnreadableSecretError);
+    expect(() => decryptSecret(blob)).toThrow(UnreadableSecretError);
   });
 });

@@ -1,10 +1,9 @@
 /**
- * Site credentials at rest: AES-256-GCM under `ENCRYPTION_KEY` (API.md, "Sites and pairing").
+ * Site credentials at rest: AES-256-GCM under `ENCRYPTION_KEY` (docs/api.md, "Sites and pairing").
  * Format `v1.<iv>.<tag>.<ciphertext>`, each part base64url; a 12-byte random IV per value.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import { env } from "../env";
-import { AppError } from "../errors";
 
 const VERSION = "v1";
 const IV_BYTES = 12;
@@ -14,9 +13,23 @@ function key(): Buffer {
   return Buffer.from(env().ENCRYPTION_KEY, "hex");
 }
 
-function undecryptable(cause?: unknown): AppError {
-  return new AppError("internal_error", "Stored site credentials could not be read.", { cause });
+/**
+ * A sealed value this process cannot open: most often sealed under another `ENCRYPTION_KEY` (the key changed, or a
+ * development key was regenerated). Callers decide what that means: a site must be paired again, a pool member
+ * is retired.
+ */
+export class UnreadableSecretError extends Error {
+  constructor(cause: unknown) {
+    super("A stored secret could not be decrypted with the current ENCRYPTION_KEY.", { cause });
+    this.name = "UnreadableSecretError";
+  }
 }
+
+/** By name, not `instanceof`: Next.js loads this module once per bundle. */
+export const isUnreadableSecret = (error: unknown): boolean =>
+  error instanceof Error && error.name === "UnreadableSecretError";
+
+const undecryptable = (cause: unknown) => new UnreadableSecretError(cause);
 
 /** `associatedData` (e.g. the site id) is authenticated, not stored: decrypting needs the same value. */
 export function encryptSecret(plain: string, associatedData = ""): string {
@@ -28,11 +41,15 @@ export function encryptSecret(plain: string, associatedData = ""): string {
   return [VERSION, ...parts].join(".");
 }
 
-/** Throws (`internal_error`, cause logged) for an unknown version, a malformed blob, a wrong key or any tampering. */
+/** Throws `UnreadableSecretError` for an unknown version, a malformed blob, a wrong key or any tampering. */
 export function decryptSecret(blob: string, associatedData = ""): string {
   const parts = typeof blob === "string" ? blob.split(".") : [];
   if (parts.length !== 4 || parts[0] !== VERSION) throw undecryptable(new Error("unknown credential format"));
-  const [iv, tag, ciphertext] = parts.slice(1).map((part) => Buffer.from(part, "base64url")) as [Buffer, Buffer, Buffer];
+  const [iv, tag, ciphertext] = parts.slice(1).map((part) => Buffer.from(part, "base64url")) as [
+    Buffer,
+    Buffer,
+    Buffer,
+  ];
   if (iv.length !== IV_BYTES || tag.length !== TAG_BYTES) throw undecryptable(new Error("malformed credential"));
   try {
     const decipher = createDecipheriv("aes-256-gcm", key(), iv, { authTagLength: TAG_BYTES });

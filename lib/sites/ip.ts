@@ -97,7 +97,8 @@ export function blockedReason(address: string): string | undefined {
 function describeNonGlobalV6(bytes: Uint8Array): string {
   if (bytes.every((byte, i) => byte === (i === 15 ? 1 : 0))) return "loopback";
   if (bytes.every((byte) => byte === 0)) return "unspecified";
-  if (bytes.slice(0, 10).every((byte) => byte === 0) && bytes[10] === 0xff && bytes[11] === 0xff) return "IPv4-mapped IPv6";
+  if (bytes.slice(0, 10).every((byte) => byte === 0) && bytes[10] === 0xff && bytes[11] === 0xff)
+    return "IPv4-mapped IPv6";
   if ((bytes[0]! & 0xfe) === 0xfc) return "unique local (private)";
   if (bytes[0] === 0xfe && (bytes[1]! & 0xc0) === 0x80) return "link-local";
   if (bytes[0] === 0xff) return "multicast";

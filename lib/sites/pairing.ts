@@ -1,5 +1,5 @@
 /**
- * Pairing a user's account with a WordPress site (API.md, "Sites and pairing"): the user asks for a code, types it
+ * Pairing a user's account with a WordPress site (docs/api.md, "Sites and pairing"): the user asks for a code, types it
  * into the plugin, the plugin redeems it with fresh credentials, and the user confirms after a signed round trip.
  * Every rule that must hold under concurrency (single use, the attempt counter, the lock) is one SQL statement.
  */
@@ -12,12 +12,12 @@ import { log } from "@/lib/log";
 import { enforceRateLimit } from "@/lib/rate-limit";
 import {
   findLatestPairingByUrl,
+  findPairingByUrlAndCode,
   insertPairing,
   markPairingExpired,
   recordFailedRedeem,
   redeemPendingPairing,
 } from "@/lib/db/queries";
-import type { Site, SiteStatus } from "@/lib/db/schema";
 import { encryptSecret } from "./crypto";
 import { assertPublicHost, SafeFetchError } from "./safe-fetch";
 import { normalizeSiteUrl } from "./url";
@@ -50,45 +50,12 @@ let codeKey: { source: string; key: Buffer } | undefined;
 export function pairingCodeHmac(code: string): string {
   const source = env().ENCRYPTION_KEY;
   if (codeKey?.source !== source) {
-    codeKey = { source, key: Buffer.from(hkdfSync("sha256", Buffer.from(source, "hex"), "", "sitewright pairing code v1", 32)) };
+    codeKey = {
+      source,
+      key: Buffer.from(hkdfSync("sha256", Buffer.from(source, "hex"), "", "sitewright pairing code v1", 32)),
+    };
   }
   return createHmac("sha256", codeKey.key).update(code).digest("hex");
-}
-
-export type PublicSite = {
-  id: string;
-  url: string;
-  status: SiteStatus;
-  name?: string;
-  pageBuilder?: string;
-  capabilities?: string[];
-  pairedAt?: string;
-  lastSeenAt?: string;
-  expiresAt?: string;
-  attemptsLeft?: number;
-  preflight?: Record<string, unknown>;
-};
-
-/** What a pending pairing past its expiry is, whether or not the sweeper has marked it yet. */
-export function effectiveStatus(site: Site, at = now()): SiteStatus {
-  return site.status === "pending" && site.codeExpiresAt <= at ? "expired" : site.status;
-}
-
-/** The site as the owner may see it: never credentials, never the code. */
-export function publicSite(site: Site): PublicSite {
-  const status = effectiveStatus(site);
-  return {
-    id: site.id,
-    url: site.url,
-    status,
-    ...(site.name ? { name: site.name } : {}),
-    ...(site.pageBuilder ? { pageBuilder: site.pageBuilder } : {}),
-    ...(site.capabilities ? { capabilities: site.capabilities } : {}),
-    ...(site.pairedAt ? { pairedAt: site.pairedAt.toISOString() } : {}),
-    ...(site.lastSeenAt ? { lastSeenAt: site.lastSeenAt.toISOString() } : {}),
-    ...(status === "pending" ? { expiresAt: site.codeExpiresAt.toISOString(), attemptsLeft: MAX_FAILED_ATTEMPTS - site.failedAttempts } : {}),
-    ...(site.preflight ? { preflight: site.preflight } : {}),
-  };
 }
 
 export const pairSchema = z.strictObject({ url: z.string().max(2048) });
@@ -101,7 +68,7 @@ export async function startPairing({ userId, url }: { userId: string; url: strin
     // A name that does not resolve is almost always a typo: the user's mistake to fix, not a 502.
     if (error instanceof SafeFetchError && error.reason === "dns") {
       const message = `We could not find ${new URL(normalized).hostname}. Check the address for typos.`;
-      throw new AppError("invalid_input", message, { status: 400, details: { issues: [{ path: ["url"], message }] } });
+      throw new AppError("invalid_input", message, { details: { issues: [{ path: ["url"], message }] } });
     }
     throw error;
   }
@@ -116,7 +83,11 @@ export async function startPairing({ userId, url }: { userId: string; url: strin
     createdAt,
   });
   log.info("pairing started", { siteId: site.id, userId });
-  return { site: { id: site.id, url: site.url, status: "pending" as const }, code, expiresAt: site.codeExpiresAt.toISOString() };
+  return {
+    site: { id: site.id, url: site.url, status: "pending" as const },
+    code,
+    expiresAt: site.codeExpiresAt.toISOString(),
+  };
 }
 
 const boundedRecord = z.record(z.string().max(100), z.unknown());
@@ -133,9 +104,15 @@ export const redeemSchema = z.strictObject({
 export type RedeemInput = z.infer<typeof redeemSchema>;
 
 const noPendingPairing = () =>
-  new AppError("no_pending_pairing", "There is no pairing waiting for this site. Start again from Sitewright and use the new code.", { status: 404 });
+  new AppError(
+    "no_pending_pairing",
+    "There is no pairing waiting for this site. Start again from Sitewright and use the new code.",
+  );
 const lockedError = () =>
-  new AppError("locked", "Too many wrong codes: this pairing is locked. Start again from Sitewright to get a new code.", { status: 429 });
+  new AppError(
+    "locked",
+    "Too many wrong codes: this pairing is locked. Start again from Sitewright to get a new code.",
+  );
 
 /** The REST root must be on the site's own origin: the plugin cannot point us at another host. */
 function checkRestUrl(siteUrl: string, restUrl: string): string {
@@ -144,13 +121,11 @@ function checkRestUrl(siteUrl: string, restUrl: string): string {
     rest = new URL(restUrl);
   } catch {
     throw new AppError("invalid_input", "The site's REST address is not valid.", {
-      status: 400,
       details: { issues: [{ path: ["restUrl"], message: "must be an absolute https URL" }] },
     });
   }
   if (rest.protocol !== "https:" || rest.origin !== new URL(siteUrl).origin || rest.username || rest.password) {
     throw new AppError("invalid_input", "The site's REST address must be on the site's own https address.", {
-      status: 400,
       details: { issues: [{ path: ["restUrl"], message: "must be on the same https origin as siteUrl" }] },
     });
   }
@@ -196,33 +171,61 @@ export async function redeemPairing(input: RedeemInput & { ip: string }): Promis
   return explainFailedRedeem({ url, codeHmac, at });
 }
 
-async function explainFailedRedeem({ url, codeHmac, at }: { url: string; codeHmac: string; at: Date }): Promise<never> {
+/**
+ * Why a redeem did not succeed. Pairings of one URL by different users coexist, so the code decides which
+ * pairing is meant: a code of a used, locked or lapsed pairing gets that pairing's answer; any other code is a
+ * wrong guess at every pending code of the URL and counts against each of them (recordFailedRedeem), so each
+ * pairing keeps its own five-guess bound however many are pending. A wrong code answers with the fewest
+ * attempts any pending pairing has left, and `locked` when it locked the last of them.
+ */
+async function explainFailedRedeem(
+  { url, codeHmac, at }: { url: string; codeHmac: string; at: Date },
+  depth = 0,
+): Promise<never> {
+  const meant = await findPairingByUrlAndCode({ url, codeHmac });
+  if (meant) {
+    if (meant.status === "locked") throw lockedError();
+    if (meant.status === "redeemed" || meant.status === "active" || meant.status === "revoked") throw codeUsed();
+    if (meant.codeExpiresAt <= at) {
+      if (meant.status === "pending") await markPairingExpired({ id: meant.id });
+      throw codeExpired();
+    }
+    // Still pending and unexpired: it changed under us (redeemed or locked a moment ago); answer from its new state.
+    if (meant.status === "pending" && depth < 3) return explainFailedRedeem({ url, codeHmac, at }, depth + 1);
+    // Otherwise superseded by its owner's newer pairing: the old code is now a wrong code.
+  }
+
+  const counted = await recordFailedRedeem({ url, now: at, maxAttempts: MAX_FAILED_ATTEMPTS });
+  const stillPending = counted.filter((row) => row.status === "pending");
+  if (stillPending.length > 0) {
+    const attemptsLeft = Math.min(...stillPending.map((row) => MAX_FAILED_ATTEMPTS - row.failedAttempts));
+    throw new AppError(
+      "invalid_code",
+      `That code is not right. ${attemptsLeft} ${attemptsLeft === 1 ? "attempt" : "attempts"} left.`,
+      { details: { attemptsLeft } },
+    );
+  }
+  if (counted.length > 0) {
+    for (const row of counted) log.warn("pairing locked after failed attempts", { siteId: row.id });
+    throw lockedError();
+  }
+
+  // No pending pairing to count against: answer from the URL's most recent pairing.
   const latest = await findLatestPairingByUrl({ url });
   if (!latest) throw noPendingPairing();
   if (latest.status === "locked") throw lockedError();
-  if (latest.status !== "pending") {
-    if (latest.codeHmac === codeHmac && latest.status !== "expired") {
-      throw new AppError("code_used", "This code was already used. Start again from Sitewright to get a new one.", { status: 409 });
-    }
-    if (latest.status === "expired" && latest.codeExpiresAt <= at) throw codeExpired();
-    throw noPendingPairing();
-  }
-  if (latest.codeExpiresAt <= at) {
-    await markPairingExpired({ id: latest.id });
+  if (latest.codeExpiresAt <= at && (latest.status === "pending" || latest.status === "expired")) {
+    if (latest.status === "pending") await markPairingExpired({ id: latest.id });
     throw codeExpired();
   }
-  const counted = await recordFailedRedeem({ id: latest.id, maxAttempts: MAX_FAILED_ATTEMPTS });
-  if (!counted) return explainFailedRedeem({ url, codeHmac, at }); // changed under us: answer from its new state
-  if (counted.status === "locked") {
-    log.warn("pairing locked after failed attempts", { siteId: latest.id });
-    throw lockedError();
-  }
-  const attemptsLeft = MAX_FAILED_ATTEMPTS - counted.failedAttempts;
-  throw new AppError("invalid_code", `That code is not right. ${attemptsLeft} ${attemptsLeft === 1 ? "attempt" : "attempts"} left.`, {
-    status: 401,
-    details: { attemptsLeft },
-  });
+  throw noPendingPairing();
 }
 
+const codeUsed = () =>
+  new AppError("code_used", "This code was already used. Start again from Sitewright to get a new one.");
+
 const codeExpired = () =>
-  new AppError("code_expired", "This code has expired (codes last 5 minutes). Start again from Sitewright to get a new one.", { status: 410 });
+  new AppError(
+    "code_expired",
+    "This code has expired (codes last 5 minutes). Start again from Sitewright to get a new one.",
+  );

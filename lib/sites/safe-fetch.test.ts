@@ -103,7 +103,13 @@ describe("the address check", () => {
   it.each(forbiddenLiterals)("refuses %s without asking the resolver", async (url) => {
     let asked = 0;
     const error = await refusal(
-      assertPublicHost(url, { allowlist: [], resolver: async () => (asked++, [{ address: "93.184.216.34", family: 4 }]) }),
+      assertPublicHost(url, {
+        allowlist: [],
+        resolver: async () => {
+          asked++;
+          return [{ address: "93.184.216.34", family: 4 }];
+        },
+      }),
     );
     expect(error.code).toBe("forbidden_host");
     expect(error.status).toBe(422);
@@ -111,7 +117,8 @@ describe("the address check", () => {
   });
 
   it("refuses a name that resolves to loopback, like 127.0.0.1.nip.io", async () => {
-    const resolver: Resolver = async (name) => (name === "127.0.0.1.nip.io" ? [{ address: "127.0.0.1", family: 4 }] : []);
+    const resolver: Resolver = async (name) =>
+      name === "127.0.0.1.nip.io" ? [{ address: "127.0.0.1", family: 4 }] : [];
     const error = await refusal(assertPublicHost("https://127.0.0.1.nip.io/", { allowlist: [], resolver }));
     expect(error.code).toBe("forbidden_host");
   });
@@ -141,7 +148,15 @@ describe("the address check", () => {
   });
 
   it("tells public unicast addresses from the rest", () => {
-    for (const address of ["8.8.8.8", "1.1.1.1", "93.184.216.34", "100.128.0.1", "172.32.0.1", "2606:4700::1111", "2a00:1450::1"]) {
+    for (const address of [
+      "8.8.8.8",
+      "1.1.1.1",
+      "93.184.216.34",
+      "100.128.0.1",
+      "172.32.0.1",
+      "2606:4700::1111",
+      "2a00:1450::1",
+    ]) {
       expect(isPublicAddress(address), address).toBe(true);
     }
     expect(blockedReason("169.254.169.254")).toMatch(/metadata/);
@@ -155,7 +170,10 @@ describe("the address check", () => {
   });
 
   it("lets an allowlisted host resolve to loopback", async () => {
-    const checked = await assertPublicHost("https://site.test:8443/", { allowlist: ["site.test"], resolver: loopbackResolver });
+    const checked = await assertPublicHost("https://site.test:8443/", {
+      allowlist: ["site.test"],
+      resolver: loopbackResolver,
+    });
     expect(checked).toMatchObject({ allowlisted: true, addresses: [{ address: "127.0.0.1", family: 4 }] });
   });
 
@@ -193,7 +211,9 @@ describe("safe fetch against loopback servers", () => {
     let asked = 0;
     const rebinding: Resolver = async () => [{ address: asked++ === 0 ? "93.184.216.34" : "127.0.0.1", family: 4 }];
     await assertPublicHost("https://rebind.example/", { allowlist: [], resolver: rebinding });
-    const error = await refusal(safeFetch(`https://rebind.example:${port}/`, { ...base, allowlist: [], resolver: rebinding }));
+    const error = await refusal(
+      safeFetch(`https://rebind.example:${port}/`, { ...base, allowlist: [], resolver: rebinding }),
+    );
     expect(error.code).toBe("forbidden_host");
     expect(seen).toHaveLength(0);
   });
@@ -204,7 +224,9 @@ describe("safe fetch against loopback servers", () => {
   });
 
   it("rejects a certificate from a CA it was not told to trust", async () => {
-    const error = await refusal(safeFetch(`https://site.test:${port}/`, { ...base, ca: makeTestCertificates(["x"]).ca }));
+    const error = await refusal(
+      safeFetch(`https://site.test:${port}/`, { ...base, ca: makeTestCertificates(["x"]).ca }),
+    );
     expect((error as SafeFetchError).reason).toBe("tls");
   });
 
@@ -223,7 +245,8 @@ describe("safe fetch against loopback servers", () => {
   });
 
   it("refuses a redirect to the metadata address before sending anything there", async () => {
-    handler = (_request, response) => response.writeHead(301, { location: "http://169.254.169.254/latest/meta-data/" }).end();
+    handler = (_request, response) =>
+      response.writeHead(301, { location: "http://169.254.169.254/latest/meta-data/" }).end();
     const error = await refusal(safeFetch(`https://site.test:${port}/`, base));
     expect(error.code).toBe("forbidden_host");
   });
@@ -231,10 +254,14 @@ describe("safe fetch against loopback servers", () => {
   it("follows up to three checked redirects and drops credentials when the origin changes", async () => {
     handler = (request, response) => {
       const hop = Number(request.url?.slice(1) || 0);
-      if (hop < 3) response.writeHead(307, { location: `https://${hop === 1 ? "other" : "site"}.test:${port}/${hop + 1}` }).end();
+      if (hop < 3)
+        response.writeHead(307, { location: `https://${hop === 1 ? "other" : "site"}.test:${port}/${hop + 1}` }).end();
       else response.end("arrived");
     };
-    const response = await safeFetch(`https://site.test:${port}/0`, { ...base, headers: { authorization: "Bearer x" } });
+    const response = await safeFetch(`https://site.test:${port}/0`, {
+      ...base,
+      headers: { authorization: "Bearer x" },
+    });
     expect(response.text()).toBe("arrived");
     expect(response.url).toBe(`https://site.test:${port}/3`);
     expect(seen.map((hit) => [hit.url, hit.authorization, hit.servername])).toEqual([
@@ -268,7 +295,9 @@ describe("safe fetch against loopback servers", () => {
       } else response.end(big);
     };
     for (const path of ["/announced", "/chunked"]) {
-      const error = await refusal(safeFetch(`https://site.test:${port}${path}`, { ...base, maxResponseBytes: 200_000 }));
+      const error = await refusal(
+        safeFetch(`https://site.test:${port}${path}`, { ...base, maxResponseBytes: 200_000 }),
+      );
       expect((error as SafeFetchError).reason).toBe("too_large");
     }
     const fits = await safeFetch(`https://site.test:${port}/announced`, { ...base, maxResponseBytes: 300_000 });
@@ -297,7 +326,9 @@ describe("safe fetch against loopback servers", () => {
     handler = (request, response) => {
       let text = "";
       request.on("data", (chunk) => (text += chunk));
-      request.on("end", () => response.end(JSON.stringify({ method: request.method, type: request.headers["content-type"], text })));
+      request.on("end", () =>
+        response.end(JSON.stringify({ method: request.method, type: request.headers["content-type"], text })),
+      );
     };
     const response = await safeFetch(`https://site.test:${port}/echo`, {
       ...base,

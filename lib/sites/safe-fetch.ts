@@ -9,7 +9,7 @@ import { isIP } from "node:net";
 import { rootCertificates } from "node:tls";
 import { Agent, request } from "undici";
 import { env } from "../env";
-import { AppError } from "../errors";
+import { AppError, systemCode } from "../errors";
 import { blockedReason } from "./ip";
 
 export type ResolvedAddress = { address: string; family: 4 | 6 };
@@ -54,7 +54,11 @@ function forbiddenHost(hostname: string, why: string): AppError {
   );
 }
 
-const bareHost = (hostname: string) => hostname.replace(/^\[(.*)\]$/, "$1").replace(/\.$/, "").toLowerCase();
+const bareHost = (hostname: string) =>
+  hostname
+    .replace(/^\[(.*)\]$/, "$1")
+    .replace(/\.$/, "")
+    .toLowerCase();
 
 function isAllowlisted(hostname: string, allowlist: readonly string[]): boolean {
   const host = bareHost(hostname);
@@ -147,17 +151,25 @@ const CREDENTIAL_HEADERS = ["authorization", "cookie", "proxy-authorization"];
 /** A dispatcher whose every connection goes to one of the addresses we already checked. */
 function pinnedAgent(checked: CheckedHost, options: SafeFetchOptions): Agent {
   const pinned = checked.addresses;
-  const extraCa = options.ca === undefined ? undefined : typeof options.ca === "string" ? [options.ca] : [...options.ca];
+  const extraCa =
+    options.ca === undefined ? undefined : typeof options.ca === "string" ? [options.ca] : [...options.ca];
   const lookup = (
     hostname: string,
     lookupOptions: { all?: boolean },
     callback: (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
   ) => {
     if (bareHost(hostname) !== checked.hostname) {
-      callback(Object.assign(new Error(`Refusing to resolve ${hostname}: not the checked host.`), { code: "ENOTFOUND" }), "");
+      callback(
+        Object.assign(new Error(`Refusing to resolve ${hostname}: not the checked host.`), { code: "ENOTFOUND" }),
+        "",
+      );
       return;
     }
-    if (lookupOptions.all) callback(null, pinned.map(({ address, family }) => ({ address, family })));
+    if (lookupOptions.all)
+      callback(
+        null,
+        pinned.map(({ address, family }) => ({ address, family })),
+      );
     else callback(null, pinned[0]!.address, pinned[0]!.family);
   };
   return new Agent({
@@ -180,7 +192,12 @@ export class PinnedAgents {
   constructor(private readonly max = 4) {}
 
   get(checked: CheckedHost, options: SafeFetchOptions): Agent {
-    const key = JSON.stringify([checked.hostname, checked.addresses, options.ca ?? null, options.connectTimeoutMs ?? null]);
+    const key = JSON.stringify([
+      checked.hostname,
+      checked.addresses,
+      options.ca ?? null,
+      options.connectTimeoutMs ?? null,
+    ]);
     let agent = this.agents.get(key);
     if (!agent) {
       agent = pinnedAgent(checked, options);
@@ -201,19 +218,9 @@ export class PinnedAgents {
   }
 }
 
-function errorCode(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; current && depth < 5; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === "string") return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
-
 function networkError(error: unknown, host: string, timedOut: boolean): SafeFetchError {
   if (error instanceof SafeFetchError) return error;
-  const code = errorCode(error) ?? "";
+  const code = systemCode(error) ?? "";
   if (timedOut || /TIMEOUT/.test(code) || (error as Error)?.name === "TimeoutError") {
     return new SafeFetchError("timeout", `${host} did not answer in time.`, error);
   }
@@ -232,7 +239,11 @@ function discard(body: { destroy(): void; on?(event: "error", listener: () => vo
   body.destroy();
 }
 
-async function readCapped(body: AsyncIterable<Uint8Array> & { destroy(): void }, limit: number, host: string): Promise<Buffer> {
+async function readCapped(
+  body: AsyncIterable<Uint8Array> & { destroy(): void },
+  limit: number,
+  host: string,
+): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
@@ -247,7 +258,13 @@ async function readCapped(body: AsyncIterable<Uint8Array> & { destroy(): void },
 }
 
 /** One hop: check, pin, send, read (capped). */
-type Hop = { method: string; headers: Record<string, string>; body: SafeFetchOptions["body"]; signal: AbortSignal; timeout: AbortSignal };
+type Hop = {
+  method: string;
+  headers: Record<string, string>;
+  body: SafeFetchOptions["body"];
+  signal: AbortSignal;
+  timeout: AbortSignal;
+};
 
 async function fetchOnce(url: URL, options: SafeFetchOptions, { method, headers, body, signal, timeout }: Hop) {
   const checked = await assertPublicHost(url, options);
@@ -260,7 +277,7 @@ async function fetchOnce(url: URL, options: SafeFetchOptions, { method, headers,
   const agent = options.agents ? options.agents.get(checked, options) : pinnedAgent(checked, options);
   const limit = options.maxResponseBytes ?? SAFE_FETCH_DEFAULTS.maxResponseBytes;
   try {
-    let response;
+    let response: Awaited<ReturnType<typeof request>>;
     try {
       response = await request(url, {
         method: method as never,
@@ -301,7 +318,10 @@ async function fetchOnce(url: URL, options: SafeFetchOptions, { method, headers,
  */
 export async function safeFetch(input: string | URL, options: SafeFetchOptions = {}): Promise<SafeResponse> {
   let url = parseUrl(input);
-  const maxRedirects = Math.min(options.maxRedirects ?? SAFE_FETCH_DEFAULTS.maxRedirects, SAFE_FETCH_DEFAULTS.maxRedirects);
+  const maxRedirects = Math.min(
+    options.maxRedirects ?? SAFE_FETCH_DEFAULTS.maxRedirects,
+    SAFE_FETCH_DEFAULTS.maxRedirects,
+  );
   const timeout = AbortSignal.timeout(options.timeoutMs ?? SAFE_FETCH_DEFAULTS.timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
   let method = (options.method ?? "GET").toUpperCase();
@@ -319,7 +339,9 @@ export async function safeFetch(input: string | URL, options: SafeFetchOptions =
     }
     const next = parseUrl(new URL(location, url));
     if (next.origin !== url.origin) {
-      headers = Object.fromEntries(Object.entries(headers).filter(([name]) => !CREDENTIAL_HEADERS.includes(name.toLowerCase())));
+      headers = Object.fromEntries(
+        Object.entries(headers).filter(([name]) => !CREDENTIAL_HEADERS.includes(name.toLowerCase())),
+      );
     }
     if (result.status === 303 || ((result.status === 301 || result.status === 302) && method === "POST")) {
       method = "GET";

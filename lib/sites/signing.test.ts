@@ -52,9 +52,14 @@ describe("percent-encoding", () => {
 
 describe("the canonical route", () => {
   it("sorts by name then value and drops rest_route", () => {
-    expect(canonicalRoute("/wp/v2/pages", [["b", "2"], ["a", "2"], ["a", "1"], ["rest_route", "/x"]])).toBe(
-      "/wp/v2/pages?a=1&a=2&b=2",
-    );
+    expect(
+      canonicalRoute("/wp/v2/pages", [
+        ["b", "2"],
+        ["a", "2"],
+        ["a", "1"],
+        ["rest_route", "/x"],
+      ]),
+    ).toBe("/wp/v2/pages?a=1&a=2&b=2");
   });
 
   it("accepts a record and renders numbers and booleans as text", () => {
@@ -78,7 +83,16 @@ describe("verification", () => {
 
   it("is false, never an exception, for malformed or wrong-length signatures", () => {
     const good = sign(secret, request);
-    for (const bad of ["", "v1=", "v1=abc", good.slice(0, -1), `${good}0`, good.toUpperCase(), `v2=${good.slice(3)}`, "v1=" + "g".repeat(64)]) {
+    for (const bad of [
+      "",
+      "v1=",
+      "v1=abc",
+      good.slice(0, -1),
+      `${good}0`,
+      good.toUpperCase(),
+      `v2=${good.slice(3)}`,
+      `v1=${"g".repeat(64)}`,
+    ]) {
       expect(verify(secret, request, bad)).toBe(false);
     }
     expect(verify(secret, request, undefined as never)).toBe(false);
@@ -88,14 +102,16 @@ describe("verification", () => {
   it("accepts 299 seconds of skew either way and refuses 301 when given a clock", () => {
     const now = 1_767_225_600_000;
     const at = (offset: number) => ({ ...request, timestamp: String(now + offset) });
-    for (const offset of [-299_000, 299_000]) expect(verify(secret, at(offset), sign(secret, at(offset)), { now })).toBe(true);
-    for (const offset of [-301_000, 301_000]) expect(verify(secret, at(offset), sign(secret, at(offset)), { now })).toBe(false);
+    for (const offset of [-299_000, 299_000])
+      expect(verify(secret, at(offset), sign(secret, at(offset)), { now })).toBe(true);
+    for (const offset of [-301_000, 301_000])
+      expect(verify(secret, at(offset), sign(secret, at(offset)), { now })).toBe(false);
   });
 });
 
-const flatQuery = fc.array(fc.tuple(fc.string({ unit: "grapheme" }), fc.string({ unit: "grapheme" })), { maxLength: 6 }).map(
-  (pairs) => pairs.filter(([name]) => name !== "rest_route" && !/[[\]]/.test(name)) as Array<[string, string]>,
-);
+const flatQuery = fc
+  .array(fc.tuple(fc.string({ unit: "grapheme" }), fc.string({ unit: "grapheme" })), { maxLength: 6 })
+  .map((pairs) => pairs.filter(([name]) => name !== "rest_route" && !/[[\]]/.test(name)) as Array<[string, string]>);
 const routeSegment = fc.stringMatching(/^[A-Za-z0-9_.~-]{1,12}$/);
 const route = fc.array(routeSegment, { minLength: 1, maxLength: 5 }).map((segments) => `/${segments.join("/")}`);
 const requestArb: fc.Arbitrary<SignableRequest & { query: Array<[string, string]>; body: string }> = fc.record({
@@ -124,32 +140,38 @@ describe("the signer, for any request", () => {
   it("refuses any single change to the timestamp, method, route, query or body", () => {
     const mutation = fc.constantFrom("timestamp", "method", "route", "queryValue", "queryAdded", "body");
     fc.assert(
-      fc.property(secretArb, requestArb, mutation, fc.string({ minLength: 1, maxLength: 8 }), (secret, request, what, extra) => {
-        const signature = sign(secret, request);
-        const changed = { ...request, query: [...request.query] };
-        switch (what) {
-          case "timestamp":
-            changed.timestamp = String(Number(request.timestamp) + 1);
-            break;
-          case "method":
-            changed.method = request.method === "GET" ? "POST" : "GET";
-            break;
-          case "route":
-            changed.route = `${request.route}/x`;
-            break;
-          case "queryValue":
-            if (changed.query.length === 0) changed.query.push(["x", extra]);
-            else changed.query[0] = [changed.query[0]![0], `${changed.query[0]![1]}${extra}`];
-            break;
-          case "queryAdded":
-            changed.query.push([`n${extra}`.replace(/[[\]]/g, ""), extra]);
-            break;
-          case "body":
-            changed.body = `${request.body}${extra}`;
-            break;
-        }
-        return !verify(secret, changed, signature);
-      }),
+      fc.property(
+        secretArb,
+        requestArb,
+        mutation,
+        fc.string({ minLength: 1, maxLength: 8 }),
+        (secret, request, what, extra) => {
+          const signature = sign(secret, request);
+          const changed = { ...request, query: [...request.query] };
+          switch (what) {
+            case "timestamp":
+              changed.timestamp = String(Number(request.timestamp) + 1);
+              break;
+            case "method":
+              changed.method = request.method === "GET" ? "POST" : "GET";
+              break;
+            case "route":
+              changed.route = `${request.route}/x`;
+              break;
+            case "queryValue":
+              if (changed.query.length === 0) changed.query.push(["x", extra]);
+              else changed.query[0] = [changed.query[0]![0], `${changed.query[0]![1]}${extra}`];
+              break;
+            case "queryAdded":
+              changed.query.push([`n${extra}`.replace(/[[\]]/g, ""), extra]);
+              break;
+            case "body":
+              changed.body = `${request.body}${extra}`;
+              break;
+          }
+          return !verify(secret, changed, signature);
+        },
+      ),
     );
   });
 

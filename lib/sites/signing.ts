@@ -1,8 +1,9 @@
 /**
- * The contract's request signature (API.md, "Service → site requests"), shared byte for byte with the plugin.
+ * The contract's request signature (docs/signing.md), shared byte for byte with the plugin.
  * `test/vectors/signing.json` pins it down for both implementations; docs/signing.md explains it.
  */
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+import { LIMITS } from "../vocabulary";
 
 /** Flat query parameters: pairs (repeated names allowed) or a record. */
 export type QueryInput =
@@ -52,7 +53,9 @@ export function queryPairs(query: QueryInput | undefined): Array<[string, string
   if (Array.isArray(query)) return query.map(([name, value]) => [String(name), String(value)]);
   return Object.entries(query as Record<string, string | number | boolean>).map(([name, value]) => {
     if (value !== null && typeof value === "object") {
-      throw new SigningInputError(`Query parameter "${name}" is not flat: only strings, numbers and booleans can be signed.`);
+      throw new SigningInputError(
+        `Query parameter "${name}" is not flat: only strings, numbers and booleans can be signed.`,
+      );
     }
     return [name, String(value)];
   });
@@ -71,7 +74,8 @@ function untrailingslashit(route: string): string {
  */
 export function canonicalRoute(route: string, query?: QueryInput): string {
   if (!route.startsWith("/")) throw new SigningInputError("A route starts with '/'.");
-  if (route.includes("?") || route.includes("#")) throw new SigningInputError("Pass query parameters separately from the route.");
+  if (route.includes("?") || route.includes("#"))
+    throw new SigningInputError("Pass query parameters separately from the route.");
   const encoded = queryPairs(query)
     .filter(([name]) => name !== ROUTE_PARAM)
     .map(([name, value]) => {
@@ -90,12 +94,15 @@ function compareBytes(a: string, b: string): number {
 }
 
 export function bodyHash(body?: string | Uint8Array): string {
-  return createHash("sha256").update(body ?? "").digest("hex");
+  return createHash("sha256")
+    .update(body ?? "")
+    .digest("hex");
 }
 
 function canonicalTimestamp(timestamp: string | number): string {
   const text = typeof timestamp === "number" ? String(timestamp) : timestamp;
-  if (!/^[0-9]{1,16}$/.test(text)) throw new SigningInputError("The timestamp is unix time in milliseconds, as digits.");
+  if (!/^[0-9]{1,16}$/.test(text))
+    throw new SigningInputError("The timestamp is unix time in milliseconds, as digits.");
   return text;
 }
 
@@ -136,7 +143,12 @@ export type VerifyOptions = {
  * True when `signature` is the signature of `request`. Malformed or wrong-length headers are simply false;
  * the comparison is constant-time over two 32-byte digests.
  */
-export function verify(secret: string, request: SignableRequest, signature: string, options: VerifyOptions = {}): boolean {
+export function verify(
+  secret: string,
+  request: SignableRequest,
+  signature: string,
+  options: VerifyOptions = {},
+): boolean {
   const match = SIGNATURE_HEADER.exec(typeof signature === "string" ? signature.trim() : "");
   let expected: Buffer;
   try {
@@ -149,7 +161,7 @@ export function verify(secret: string, request: SignableRequest, signature: stri
   if (!equal) return false;
   if (options.now !== undefined) {
     const skew = Math.abs(options.now - Number(request.timestamp));
-    if (!(skew <= (options.toleranceMs ?? 300_000))) return false;
+    if (!(skew <= (options.toleranceMs ?? LIMITS.signatureWindowMs))) return false;
   }
   return true;
 }

@@ -15,10 +15,11 @@ import {
 } from "@/lib/db/queries";
 import type { Site } from "@/lib/db/schema";
 import { createSiteClient, type SignedSiteClient, type SiteClientOptions } from "./client";
-import { decryptSecret } from "./crypto";
-import { effectiveStatus, publicSite } from "./pairing";
+import { decryptSecret, isUnreadableSecret } from "./crypto";
+import { effectiveStatus, publicSite } from "./site-view";
+import { parsePluginInfo, parsePreflight } from "./plugin-schemas";
 
-const notFound = () => new AppError("not_found", "There is no such site in your account.", { status: 404 });
+const notFound = () => new AppError("not_found", "There is no such site in your account.");
 
 /** Another user's site answers exactly like a missing one. */
 export async function getOwnedSite({ userId, siteId }: { userId: string; siteId: string }): Promise<Site> {
@@ -31,18 +32,32 @@ export async function listSites({ userId }: { userId: string }) {
   return (await listSitesForUser({ userId })).map(publicSite);
 }
 
+/**
+ * Credentials sealed under another ENCRYPTION_KEY cannot be used again: the site must be paired again, which
+ * the owner can do (a 409 that says so), never a 500.
+ */
+function readSiteCredentials(site: Site, sealed: string): { token: string; secret: string } {
+  try {
+    return JSON.parse(decryptSecret(sealed, site.id)) as { token: string; secret: string };
+  } catch (error) {
+    if (!isUnreadableSecret(error)) throw error;
+    log.warn("site credentials no longer decrypt: the site must be paired again", { siteId: site.id });
+    throw new AppError(
+      "pairing_required",
+      "Sitewright can no longer use this site's connection (the service's encryption key changed). Pair the site again from the Sites page.",
+      { cause: error },
+    );
+  }
+}
+
 /** The signed client for a site that has credentials (redeemed or active). */
 export function siteClientFor(site: Site, options?: SiteClientOptions): SignedSiteClient {
   if (!site.credentials || !site.restUrl) {
-    throw new AppError("site_not_active", "This site is not connected. Pair it again from the Sites page.", { status: 409 });
+    throw new AppError("site_not_active", "This site is not connected. Pair it again from the Sites page.");
   }
-  const { token, secret } = JSON.parse(decryptSecret(site.credentials, site.id)) as { token: string; secret: string };
+  const { token, secret } = readSiteCredentials(site, site.credentials);
   return createSiteClient({ baseUrl: site.url, restUrl: site.restUrl, token, secret }, options);
 }
-
-type Info = Record<string, unknown> & { name?: unknown; pageBuilder?: unknown; token?: { scopes?: unknown; capabilities?: unknown } };
-
-const strings = (value: unknown) => (Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : []);
 
 /**
  * The user's "Confirm": a signed GET /preflight and /info through the real channel. Only a successful round trip
@@ -52,25 +67,29 @@ export async function confirmSite({ userId, siteId }: { userId: string; siteId: 
   const site = await getOwnedSite({ userId, siteId });
   const status = effectiveStatus(site);
   if (status !== "redeemed" && status !== "active") {
-    throw new AppError("not_redeemed", "The plugin has not used the pairing code yet. Enter the code in the site's Sitewright settings first.", {
-      status: 409,
-      details: { status },
-    });
+    throw new AppError(
+      "not_redeemed",
+      "The plugin has not used the pairing code yet. Enter the code in the site's Sitewright settings first.",
+      {
+        details: { status },
+      },
+    );
   }
   const client = siteClientFor(site, options);
-  const preflight = (await client.get<Record<string, unknown>>("/sitewright/v1/preflight")).data;
-  const info = (await client.get<Info>("/sitewright/v1/info")).data;
+  const preflight = parsePreflight((await client.get("/sitewright/v1/preflight")).data);
+  const info = parsePluginInfo((await client.get("/sitewright/v1/info")).data);
   const at = now();
   const activated = await activateSite({
     id: site.id,
     now: at,
-    name: typeof info.name === "string" ? info.name.slice(0, 200) : site.name,
-    pageBuilder: typeof info.pageBuilder === "string" ? info.pageBuilder.slice(0, 40) : site.pageBuilder,
-    capabilities: strings(info.token?.capabilities ?? info.token?.scopes),
+    name: info.name.slice(0, 200),
+    pageBuilder: info.pageBuilder.slice(0, 40),
+    capabilities: info.token.capabilities,
     siteInfo: info,
     preflight,
   });
-  if (!activated) throw new AppError("not_redeemed", "This pairing was revoked while it was being confirmed. Start again.", { status: 409 });
+  if (!activated)
+    throw new AppError("not_redeemed", "This pairing was revoked while it was being confirmed. Start again.");
   await revokeOtherConnections({ userId, url: site.url, keepId: site.id, now: at });
   log.info("site confirmed", { siteId: site.id, userId });
   return { site: publicSite(activated), preflight };
@@ -80,7 +99,10 @@ export async function confirmSite({ userId, siteId }: { userId: string; siteId: 
  * Tells the plugin to revoke the token, then destroys our copy. The site being gone or refusing does not stop the
  * local revocation: the user asked to disconnect, and our credentials must go either way.
  */
-export async function disconnectSite({ userId, siteId }: { userId: string; siteId: string }, options?: SiteClientOptions) {
+export async function disconnectSite(
+  { userId, siteId }: { userId: string; siteId: string },
+  options?: SiteClientOptions,
+) {
   const site = await getOwnedSite({ userId, siteId });
   if (site.credentials && site.restUrl) {
     try {

@@ -1,4 +1,4 @@
-/** The one spelling of a site URL that pairing matches on (API.md, "Sites and pairing"). */
+/** The one spelling of a site URL that pairing matches on (docs/api.md, "Sites and pairing"). */
 import { AppError } from "../errors";
 
 const MAX_URL_LENGTH = 2048;
@@ -25,7 +25,10 @@ export function normalizeSiteUrl(input: string): string {
     throw invalid("That is not a web address. Use the form https://example.com.");
   }
   if (url.protocol === "http:") {
-    throw new AppError("insecure_url", "Your site must use https. Turn on HTTPS for it, then use its https:// address.");
+    throw new AppError(
+      "insecure_url",
+      "Your site must use https. Turn on HTTPS for it, then use its https:// address.",
+    );
   }
   if (url.protocol !== "https:") throw invalid("Use your site's https:// address.");
   if (url.username || url.password) throw invalid("Remove the user name and password from the address.");

@@ -14,10 +14,10 @@ defined( 'ABSPATH' ) || exit;
  */
 final class Sitewright_Admin {
 
-	public const PAGE          = 'sitewright';
-	private const NOTICE       = 'sitewright_notice_';
-	private const CONNECT      = 'sitewright_connect';
-	private const REVOKE       = 'sitewright_revoke';
+	public const PAGE            = 'sitewright';
+	private const NOTICE         = 'sitewright_notice_';
+	private const CONNECT        = 'sitewright_connect';
+	private const REVOKE         = 'sitewright_revoke';
 	private const DEFAULT_SCOPES = array( 'site:read', 'content:read', 'content:write', 'media:write' );
 
 	/**
@@ -81,7 +81,8 @@ final class Sitewright_Admin {
 	 * Handles "Connect".
 	 */
 	public static function handle_connect(): void {
-		self::guard( self::CONNECT );
+		self::require_capability();
+		check_admin_referer( self::CONNECT );
 		$service = isset( $_POST['sitewright_service_url'] ) ? esc_url_raw( wp_unslash( (string) $_POST['sitewright_service_url'] ) ) : '';
 		$code    = isset( $_POST['sitewright_code'] ) ? sanitize_text_field( wp_unslash( (string) $_POST['sitewright_code'] ) ) : '';
 		$scopes  = isset( $_POST['sitewright_scopes'] ) && is_array( $_POST['sitewright_scopes'] )
@@ -101,7 +102,8 @@ final class Sitewright_Admin {
 	 * Handles "Revoke".
 	 */
 	public static function handle_revoke(): void {
-		self::guard( self::REVOKE );
+		self::require_capability();
+		check_admin_referer( self::REVOKE );
 		$count = Sitewright_Credentials::revoke_all();
 		self::notice(
 			'success',
@@ -115,15 +117,12 @@ final class Sitewright_Admin {
 	}
 
 	/**
-	 * Capability and nonce check for an action.
-	 *
-	 * @param string $action Action name.
+	 * Only administrators who can manage options act on the connection (each handler then checks its nonce).
 	 */
-	private static function guard( string $action ): void {
+	private static function require_capability(): void {
 		if ( ! current_user_can( 'manage_options' ) ) {
 			wp_die( esc_html__( 'You are not allowed to manage the Sitewright connection.', 'sitewright-connector' ), 403 );
 		}
-		check_admin_referer( $action );
 	}
 
 	/**

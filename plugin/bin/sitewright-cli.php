@@ -14,6 +14,8 @@
 
 declare(strict_types=1);
 
+// Direct-access guard: this runs before WordPress is loaded (so ABSPATH is not defined yet), and only from a shell.
+// It is a development and sandbox tool: the plugin zip does not ship bin/ (lib/plugin-package.ts).
 if ( 'cli' !== PHP_SAPI ) {
 	exit( 1 );
 }
@@ -25,7 +27,7 @@ if ( 'cli' !== PHP_SAPI ) {
  * @param int    $code    Exit code.
  */
 function sitewright_cli_fail( string $message, int $code = 1 ): void {
-	fwrite( STDERR, $message . "\n" ); // phpcs:ignore WordPress.WP.AlternativeFunctions.file_system_read_fwrite
+	fwrite( STDERR, $message . "\n" ); // phpcs:ignore WordPress.WP.AlternativeFunctions.file_system_operations_fwrite, WordPress.WP.AlternativeFunctions.file_system_read_fwrite -- stderr of a CLI process.
 	exit( $code ); // phpcs:ignore WordPress.Security.EscapeOutput.OutputNotEscaped
 }
 
@@ -51,11 +53,13 @@ if ( ! is_file( $sitewright_wp . '/wp-load.php' ) ) {
 }
 
 // WordPress expects a web request; give it a plausible one.
+// phpcs:disable WordPress.Security.ValidatedSanitizedInput -- defaults for a CLI process, not request input.
 $_SERVER['HTTP_HOST']       = $_SERVER['HTTP_HOST'] ?? 'localhost';
 $_SERVER['SERVER_NAME']     = $_SERVER['SERVER_NAME'] ?? 'localhost';
 $_SERVER['REQUEST_URI']     = $_SERVER['REQUEST_URI'] ?? '/';
 $_SERVER['REQUEST_METHOD']  = $_SERVER['REQUEST_METHOD'] ?? 'GET';
 $_SERVER['SERVER_PROTOCOL'] = $_SERVER['SERVER_PROTOCOL'] ?? 'HTTP/1.1';
+// phpcs:enable
 define( 'WP_USE_THEMES', false );
 require $sitewright_wp . '/wp-load.php';
 

@@ -38,6 +38,8 @@ final class Sitewright_Agent_User {
 
 	/**
 	 * The user id, creating the user when missing.
+	 *
+	 * @throws RuntimeException When WordPress refuses to create the user.
 	 */
 	public static function ensure(): int {
 		$id = self::id();
@@ -136,11 +138,11 @@ final class Sitewright_Agent_User {
 	 * @param array<int, mixed>  $args    Arguments.
 	 * @return array<int, string>
 	 */
-	public static function map_edit_css( $caps, $cap, $user_id, $args ) {
+	public static function map_edit_css( $caps, $cap, $user_id, $args ) { // phpcs:ignore Generic.CodeAnalysis.UnusedFunctionParameter.FoundAfterLastUsed -- map_meta_cap's signature.
 		if ( 'edit_css' !== $cap || array( 'unfiltered_html' ) !== $caps || null === self::$scopes || ! in_array( 'design:write', self::$scopes, true ) ) {
 			return $caps;
 		}
-		if ( (int) $user_id <= 0 || (int) $user_id !== self::id() ) {
+		if ( (int) $user_id <= 0 || self::id() !== (int) $user_id ) {
 			return $caps;
 		}
 		return array( 'edit_theme_options' );
@@ -160,7 +162,7 @@ final class Sitewright_Agent_User {
 	 * @param string                $username Username given.
 	 * @return WP_User|WP_Error|null
 	 */
-	public static function refuse_login( $user, $username ) {
+	public static function refuse_login( $user, $username ) { // phpcs:ignore Generic.CodeAnalysis.UnusedFunctionParameter.FoundAfterLastUsed -- authenticate's signature.
 		if ( $user instanceof WP_User && self::LOGIN === $user->user_login ) {
 			return new WP_Error( 'sitewright_agent_login', __( 'This account is used by Sitewright only and cannot log in.', 'sitewright-connector' ) );
 		}

@@ -1,6 +1,6 @@
 <?php
 /**
- * Authenticates signed requests from the service (API.md, "Service → site requests") and enforces the token's
+ * Authenticates signed requests from the service (docs/signing.md) and enforces the token's
  * scopes on every REST dispatch made while one is served.
  *
  * Verification runs on rest_authentication_errors, which WordPress applies once, to the request it is serving,
@@ -21,6 +21,20 @@ defined( 'ABSPATH' ) || exit;
 final class Sitewright_Auth {
 
 	public const WINDOW_MS = 300000;
+
+	/**
+	 * The signed channel's refusals and their HTTP status: the closed list every refusal comes from (docs/signing.md;
+	 * test/vectors/vocabulary.json holds the same table for the app).
+	 */
+	public const ERRORS = array(
+		'sitewright_bad_token'                => 401,
+		'sitewright_bad_signature'            => 401,
+		'sitewright_stale_timestamp'          => 401,
+		'sitewright_replayed'                 => 401,
+		'sitewright_method_override'          => 400,
+		'sitewright_scope'                    => 403,
+		'sitewright_replay_cache_unavailable' => 503,
+	);
 
 	/**
 	 * What the verified request looked like (for preflight and info), or null.
@@ -61,7 +75,7 @@ final class Sitewright_Auth {
 	 * @return WP_Error|null|true
 	 */
 	public static function authenticate( $result ) {
-		$server = self::server_vars();
+		$server                         = self::server_vars();
 		list( $authorization, $source ) = self::read_authorization( $server );
 		$bearer                         = self::bearer( $authorization );
 		$has_signed_headers             = isset( $server['HTTP_X_SITEWRIGHT_SIGNATURE'] ) || isset( $server['HTTP_X_SITEWRIGHT_TIMESTAMP'] );
@@ -84,6 +98,7 @@ final class Sitewright_Auth {
 				'timestamp'    => $server['HTTP_X_SITEWRIGHT_TIMESTAMP'] ?? null,
 				'signature'    => $server['HTTP_X_SITEWRIGHT_SIGNATURE'] ?? null,
 				'override'     => isset( $server['HTTP_X_HTTP_METHOD_OVERRIDE'] ) || isset( $_GET['_method'] ), // phpcs:ignore WordPress.Security.NonceVerification.Recommended
+				'form'         => self::has_form_body( $server ),
 				'auth_source'  => $source,
 			),
 			(int) floor( microtime( true ) * 1000 )
@@ -96,9 +111,11 @@ final class Sitewright_Auth {
 
 	/**
 	 * Verifies one signed request and, on success, makes the agent user current with the token's scopes.
-	 * Order: method override, token, timestamp window, signature (constant time), replay cache (atomic insert).
+	 * Order: method override, token, timestamp window, parameters (flat, each name once, no form body), signature
+	 * (constant time), replay cache (atomic insert).
 	 *
-	 * @param array<string, mixed> $request Method, route, query_string, body, bearer, timestamp, signature, override, auth_source.
+	 * @param array<string, mixed> $request Method, route, query_string, body, bearer, timestamp, signature, override,
+	 *                                      form (PHP parsed a form or multipart body), auth_source.
 	 * @param int                  $now_ms  Current time in milliseconds.
 	 * @return true|WP_Error
 	 */
@@ -112,49 +129,59 @@ final class Sitewright_Auth {
 			}
 		}
 		if ( ! empty( $request['override'] ) ) {
-			return self::error( 'sitewright_method_override', __( 'Signed requests cannot override their method (_method or X-HTTP-Method-Override): send the real method.', 'sitewright-connector' ), 400 );
+			return self::error( 'sitewright_method_override', __( 'Signed requests cannot override their method (_method or X-HTTP-Method-Override): send the real method.', 'sitewright-connector' ) );
 		}
 
 		$token = is_string( $request['bearer'] ) ? $request['bearer'] : '';
 		$row   = '' === $token ? null : Sitewright_Credentials::find_by_token( $token );
 		if ( null === $row || Sitewright_Credentials::STATUS_ACTIVE !== $row['status'] ) {
-			return self::error( 'sitewright_bad_token', __( 'The Sitewright token is missing, unknown or revoked. Reconnect the site from Sitewright.', 'sitewright-connector' ), 401 );
+			return self::error( 'sitewright_bad_token', __( 'The Sitewright token is missing, unknown or revoked. Reconnect the site from Sitewright.', 'sitewright-connector' ) );
 		}
 		$secret = Sitewright_Crypto::open( $row['sealed_secret'], $row['token_hash'] );
 		if ( null === $secret ) {
-			return self::error( 'sitewright_bad_token', __( 'This token can no longer be used (the site\'s secret keys changed). Reconnect the site from Sitewright.', 'sitewright-connector' ), 401 );
+			return self::error( 'sitewright_bad_token', __( 'This token can no longer be used (the site\'s secret keys changed). Reconnect the site from Sitewright.', 'sitewright-connector' ) );
 		}
 
 		$timestamp = $request['timestamp'];
 		if ( ! is_string( $timestamp ) || ! preg_match( '/^[0-9]{1,16}$/D', $timestamp ) ) {
-			return self::error( 'sitewright_bad_signature', __( 'The X-Sitewright-Timestamp header must be unix time in milliseconds.', 'sitewright-connector' ), 401 );
+			return self::error( 'sitewright_bad_signature', __( 'The X-Sitewright-Timestamp header must be unix time in milliseconds.', 'sitewright-connector' ) );
 		}
 		$timestamp_ms = (int) $timestamp;
 		if ( abs( $now_ms - $timestamp_ms ) > self::WINDOW_MS ) {
 			return self::error(
 				'sitewright_stale_timestamp',
 				__( 'The request timestamp is more than 300 seconds away from the site\'s clock. Check both clocks.', 'sitewright-connector' ),
-				401,
 				array( 'serverTime' => $now_ms )
 			);
 		}
 
 		if ( ! Sitewright_Signature::is_flat( $pairs ) ) {
-			return self::error( 'sitewright_bad_signature', __( 'Signed requests take only flat query parameters (no name[] or name[key]).', 'sitewright-connector' ), 401 );
+			return self::error( 'sitewright_bad_signature', __( 'Signed requests take only flat query parameters (no name[] or name[key]).', 'sitewright-connector' ) );
+		}
+		$repeated = Sitewright_Signature::repeated_name( $pairs );
+		if ( null !== $repeated ) {
+			return self::error(
+				'sitewright_bad_signature',
+				/* translators: %s: query parameter name */
+				sprintf( __( 'Signed requests take each query parameter once; "%s" is repeated (PHP would act on the last value only).', 'sitewright-connector' ), $repeated )
+			);
+		}
+		if ( ! empty( $request['form'] ) ) {
+			return self::error( 'sitewright_bad_signature', __( 'Signed requests carry their parameters in the signed query or a JSON body, never in a form or multipart body (the signature covers only the raw body).', 'sitewright-connector' ) );
 		}
 		$string_to_sign = Sitewright_Signature::string_to_sign( $timestamp, (string) $request['method'], (string) $request['route'], $pairs, (string) $request['body'] );
 		if ( ! Sitewright_Signature::verify( $secret, $string_to_sign, $request['signature'] ) ) {
-			return self::error( 'sitewright_bad_signature', __( 'The request signature does not match. The secret, method, route, query or body differ from what was signed.', 'sitewright-connector' ), 401 );
+			return self::error( 'sitewright_bad_signature', __( 'The request signature does not match. The secret, method, route, query or body differ from what was signed.', 'sitewright-connector' ) );
 		}
 
 		$expires_at = intdiv( max( $timestamp_ms, $now_ms ), 1000 ) + intdiv( self::WINDOW_MS, 1000 ) + 60;
 		try {
 			$fresh = Sitewright_Replay_Cache::remember( (string) Sitewright_Signature::parse_header( $request['signature'] ), $expires_at );
 		} catch ( RuntimeException $e ) {
-			return self::error( 'sitewright_replay_cache_unavailable', __( 'The site could not record the request, so it was refused. Check the database.', 'sitewright-connector' ), 503 );
+			return self::error( 'sitewright_replay_cache_unavailable', __( 'The site could not record the request, so it was refused. Check the database.', 'sitewright-connector' ) );
 		}
 		if ( ! $fresh ) {
-			return self::error( 'sitewright_replayed', __( 'This signed request was already received once; each signature is accepted only once.', 'sitewright-connector' ), 401 );
+			return self::error( 'sitewright_replayed', __( 'This signed request was already received once; each signature is accepted only once.', 'sitewright-connector' ) );
 		}
 
 		Sitewright_Credentials::touch( $row['id'] );
@@ -193,7 +220,6 @@ final class Sitewright_Auth {
 					? __( 'Sitewright tokens are never allowed to make this request.', 'sitewright-connector' )
 					/* translators: %s: list of scopes */
 					: sprintf( __( 'This token lacks the scope this request needs: %s.', 'sitewright-connector' ), implode( ', ', $required ) ),
-				403,
 				array( 'required' => $required )
 			);
 		}
@@ -238,6 +264,23 @@ final class Sitewright_Auth {
 	}
 
 	/**
+	 * Whether PHP parsed parameters or files out of the body behind the raw body: a form or multipart body, whose
+	 * fields reach WordPress through $_POST and $_FILES (get_body_params(), get_file_params()) while the raw body
+	 * that was hashed can be empty (PHP keeps no php://input for multipart/form-data).
+	 *
+	 * @param array<string, mixed> $server The $_SERVER array.
+	 */
+	public static function has_form_body( array $server ): bool {
+		// phpcs:ignore WordPress.Security.NonceVerification.Missing -- only counted, never read: the request is refused.
+		if ( ! empty( $_POST ) || ! empty( $_FILES ) ) {
+			return true;
+		}
+		$type = strtolower( trim( (string) ( $server['CONTENT_TYPE'] ?? $server['HTTP_CONTENT_TYPE'] ?? '' ) ) );
+		$type = trim( explode( ';', $type, 2 )[0] );
+		return 'multipart/form-data' === $type || 'application/x-www-form-urlencoded' === $type;
+	}
+
+	/**
 	 * The server variables, unslashed.
 	 *
 	 * @return array<string, mixed>
@@ -247,14 +290,13 @@ final class Sitewright_Auth {
 	}
 
 	/**
-	 * A REST error with its HTTP status.
+	 * A refusal from the closed list, with the status the list gives it.
 	 *
-	 * @param string               $code    Error code.
+	 * @param string               $code    Error code, a key of ERRORS.
 	 * @param string               $message Message a person can act on.
-	 * @param int                  $status  HTTP status.
 	 * @param array<string, mixed> $extra   More data.
 	 */
-	private static function error( string $code, string $message, int $status, array $extra = array() ): WP_Error {
-		return new WP_Error( $code, $message, array_merge( array( 'status' => $status ), $extra ) );
+	public static function error( string $code, string $message, array $extra = array() ): WP_Error {
+		return new WP_Error( $code, $message, array_merge( array( 'status' => self::ERRORS[ $code ] ?? 500 ), $extra ) );
 	}
 }

@@ -9,6 +9,8 @@ declare(strict_types=1);
 
 defined( 'ABSPATH' ) || exit;
 
+// phpcs:disable WordPress.DB.DirectDatabaseQuery -- our own table; each change is one atomic statement (a revoked token must never be read from a cache).
+
 /**
  * The token store.
  */
@@ -24,6 +26,7 @@ final class Sitewright_Credentials {
 	 * @param string             $status      Either 'pending' while the service has not redeemed it yet, else 'active'.
 	 * @param string             $service_url The service it was made for, if any.
 	 * @return array{id: int, token: string, secret: string, scopes: array<int, string>}
+	 * @throws RuntimeException When the token cannot be stored.
 	 */
 	public static function create( array $scopes, string $status = self::STATUS_ACTIVE, string $service_url = '' ): array {
 		global $wpdb;

@@ -25,6 +25,7 @@ final class Sitewright_Plugin {
 		add_action( 'init', array( Sitewright_Schema::class, 'maybe_install' ) );
 		add_action( 'rest_api_init', array( self::class, 'register_routes' ) );
 		add_action( self::PRUNE_EVENT, array( Sitewright_Replay_Cache::class, 'prune' ) );
+		add_action( 'wp_initialize_site', array( self::class, 'initialize_site' ), 200 );
 		if ( is_admin() && class_exists( 'Sitewright_Admin' ) ) {
 			Sitewright_Admin::register_hooks();
 		}
@@ -40,6 +41,7 @@ final class Sitewright_Plugin {
 			new Sitewright_REST_Connection_Controller(),
 			new Sitewright_REST_Snapshot_Controller(),
 			new Sitewright_REST_Custom_CSS_Controller(),
+			new Sitewright_REST_Items_Controller(),
 		);
 		foreach ( $controllers as $controller ) {
 			$controller->register_routes();
@@ -47,9 +49,43 @@ final class Sitewright_Plugin {
 	}
 
 	/**
-	 * Activation: tables, the agent user, the pruning event.
+	 * Activation; network activation sets up every site of the network.
+	 *
+	 * @param bool $network_wide Whether the plugin was activated for the whole network.
 	 */
-	public static function activate(): void {
+	public static function activate( $network_wide = false ): void {
+		if ( is_multisite() && $network_wide ) {
+			foreach ( Sitewright_Uninstaller::site_ids() as $site_id ) {
+				switch_to_blog( $site_id );
+				self::activate_site();
+				restore_current_blog();
+			}
+			return;
+		}
+		self::activate_site();
+	}
+
+	/**
+	 * A site created while the plugin is network-active gets its tables and event at once.
+	 *
+	 * @param WP_Site $site The new site.
+	 */
+	public static function initialize_site( $site ): void {
+		if ( ! function_exists( 'is_plugin_active_for_network' ) ) {
+			require_once ABSPATH . 'wp-admin/includes/plugin.php';
+		}
+		if ( ! $site instanceof WP_Site || ! is_plugin_active_for_network( plugin_basename( SITEWRIGHT_PLUGIN_FILE ) ) ) {
+			return;
+		}
+		switch_to_blog( (int) $site->blog_id );
+		self::activate_site();
+		restore_current_blog();
+	}
+
+	/**
+	 * One site's setup: tables, the agent user, the pruning event.
+	 */
+	public static function activate_site(): void {
 		Sitewright_Schema::install();
 		Sitewright_Agent_User::ensure();
 		if ( ! wp_next_scheduled( self::PRUNE_EVENT ) ) {

@@ -24,20 +24,20 @@ final class Sitewright_Preflight {
 	 */
 	public static function security_plugins(): array {
 		return array(
-			'wordfence/wordfence.php'                             => 'Wordfence',
-			'better-wp-security/better-wp-security.php'           => 'Solid Security (iThemes Security)',
-			'ithemes-security-pro/ithemes-security-pro.php'       => 'Solid Security Pro',
+			'wordfence/wordfence.php'                     => 'Wordfence',
+			'better-wp-security/better-wp-security.php'   => 'Solid Security (iThemes Security)',
+			'ithemes-security-pro/ithemes-security-pro.php' => 'Solid Security Pro',
 			'all-in-one-wp-security-and-firewall/wp-security.php' => 'All-In-One Security (AIOS)',
-			'sucuri-scanner/sucuri.php'                           => 'Sucuri Security',
-			'wp-simple-firewall/icwp-wpsf.php'                    => 'Shield Security',
-			'wp-cerber/wp-cerber.php'                             => 'WP Cerber',
-			'ninjafirewall/ninjafirewall.php'                     => 'NinjaFirewall',
-			'disable-json-api/disable-json-api.php'               => 'Disable REST API',
-			'disable-wp-rest-api/disable-wp-rest-api.php'         => 'Disable WP REST API',
-			'hide-my-wp/index.php'                                => 'Hide My WP Ghost',
-			'perfmatters/perfmatters.php'                         => 'Perfmatters',
-			'clearfy/clearfy.php'                                 => 'Clearfy',
-			'jwt-authentication-for-wp-rest-api/jwt-auth.php'     => 'JWT Authentication for WP REST API',
+			'sucuri-scanner/sucuri.php'                   => 'Sucuri Security',
+			'wp-simple-firewall/icwp-wpsf.php'            => 'Shield Security',
+			'wp-cerber/wp-cerber.php'                     => 'WP Cerber',
+			'ninjafirewall/ninjafirewall.php'             => 'NinjaFirewall',
+			'disable-json-api/disable-json-api.php'       => 'Disable REST API',
+			'disable-wp-rest-api/disable-wp-rest-api.php' => 'Disable WP REST API',
+			'hide-my-wp/index.php'                        => 'Hide My WP Ghost',
+			'perfmatters/perfmatters.php'                 => 'Perfmatters',
+			'clearfy/clearfy.php'                         => 'Clearfy',
+			'jwt-authentication-for-wp-rest-api/jwt-auth.php' => 'JWT Authentication for WP REST API',
 		);
 	}
 

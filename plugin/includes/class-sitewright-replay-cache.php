@@ -10,6 +10,8 @@ declare(strict_types=1);
 
 defined( 'ABSPATH' ) || exit;
 
+// phpcs:disable WordPress.DB.DirectDatabaseQuery -- our own table; insert-if-absent must hit the database, never a cache.
+
 /**
  * The replay cache.
  */
@@ -20,6 +22,7 @@ final class Sitewright_Replay_Cache {
 	 *
 	 * @param string $signature_hex The request's 64 hex digits.
 	 * @param int    $expires_at    Unix seconds after which the entry can go (the window has closed for it).
+	 * @throws RuntimeException When the table cannot be written (the request is then refused).
 	 */
 	public static function remember( string $signature_hex, int $expires_at ): bool {
 		global $wpdb;

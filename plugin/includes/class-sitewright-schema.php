@@ -13,12 +13,14 @@ declare(strict_types=1);
 
 defined( 'ABSPATH' ) || exit;
 
+// phpcs:disable WordPress.DB.DirectDatabaseQuery -- creating, inspecting and dropping our own tables.
+
 /**
  * Table names and creation.
  */
 final class Sitewright_Schema {
 
-	public const VERSION        = '1';
+	public const VERSION        = '2';
 	public const VERSION_OPTION = 'sitewright_db_version';
 
 	/**
@@ -38,7 +40,8 @@ final class Sitewright_Schema {
 	}
 
 	/**
-	 * Creates the tables when the stored schema version differs (cheap: one autoloaded option).
+	 * Migrates when the stored schema version differs from this code's (an upgrade, or a site of a network that has
+	 * not been set up yet). Cheap on every request: one autoloaded option.
 	 */
 	public static function maybe_install(): void {
 		if ( get_option( self::VERSION_OPTION ) !== self::VERSION ) {
@@ -47,17 +50,29 @@ final class Sitewright_Schema {
 	}
 
 	/**
-	 * Creates both tables if they are missing. Plain CREATE TABLE IF NOT EXISTS works on MySQL, MariaDB and the
-	 * SQLite database integration alike.
+	 * Creates or alters both tables to match the definitions below with dbDelta(), which adds missing tables,
+	 * columns and indexes (it never drops any), so a later version's schema migrates in place.
 	 */
 	public static function install(): void {
+		require_once ABSPATH . 'wp-admin/includes/upgrade.php';
+		foreach ( self::definitions() as $sql ) {
+			dbDelta( $sql );
+		}
+		update_option( self::VERSION_OPTION, self::VERSION, true );
+	}
+
+	/**
+	 * The CREATE TABLE statements, in dbDelta()'s format (one column per line, two spaces after PRIMARY KEY).
+	 *
+	 * @return array<int, string>
+	 */
+	public static function definitions(): array {
 		global $wpdb;
 		$charset = $wpdb->get_charset_collate();
 		$tokens  = self::tokens_table();
 		$seen    = self::seen_table();
-		// phpcs:disable WordPress.DB.PreparedSQL.InterpolatedNotPrepared -- table names only, no input.
-		$wpdb->query(
-			"CREATE TABLE IF NOT EXISTS {$tokens} (
+		return array(
+			"CREATE TABLE {$tokens} (
 				id bigint(20) unsigned NOT NULL AUTO_INCREMENT,
 				token_hash char(64) NOT NULL,
 				last_four char(4) NOT NULL,
@@ -70,18 +85,14 @@ final class Sitewright_Schema {
 				last_used_at bigint(20) DEFAULT NULL,
 				PRIMARY KEY  (id),
 				UNIQUE KEY token_hash (token_hash)
-			) {$charset}"
-		);
-		$wpdb->query(
-			"CREATE TABLE IF NOT EXISTS {$seen} (
+			) {$charset};",
+			"CREATE TABLE {$seen} (
 				signature char(64) NOT NULL,
 				expires_at bigint(20) NOT NULL,
 				PRIMARY KEY  (signature),
 				KEY expires_at (expires_at)
-			) {$charset}"
+			) {$charset};",
 		);
-		// phpcs:enable
-		update_option( self::VERSION_OPTION, self::VERSION, true );
 	}
 
 	/**
@@ -89,8 +100,8 @@ final class Sitewright_Schema {
 	 */
 	public static function drop(): void {
 		global $wpdb;
-		$wpdb->query( 'DROP TABLE IF EXISTS ' . self::tokens_table() ); // phpcs:ignore WordPress.DB.PreparedSQL.NotPrepared
-		$wpdb->query( 'DROP TABLE IF EXISTS ' . self::seen_table() ); // phpcs:ignore WordPress.DB.PreparedSQL.NotPrepared
+		$wpdb->query( 'DROP TABLE IF EXISTS ' . self::tokens_table() ); // phpcs:ignore WordPress.DB.PreparedSQL.NotPrepared, WordPress.DB.DirectDatabaseQuery.SchemaChange -- uninstall drops our own table; the name is not input.
+		$wpdb->query( 'DROP TABLE IF EXISTS ' . self::seen_table() ); // phpcs:ignore WordPress.DB.PreparedSQL.NotPrepared, WordPress.DB.DirectDatabaseQuery.SchemaChange -- uninstall drops our own table; the name is not input.
 		delete_option( self::VERSION_OPTION );
 	}
 

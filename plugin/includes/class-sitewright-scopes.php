@@ -12,8 +12,12 @@ declare(strict_types=1);
 defined( 'ABSPATH' ) || exit;
 
 /**
- * The scope map. A rule is [route regex, scopes for reads, scopes for writes]; the first matching rule wins.
- * Scopes: a list that must ALL be held ([] = any valid token), or null = never allowed on the signed channel.
+ * The scope map. It fails closed: a route that no family names (a newer core route, another plugin's, the Abilities
+ * API's /wp-abilities/v1) is refused to Sitewright tokens, whatever their scopes.
+ *
+ * A family is `name => [route regex, scopes for reads, scopes for writes]`; the first family whose regex matches
+ * wins. Scopes: a list that must ALL be held ([] = any valid token), or null = never allowed on the signed channel.
+ * To give the agent a new route, add one family here (and a line to ScopesTest).
  */
 final class Sitewright_Scopes {
 
@@ -22,35 +26,35 @@ final class Sitewright_Scopes {
 	/** Methods that only read. WordPress answers HEAD with the GET handler, OPTIONS with the route's schema. */
 	private const READ_METHODS = array( 'GET', 'HEAD', 'OPTIONS' );
 
-	private const DESIGN_ROUTES = 'templates|template-parts|global-styles|navigation|menus|menu-items|menu-locations|sidebars|widgets|widget-types|themes|block-patterns|pattern-directory';
+	/** Where a block theme or a classic theme keeps its design: templates, styles, navigation, classic menus. */
+	private const DESIGN_ROUTES = 'templates|template-parts|global-styles|navigation|menus|menu-items|menu-locations';
 
 	/**
-	 * Ordered rules; routes are matched case-insensitively, as WordPress matches them.
+	 * The route families Sitewright's service and agent use, in match order; routes are matched case-insensitively,
+	 * as WordPress matches them, after normalize_route().
 	 *
-	 * @return array<int, array{0: string, 1: ?array<int, string>, 2: ?array<int, string>}>
+	 * @return array<string, array{0: string, 1: ?array<int, string>, 2: ?array<int, string>}>
 	 */
 	public static function rules(): array {
 		return array(
-			array( '#^/sitewright/v1/revoke$#i', null, array() ),
-			array( '#^/sitewright/v1/(info|preflight)$#i', array( 'site:read' ), null ),
-			array( '#^/sitewright/v1/export$#i', array( 'site:read', 'content:read' ), null ),
-			array( '#^/sitewright/v1/import$#i', null, array( 'content:write', 'design:write', 'settings:write' ) ),
-			array( '#^/sitewright/v1/custom-css$#i', array( 'site:read' ), array( 'design:write' ) ),
-			array( '#^/sitewright/v1(/.*)?$#i', array( 'site:read' ), null ),
-			array( '#^/$#', array( 'site:read' ), null ),
-			array( '#^/batch/v1(/.*)?$#i', null, null ),
-			array( '#^/wp/v2/users/me$#i', array( 'site:read' ), null ),
-			array( '#^/wp/v2/users(/.*)?$#i', null, null ),
-			array( '#^/wp/v2/(plugins|block-directory)(/.*)?$#i', array( 'site:read' ), null ),
-			array( '#^/wp/v2/settings$#i', array( 'site:read' ), array( 'settings:write' ) ),
-			array( '#^/wp/v2/media(/.*)?$#i', array( 'content:read' ), array( 'media:write' ) ),
-			array( '#^/wp/v2/(' . self::DESIGN_ROUTES . ')(/.*)?$#i', array( 'content:read' ), array( 'design:write' ) ),
-			array( '#^/wp/v2(/.*)?$#i', array( 'content:read' ), array( 'content:write' ) ),
-			array( '#^/wp-block-editor/v1(/.*)?$#i', array( 'content:read' ), array( 'content:write' ) ),
-			array( '#^/wp-site-health/v1(/.*)?$#i', array( 'site:read' ), null ),
-			array( '#^/oembed/1\.0(/.*)?$#i', array( 'content:read' ), null ),
-			// Any other namespace (other plugins): reads with content:read, writes never.
-			array( '#^/.*$#s', array( 'content:read' ), null ),
+			// The plugin's own routes.
+			'sitewright-index'     => array( '#^/sitewright/v1$#i', array( 'site:read' ), null ),
+			'sitewright-revoke'    => array( '#^/sitewright/v1/revoke$#i', null, array() ),
+			'sitewright-info'      => array( '#^/sitewright/v1/(info|preflight)$#i', array( 'site:read' ), null ),
+			'sitewright-export'    => array( '#^/sitewright/v1/export$#i', array( 'site:read', 'content:read' ), null ),
+			'sitewright-import'    => array( '#^/sitewright/v1/import$#i', null, array( 'content:write', 'design:write', 'settings:write' ) ),
+			'sitewright-css'       => array( '#^/sitewright/v1/custom-css$#i', array( 'site:read' ), array( 'design:write' ) ),
+			// Items: the controller checks each item's kind (content, design or settings write) on top.
+			'sitewright-items'     => array( '#^/sitewright/v1/items$#i', array( 'site:read' ), array( 'site:read' ) ),
+			// Core: who the agent is, and the site's settings.
+			'core-me'            => array( '#^/wp/v2/users/me$#i', array( 'site:read' ), null ),
+			'core-settings'      => array( '#^/wp/v2/settings$#i', array( 'site:read' ), array( 'settings:write' ) ),
+			// Core content: pages and posts (with their revisions and autosaves), their terms, synced patterns.
+			'core-content'       => array( '#^/wp/v2/(pages|posts|categories|tags|blocks)(/.*)?$#i', array( 'content:read' ), array( 'content:write' ) ),
+			'core-content-types' => array( '#^/wp/v2/(types|taxonomies|statuses|block-types)(/.*)?$#i', array( 'content:read' ), null ),
+			'core-media'         => array( '#^/wp/v2/media(/.*)?$#i', array( 'content:read' ), array( 'media:write' ) ),
+			// Core design.
+			'core-design'        => array( '#^/wp/v2/(' . self::DESIGN_ROUTES . ')(/.*)?$#i', array( 'content:read' ), array( 'design:write' ) ),
 		);
 	}
 
@@ -69,6 +73,7 @@ final class Sitewright_Scopes {
 				return $read ? $rule[1] : $rule[2];
 			}
 		}
+		// Fail closed: a route no family names is never allowed.
 		return null;
 	}
 

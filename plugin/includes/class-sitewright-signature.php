@@ -1,6 +1,6 @@
 <?php
 /**
- * The contract's request signature (API.md, "Service → site requests"): canonical route, string to sign, HMAC.
+ * The contract's request signature (docs/signing.md): canonical route, string to sign, HMAC.
  *
  * Pure functions without WordPress, so the PHP tests can check them against test/vectors/signing.json.
  *
@@ -66,6 +66,27 @@ final class Sitewright_Signature {
 	}
 
 	/**
+	 * The first parameter name that occurs more than once as PHP reads it, or null. PHP keeps only the last value of
+	 * a repeated name while the canonical query signs them all; it also reads `a.b` and `a b` as `a_b`, so names are
+	 * compared the way parse_str() turns them into keys.
+	 *
+	 * @param array<int, array{0: string, 1: string}> $pairs Decoded pairs.
+	 */
+	public static function repeated_name( array $pairs ): ?string {
+		$seen = array();
+		foreach ( $pairs as $pair ) {
+			$parsed = array();
+			parse_str( rawurlencode( $pair[0] ) . '=', $parsed );
+			$key = array() === $parsed ? $pair[0] : (string) array_key_first( $parsed );
+			if ( isset( $seen[ $key ] ) ) {
+				return $pair[0];
+			}
+			$seen[ $key ] = true;
+		}
+		return null;
+	}
+
+	/**
 	 * WordPress's untrailingslashit(): strips every trailing / and \; empty means '/'.
 	 *
 	 * @param string $route REST route.
@@ -93,7 +114,8 @@ final class Sitewright_Signature {
 		usort(
 			$encoded,
 			static function ( array $a, array $b ): int {
-				return strcmp( $a[0], $b[0] ) ?: strcmp( $a[1], $b[1] );
+				$by_name = strcmp( $a[0], $b[0] );
+				return 0 !== $by_name ? $by_name : strcmp( $a[1], $b[1] );
 			}
 		);
 		$joined = implode(

@@ -15,6 +15,9 @@ defined( 'ABSPATH' ) || exit;
  */
 final class Sitewright_Site_Info {
 
+	/** Everything features() can report. */
+	public const FEATURES = array( 'custom_css' );
+
 	/**
 	 * Page builders: id => [label, plugin basenames, theme templates, content needles, post meta keys].
 	 *
@@ -104,11 +107,11 @@ final class Sitewright_Site_Info {
 			'multisite'     => is_multisite(),
 			'permalinks'    => '' !== (string) get_option( 'permalink_structure' ),
 			'theme'         => array(
-				'name'       => $theme->get( 'Name' ),
-				'stylesheet' => $theme->get_stylesheet(),
-				'template'   => $theme->get_template(),
-				'version'    => $theme->get( 'Version' ),
-				'blockTheme' => function_exists( 'wp_is_block_theme' ) && wp_is_block_theme(),
+				'name'         => (string) $theme->get( 'Name' ),
+				'stylesheet'   => $theme->get_stylesheet(),
+				'template'     => $theme->get_template(),
+				'version'      => (string) $theme->get( 'Version' ),
+				'isBlockTheme' => function_exists( 'wp_is_block_theme' ) && wp_is_block_theme(),
 			),
 			'pageBuilder'   => self::primary_builder(),
 			'pageBuilders'  => self::detect_builders(),

@@ -38,15 +38,15 @@ final class AuthTest extends Sitewright_Test_Case {
 		$request = array(
 			'method'       => 'POST',
 			'route'        => '/wp/v2/pages/12',
-			'query_string' => 'b=2&a=1&a=0&_fields=id%2Ctitle&q=caf%C3%A9+au+lait',
+			'query_string' => 'b=2&a=1&c=0&_fields=id%2Ctitle&q=caf%C3%A9+au+lait',
 			'body'         => '{"title":"New"}',
 		);
 		$this->assertTrue( Sitewright_Auth::verify( $this->signed( $creds, $request ), $this->now_ms() ) );
 	}
 
 	public function test_refuses_a_wrong_secret(): void {
-		$creds           = $this->credentials();
-		$forged          = $creds;
+		$creds            = $this->credentials();
+		$forged           = $creds;
 		$forged['secret'] = Sitewright_Crypto::new_secret();
 		$this->assertRefused( Sitewright_Auth::verify( $this->signed( $forged ), $this->now_ms() ), 'sitewright_bad_signature' );
 		$this->assertSame( 0, get_current_user_id() );
@@ -124,6 +124,51 @@ final class AuthTest extends Sitewright_Test_Case {
 		}
 	}
 
+	public function test_refuses_a_query_name_given_twice_in_either_order_even_when_signed(): void {
+		$creds = $this->credentials();
+		foreach ( array( 'a=1&a=2', 'a=2&a=1', 'title=A&x=1&title=B', 'a.b=1&a_b=2', 'a+b=1&a_b=2' ) as $query ) {
+			$request = array(
+				'method'       => 'POST',
+				'route'        => '/wp/v2/pages/12',
+				'query_string' => $query,
+			);
+			$this->assertRefused( Sitewright_Auth::verify( $this->signed( $creds, $request ), $this->now_ms() ), 'sitewright_bad_signature' );
+		}
+		$this->assertTrue( Sitewright_Auth::verify( $this->signed( $creds, array( 'query_string' => 'a=1&b=1&ab=1' ) ), $this->now_ms() ) );
+	}
+
+	public function test_refuses_a_signed_request_whose_parameters_php_parsed_from_a_form_or_multipart_body(): void {
+		$creds   = $this->credentials();
+		$request = array(
+			'method' => 'POST',
+			'route'  => '/wp/v2/pages/12',
+		);
+		$this->assertRefused( Sitewright_Auth::verify( $this->signed( $creds, $request, array( 'form' => true ) ), $this->now_ms() ), 'sitewright_bad_signature' );
+		$this->assertSame( 0, get_current_user_id() );
+
+		$saved_post  = $_POST; // phpcs:ignore WordPress.Security.NonceVerification.Missing
+		$saved_files = $_FILES;
+		try {
+			$this->assertFalse( Sitewright_Auth::has_form_body( array( 'CONTENT_TYPE' => 'application/json' ) ) );
+			$this->assertFalse( Sitewright_Auth::has_form_body( array() ) );
+			$this->assertTrue( Sitewright_Auth::has_form_body( array( 'CONTENT_TYPE' => 'multipart/form-data; boundary=x' ) ) );
+			$this->assertTrue( Sitewright_Auth::has_form_body( array( 'CONTENT_TYPE' => ' Application/X-WWW-Form-Urlencoded;charset=UTF-8' ) ) );
+			$_POST = array( 'title' => 'Evil' );
+			$this->assertTrue( Sitewright_Auth::has_form_body( array( 'CONTENT_TYPE' => 'application/json' ) ) );
+			$_POST  = array();
+			$_FILES = array(
+				'file' => array(
+					'name'     => 'x.php',
+					'tmp_name' => '/tmp/x',
+				),
+			);
+			$this->assertTrue( Sitewright_Auth::has_form_body( array() ) );
+		} finally {
+			$_POST  = $saved_post;
+			$_FILES = $saved_files;
+		}
+	}
+
 	public function test_malformed_headers_are_refused_with_401_and_never_raise_an_error(): void {
 		$creds  = $this->credentials();
 		$values = array( null, '', ' ', '0', '-1', '1e3', 'abc', str_repeat( '9', 40 ), "1\n2", 'v1=', 'v1=' . str_repeat( 'g', 64 ), array( 'x' ), 3.5, "\xff\xfe", str_repeat( 'A', 10000 ) );
@@ -171,7 +216,7 @@ final class AuthTest extends Sitewright_Test_Case {
 		$saved_server = $_SERVER;
 		$saved_wp     = $GLOBALS['wp'];
 		try {
-			$_SERVER                     = array_merge(
+			$_SERVER                   = array_merge(
 				$_SERVER,
 				array(
 					'REQUEST_METHOD'              => 'GET',
@@ -181,13 +226,20 @@ final class AuthTest extends Sitewright_Test_Case {
 					'HTTP_X_SITEWRIGHT_SIGNATURE' => Sitewright_Signature::sign( $creds['secret'], $sts ),
 				)
 			);
-			$GLOBALS['wp']               = new WP();
-			$GLOBALS['wp']->query_vars   = array( 'rest_route' => '/sitewright/v1/info/' );
+			$GLOBALS['wp']             = new WP();
+			$GLOBALS['wp']->query_vars = array( 'rest_route' => '/sitewright/v1/info/' );
 			$this->assertTrue( Sitewright_Auth::authenticate( null ) );
 			$this->assertSame( 'HTTP_AUTHORIZATION', Sitewright_Auth::context()['auth_source'] );
 
 			Sitewright_Auth::reset();
 			$this->assertRefused( Sitewright_Auth::authenticate( null ), 'sitewright_replayed' );
+
+			Sitewright_Auth::reset();
+			$_SERVER['HTTP_X_SITEWRIGHT_TIMESTAMP'] = (string) ( (int) $ts + 1 );
+			$_SERVER['HTTP_X_SITEWRIGHT_SIGNATURE'] = Sitewright_Signature::sign( $creds['secret'], Sitewright_Signature::string_to_sign( (string) ( (int) $ts + 1 ), 'GET', '/sitewright/v1/info', $pairs, '' ) );
+			$_SERVER['CONTENT_TYPE']                = 'multipart/form-data; boundary=----x';
+			$this->assertRefused( Sitewright_Auth::authenticate( null ), 'sitewright_bad_signature' );
+			unset( $_SERVER['CONTENT_TYPE'] );
 
 			Sitewright_Auth::reset();
 			unset( $_SERVER['HTTP_X_SITEWRIGHT_SIGNATURE'], $_SERVER['HTTP_X_SITEWRIGHT_TIMESTAMP'] );

@@ -74,8 +74,8 @@ final class CredentialsTest extends Sitewright_Test_Case {
 	}
 
 	public function test_a_sealed_secret_moved_to_another_token_row_does_not_open(): void {
-		$a = Sitewright_Credentials::create( array( 'site:read' ) );
-		$b = Sitewright_Credentials::create( array( 'site:read' ) );
+		$a  = Sitewright_Credentials::create( array( 'site:read' ) );
+		$b  = Sitewright_Credentials::create( array( 'site:read' ) );
 		$ra = Sitewright_Credentials::find_by_token( $a['token'] );
 		$rb = Sitewright_Credentials::find_by_token( $b['token'] );
 		$this->assertNull( Sitewright_Crypto::open( $ra['sealed_secret'], $rb['token_hash'] ) );

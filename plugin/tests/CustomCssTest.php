@@ -74,7 +74,7 @@ final class CustomCssTest extends Sitewright_Test_Case {
 		$this->assertSame(
 			array(
 				'css'        => '.site-title { letter-spacing: 1px; }',
-				'stylesheet' => 'twentytwentythree',
+				'stylesheet' => get_stylesheet(),
 			),
 			$read->get_data()
 		);

@@ -29,7 +29,7 @@ final class RoutesTest extends Sitewright_Test_Case {
 
 	public function test_registers_info_preflight_revoke_export_import_and_custom_css(): void {
 		$this->assertSame(
-			array( '/sitewright/v1/custom-css', '/sitewright/v1/export', '/sitewright/v1/import', '/sitewright/v1/info', '/sitewright/v1/preflight', '/sitewright/v1/revoke' ),
+			array( '/sitewright/v1/custom-css', '/sitewright/v1/export', '/sitewright/v1/import', '/sitewright/v1/info', '/sitewright/v1/items', '/sitewright/v1/preflight', '/sitewright/v1/revoke' ),
 			$this->sorted( array_keys( $this->routes() ) )
 		);
 	}
@@ -76,9 +76,9 @@ final class RoutesTest extends Sitewright_Test_Case {
 		$this->assertSame( 200, $response->get_status() );
 		$data = $response->get_data();
 		$this->assertSame( get_bloginfo( 'name' ), $data['name'] );
-		$this->assertSame( '6.1', substr( $data['wordpress'], 0, 3 ) );
-		$this->assertSame( 'twentytwentythree', $data['theme']['stylesheet'] );
-		$this->assertTrue( $data['theme']['blockTheme'] );
+		$this->assertSame( $GLOBALS['wp_version'], $data['wordpress'] );
+		$this->assertSame( get_stylesheet(), $data['theme']['stylesheet'] );
+		$this->assertSame( wp_is_block_theme(), $data['theme']['isBlockTheme'] );
 		$this->assertSame( 'gutenberg', $data['pageBuilder'] );
 		$this->assertSame( array( 'site:read', 'content:read' ), $data['token']['scopes'] );
 		$this->assertContains( 'read_private_pages', $data['token']['capabilities'] );
@@ -86,7 +86,7 @@ final class RoutesTest extends Sitewright_Test_Case {
 	}
 
 	public function test_page_builders_are_detected_from_page_content_and_meta(): void {
-		$divi = wp_insert_post(
+		$divi      = wp_insert_post(
 			array(
 				'post_type'    => 'page',
 				'post_status'  => 'publish',

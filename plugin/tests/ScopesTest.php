@@ -83,9 +83,86 @@ final class ScopesTest extends Sitewright_Test_Case {
 		$this->assertTrue( Sitewright_Scopes::allows( array( 'content:read' ), 'GET', '/wp/v2/pages' ) );
 		$this->assertFalse( Sitewright_Scopes::allows( array( 'site:read' ), 'GET', '/wp/v2/pages' ) );
 		$this->assertTrue( Sitewright_Scopes::allows( array( 'content:read' ), 'HEAD', '/wp/v2/pages' ) );
-		$this->assertTrue( Sitewright_Scopes::allows( array( 'content:read' ), 'GET', '/another-plugin/v2/items' ) );
 		$this->assertFalse( Sitewright_Scopes::allows( array( 'content:read' ), 'GET', '/sitewright/v1/export' ) );
 		$this->assertTrue( Sitewright_Scopes::allows( array( 'site:read', 'content:read' ), 'GET', '/sitewright/v1/export' ) );
+	}
+
+	public function test_routes_the_map_does_not_name_are_refused_to_every_token_for_every_method(): void {
+		$unnamed = array(
+			'/',
+			'/wp-abilities/v1/abilities',
+			'/wp-abilities/v1/abilities/core/get-site-info/run',
+			'/another-plugin/v2/items',
+			'/wc/v3/orders',
+			'/wp/v2/comments',
+			'/wp/v2/search',
+			'/wp/v2/plugins',
+			'/wp/v2/themes',
+			'/wp/v2/widgets',
+			'/wp/v2/font-families',
+			'/wp/v2/a-route-from-wordpress-9',
+			'/wp-site-health/v1/tests/background-updates',
+			'/wp-block-editor/v1/url-details',
+			'/oembed/1.0/proxy',
+			'/sitewright/v1/a-future-route',
+			'/sitewright/v2/info',
+			'/wp/v2/pagesx',
+		);
+		foreach ( $unnamed as $route ) {
+			foreach ( array( 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'PATCH', 'DELETE' ) as $method ) {
+				$this->assertNull( Sitewright_Scopes::required( $method, $route ), "$method $route" );
+				$this->assertFalse( Sitewright_Scopes::allows( Sitewright_Scopes::ALL, $method, $route ), "$method $route" );
+			}
+		}
+	}
+
+	public function test_every_route_the_agent_and_service_call_is_named(): void {
+		$cases = array(
+			array( 'GET', '/sitewright/v1/info', array( 'site:read' ) ),
+			array( 'GET', '/sitewright/v1/preflight', array( 'site:read' ) ),
+			array( 'GET', '/sitewright/v1/custom-css', array( 'site:read' ) ),
+			array( 'POST', '/sitewright/v1/custom-css', array( 'design:write' ) ),
+			array( 'GET', '/wp/v2/pages', array( 'content:read' ) ),
+			array( 'GET', '/wp/v2/posts/7', array( 'content:read' ) ),
+			array( 'GET', '/wp/v2/pages/7/revisions', array( 'content:read' ) ),
+			array( 'POST', '/wp/v2/pages/7', array( 'content:write' ) ),
+			array( 'DELETE', '/wp/v2/pages/7', array( 'content:write' ) ),
+			array( 'GET', '/wp/v2/media/4', array( 'content:read' ) ),
+			array( 'GET', '/wp/v2/settings', array( 'site:read' ) ),
+			array( 'POST', '/wp/v2/settings', array( 'settings:write' ) ),
+			array( 'GET', '/wp/v2/menus', array( 'content:read' ) ),
+			array( 'POST', '/wp/v2/menu-items/5', array( 'design:write' ) ),
+			array( 'GET', '/wp/v2/navigation/9', array( 'content:read' ) ),
+			array( 'POST', '/wp/v2/navigation/9', array( 'design:write' ) ),
+			array( 'GET', '/wp/v2/global-styles/themes/twentytwentythree', array( 'content:read' ) ),
+			array( 'POST', '/wp/v2/template-parts/twentytwentythree//header', array( 'design:write' ) ),
+		);
+		foreach ( $cases as list( $method, $route, $scopes ) ) {
+			$this->assertSame( $scopes, Sitewright_Scopes::required( $method, $route ), "$method $route" );
+		}
+	}
+
+	public function test_a_token_with_every_scope_is_refused_a_route_another_plugin_registers_at_runtime(): void {
+		$route = '/wp-abilities/v1/abilities';
+		register_rest_route(
+			'wp-abilities/v1',
+			'/abilities',
+			array(
+				'methods'             => 'GET',
+				'callback'            => static function () {
+					return array( array( 'name' => 'core/get-site-info' ) );
+				},
+				'permission_callback' => '__return_true',
+			)
+		);
+		$this->assertSame( 200, $this->dispatch( 'GET', $route )->get_status(), 'anonymous callers reach the fake route' );
+
+		$creds = Sitewright_Credentials::create( Sitewright_Scopes::ALL );
+		$this->assertTrue( Sitewright_Auth::verify( $this->signed( $creds ), $this->now_ms() ) );
+		$response = $this->dispatch( 'GET', $route );
+		$this->assertSame( 403, $response->get_status() );
+		$this->assertSame( 'sitewright_scope', $response->get_data()['code'] );
+		$this->assertNull( $response->get_data()['data']['required'] );
 	}
 
 	public function test_odd_spellings_of_a_route_get_the_same_answer_as_wordpress_would_route_them(): void {

@@ -29,22 +29,20 @@ register_shutdown_function(
 	}
 );
 
-$sitewright_salts = '';
-foreach ( array( 'AUTH_KEY', 'SECURE_AUTH_KEY', 'LOGGED_IN_KEY', 'NONCE_KEY', 'AUTH_SALT', 'SECURE_AUTH_SALT', 'LOGGED_IN_SALT', 'NONCE_SALT' ) as $sitewright_name ) {
-	$sitewright_salts .= "define( '{$sitewright_name}', '" . bin2hex( random_bytes( 32 ) ) . "' );\n";
-}
+require_once $sitewright_repo . '/lib/wordpress/render-wp-config.php';
 file_put_contents(
 	$sitewright_wp . '/wp-config.php',
-	"<?php\n"
-	. "define( 'DB_NAME', 'wordpress' ); define( 'DB_USER', '' ); define( 'DB_PASSWORD', '' ); define( 'DB_HOST', '' );\n"
-	. "define( 'DB_CHARSET', 'utf8mb4' ); define( 'DB_COLLATE', '' ); define( 'DB_ENGINE', 'sqlite' );\n"
-	. "define( 'DB_DIR', " . var_export( $sitewright_dir . '/database/', true ) . " ); define( 'DB_FILE', 'wordpress.sqlite' );\n"
-	. $sitewright_salts
-	. "\$table_prefix = 'wp_';\n"
-	. "define( 'WP_DEBUG', false ); define( 'DISABLE_WP_CRON', true ); define( 'WP_HTTP_BLOCK_EXTERNAL', true );\n"
-	. "define( 'SITEWRIGHT_SANDBOX', true );\n"
-	. "if ( ! defined( 'ABSPATH' ) ) { define( 'ABSPATH', __DIR__ . '/' ); }\n"
-	. "require_once ABSPATH . 'wp-settings.php';\n"
+	sitewright_render_wp_config(
+		'A throwaway WordPress for the plugin\'s PHPUnit suite (plugin/tests/bootstrap.php).',
+		$sitewright_dir . '/database/',
+		'wordpress.sqlite',
+		array(
+			'WP_DEBUG'               => false,
+			'DISABLE_WP_CRON'        => true,
+			'WP_HTTP_BLOCK_EXTERNAL' => true,
+			'SITEWRIGHT_SANDBOX'     => true,
+		)
+	)
 );
 
 $sitewright_install = sprintf(
@@ -61,6 +59,9 @@ if ( 0 !== $sitewright_status ) {
 
 define( 'SITEWRIGHT_TEST_DB_FILE', $sitewright_dir . '/database/wordpress.sqlite' );
 define( 'SITEWRIGHT_TEST_VECTORS', $sitewright_repo . '/test/vectors/signing.json' );
+define( 'SITEWRIGHT_TEST_TREE', $sitewright_tree );
+define( 'SITEWRIGHT_TEST_REPO', $sitewright_repo );
+define( 'SITEWRIGHT_TEST_VOCABULARY', $sitewright_repo . '/test/vectors/vocabulary.json' );
 define( 'WP_USE_THEMES', false );
 $_SERVER['HTTP_HOST']       = 'localhost';
 $_SERVER['SERVER_NAME']     = 'localhost';

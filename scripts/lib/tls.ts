@@ -46,8 +46,21 @@ function generate(into: string): void {
   const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"];
   openssl(
     [
-      "req", "-x509", ...ec, "-keyout", "ca.key", "-out", "ca.crt", "-days", "3650", "-subj", "/CN=Sitewright Test CA",
-      "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
+      "req",
+      "-x509",
+      ...ec,
+      "-keyout",
+      "ca.key",
+      "-out",
+      "ca.crt",
+      "-days",
+      "3650",
+      "-subj",
+      "/CN=Sitewright Test CA",
+      "-addext",
+      "basicConstraints=critical,CA:TRUE",
+      "-addext",
+      "keyUsage=critical,keyCertSign,cRLSign",
     ],
     into,
   );
@@ -64,8 +77,21 @@ function generate(into: string): void {
   );
   openssl(
     [
-      "x509", "-req", "-in", "localhost.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
-      "-out", "localhost.crt", "-days", "820", "-extfile", "leaf.ext",
+      "x509",
+      "-req",
+      "-in",
+      "localhost.csr",
+      "-CA",
+      "ca.crt",
+      "-CAkey",
+      "ca.key",
+      "-CAcreateserial",
+      "-out",
+      "localhost.crt",
+      "-days",
+      "820",
+      "-extfile",
+      "leaf.ext",
     ],
     into,
   );

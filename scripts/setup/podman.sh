@@ -41,4 +41,7 @@ if ! answers; then
   answers || { echo "podman.sh: the Podman API did not answer on $SOCKET_PATH" >&2; tail -n 20 /var/log/podman-service.log >&2 || true; exit 1; }
 fi
 
+# Sandboxes must reach nothing: the firewall rules for their networks (docs/sandboxes.md, "Network").
+bash "$(dirname "$0")/sandbox-network.sh"
+
 echo "DOCKER_HOST=unix://$SOCKET_PATH"

@@ -19,6 +19,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { renderWpConfig } from "../../lib/wordpress/wp-config";
 import { ensureTestCa } from "../lib/tls";
 
 const execFileAsync = promisify(execFile);
@@ -33,6 +34,13 @@ export type LocalSiteOptions = {
   allowHttpService?: boolean;
   /** Declares the site a sandbox (SITEWRIGHT_SANDBOX), which allows POST /sitewright/v1/import. Default false. */
   sandbox?: boolean;
+  /** Install and activate Sitewright Connector from plugin/ (default true). False: a fresh WordPress without it. */
+  plugin?: boolean;
+  /**
+   * Lets wp-admin install and delete plugins in this site's own wp-content (DISALLOW_FILE_MODS off). Default false;
+   * wp-admin and wp-includes stay hard links into the shared cache, which plugin installs never write.
+   */
+  fileMods?: boolean;
   /** Site title (default "Sitewright Local"). */
   title?: string;
   /** Keep the temp directory after stop() (for debugging). */
@@ -55,7 +63,10 @@ export type LocalSite = {
   /** PHP's server log and WordPress's debug.log live in this directory. */
   dir: string;
   /** GET a path (e.g. "/wp-json/") over https, trusting the test CA. */
-  fetch(path: string, init?: { method?: string; headers?: Record<string, string>; body?: string }): Promise<LocalResponse>;
+  fetch(
+    path: string,
+    init?: { method?: string; headers?: Record<string, string>; body?: string },
+  ): Promise<LocalResponse>;
   /** Runs `php plugin/bin/sitewright-cli.php --wp=<wpPath> ...args` and parses its JSON. */
   cli<T = unknown>(...args: string[]): Promise<T>;
   stop(): Promise<void>;
@@ -115,58 +126,41 @@ async function freePort(hosts: string[]): Promise<number> {
   throw new Error("No free port found");
 }
 
-function salt(): string {
-  return randomBytes(48).toString("base64").replace(/['\\]/g, "x");
-}
-
-function phpString(value: string): string {
-  return `'${value.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`;
-}
-
-function wpConfig(opts: { dbDir: string; caPath: string; debugLog: string; allowHttpService: boolean; sandbox: boolean }): string {
-  const salts = ["AUTH_KEY", "SECURE_AUTH_KEY", "LOGGED_IN_KEY", "NONCE_KEY", "AUTH_SALT", "SECURE_AUTH_SALT", "LOGGED_IN_SALT", "NONCE_SALT"]
-    .map((name) => `define( '${name}', ${phpString(salt())} );`)
-    .join("\n");
-  return `<?php
-// Written by scripts/site-local for a throwaway test site.
-define( 'DB_NAME', 'wordpress' );
-define( 'DB_USER', '' );
-define( 'DB_PASSWORD', '' );
-define( 'DB_HOST', '' );
-define( 'DB_CHARSET', 'utf8mb4' );
-define( 'DB_COLLATE', '' );
-define( 'DB_ENGINE', 'sqlite' );
-define( 'DB_DIR', ${phpString(opts.dbDir + "/")} );
-define( 'DB_FILE', 'wordpress.sqlite' );
-${salts}
-$table_prefix = 'wp_';
-
-// caddy terminates TLS and forwards to PHP's server on loopback.
-if ( isset( $_SERVER['HTTP_X_FORWARDED_PROTO'] ) && 'https' === $_SERVER['HTTP_X_FORWARDED_PROTO'] ) {
+function wpConfig(opts: {
+  dbDir: string;
+  caPath: string;
+  debugLog: string;
+  allowHttpService: boolean;
+  sandbox: boolean;
+  fileMods: boolean;
+}): string {
+  return renderWpConfig({
+    purpose: "A throwaway local test site (scripts/site-local).",
+    dbDir: `${opts.dbDir}/`,
+    dbFile: "wordpress.sqlite",
+    // caddy terminates TLS and forwards to PHP's server on loopback.
+    code: `if ( isset( $_SERVER['HTTP_X_FORWARDED_PROTO'] ) && 'https' === $_SERVER['HTTP_X_FORWARDED_PROTO'] ) {
 	$_SERVER['HTTPS'] = 'on';
-}
-
-define( 'WP_ENVIRONMENT_TYPE', 'local' );
-define( 'WP_DEBUG', true );
-define( 'WP_DEBUG_DISPLAY', false );
-define( 'WP_DEBUG_LOG', ${phpString(opts.debugLog)} );
-define( 'DISABLE_WP_CRON', true );
-define( 'AUTOMATIC_UPDATER_DISABLED', true );
-// No core, plugin or theme file is ever modified: wp-admin and wp-includes are hard links into the shared cache.
-define( 'DISALLOW_FILE_MODS', true );
-define( 'WP_HTTP_BLOCK_EXTERNAL', true );
-// Test traffic stays on loopback: WordPress may call only these hosts (the service under test).
-define( 'WP_ACCESSIBLE_HOSTS', 'localhost,127.0.0.1,[::1]' );
-define( 'FS_METHOD', 'direct' );
-define( 'SITEWRIGHT_CA_FILE', ${phpString(opts.caPath)} );
-${opts.allowHttpService ? "define( 'SITEWRIGHT_ALLOW_HTTP_SERVICE', true );" : ""}
-${opts.sandbox ? "define( 'SITEWRIGHT_SANDBOX', true );" : ""}
-
-if ( ! defined( 'ABSPATH' ) ) {
-	define( 'ABSPATH', __DIR__ . '/' );
-}
-require_once ABSPATH . 'wp-settings.php';
-`;
+}`,
+    constants: {
+      WP_ENVIRONMENT_TYPE: "local",
+      WP_DEBUG: true,
+      WP_DEBUG_DISPLAY: false,
+      WP_DEBUG_LOG: opts.debugLog,
+      DISABLE_WP_CRON: true,
+      AUTOMATIC_UPDATER_DISABLED: true,
+      // By default no core, plugin or theme file is modified (wp-admin and wp-includes are hard links into the
+      // shared cache); fileMods allows installing plugins into this site's own wp-content.
+      DISALLOW_FILE_MODS: !opts.fileMods,
+      WP_HTTP_BLOCK_EXTERNAL: true,
+      // Test traffic stays on loopback: WordPress may call only these hosts (the service under test).
+      WP_ACCESSIBLE_HOSTS: "localhost,127.0.0.1,[::1]",
+      FS_METHOD: "direct",
+      SITEWRIGHT_CA_FILE: opts.caPath,
+      SITEWRIGHT_ALLOW_HTTP_SERVICE: opts.allowHttpService ? true : undefined,
+      SITEWRIGHT_SANDBOX: opts.sandbox ? true : undefined,
+    },
+  });
 }
 
 function caddyConfig(opts: { listen: string[]; upstream: string; cert: string; key: string; storage: string }): string {
@@ -196,12 +190,18 @@ function request(
   init: { method?: string; headers?: Record<string, string>; body?: string } = {},
 ): Promise<LocalResponse> {
   return new Promise((done, fail) => {
-    const req = https.request(url, { method: init.method ?? "GET", headers: init.headers, ca, timeout: 15_000 }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.on("end", () => done({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") }));
-      res.on("error", fail);
-    });
+    const req = https.request(
+      url,
+      { method: init.method ?? "GET", headers: init.headers, ca, timeout: 15_000 },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () =>
+          done({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") }),
+        );
+        res.on("error", fail);
+      },
+    );
     req.on("timeout", () => req.destroy(new Error(`Timed out: ${url}`)));
     req.on("error", fail);
     req.end(init.body);
@@ -256,6 +256,7 @@ function stopProcess(child: ChildProcess): Promise<void> {
 
 export async function startLocalSite(options: LocalSiteOptions = {}): Promise<LocalSite> {
   const permalinks = options.permalinks ?? true;
+  const withPlugin = options.plugin ?? true;
   const tls = ensureTestCa();
   const ca = readFileSync(tls.caCert);
   const tree = ensureWordPressTree();
@@ -270,10 +271,12 @@ export async function startLocalSite(options: LocalSiteOptions = {}): Promise<Lo
   try {
     const wpPath = join(dir, "wordpress");
     copyWordPressTree(tree, wpPath);
-    cpSync(join(REPO_ROOT, "plugin"), join(wpPath, "wp-content/plugins", PLUGIN_SLUG), {
-      recursive: true,
-      filter: (source) => !/[/\\]plugin[/\\](tests|vendor)([/\\]|$)/.test(source),
-    });
+    if (withPlugin) {
+      cpSync(join(REPO_ROOT, "plugin"), join(wpPath, "wp-content/plugins", PLUGIN_SLUG), {
+        recursive: true,
+        filter: (source) => !/[/\\]plugin[/\\](tests|vendor)([/\\]|$)/.test(source),
+      });
+    }
     mkdirSync(join(dir, "database"));
 
     const ipv6 = await canListen(0, "::1");
@@ -289,6 +292,7 @@ export async function startLocalSite(options: LocalSiteOptions = {}): Promise<Lo
         debugLog: join(dir, "debug.log"),
         allowHttpService: options.allowHttpService ?? false,
         sandbox: options.sandbox ?? false,
+        fileMods: options.fileMods ?? false,
       }),
     );
 
@@ -303,7 +307,7 @@ export async function startLocalSite(options: LocalSiteOptions = {}): Promise<Lo
       `--admin-password=${adminPassword}`,
       "--admin-email=admin@example.com",
       `--permalinks=${permalinks ? "1" : "0"}`,
-      `--plugin=${PLUGIN_SLUG}/sitewright-connector.php`,
+      `--plugin=${withPlugin ? `${PLUGIN_SLUG}/sitewright-connector.php` : ""}`,
     ]);
     const installed = JSON.parse(stdout.trim().split("\n").pop() as string) as { restUrl: string };
 
@@ -329,7 +333,12 @@ export async function startLocalSite(options: LocalSiteOptions = {}): Promise<Lo
     );
     const caddyLog = openSync(join(dir, "caddy.log"), "a");
     const caddy = spawn("caddy", ["run", "--config", join(dir, "caddy.json")], {
-      env: { ...process.env, HOME: dir, XDG_DATA_HOME: join(dir, "caddy-data"), XDG_CONFIG_HOME: join(dir, "caddy-config") },
+      env: {
+        ...process.env,
+        HOME: dir,
+        XDG_DATA_HOME: join(dir, "caddy-data"),
+        XDG_CONFIG_HOME: join(dir, "caddy-config"),
+      },
       stdio: ["ignore", caddyLog, caddyLog],
       detached: true,
     });
@@ -345,7 +354,7 @@ export async function startLocalSite(options: LocalSiteOptions = {}): Promise<Lo
         if (child.exitCode !== null) throw new Error(`${child.spawnfile} exited early; see logs in ${dir}`);
       }
       try {
-        const res = await fetchSite("/?rest_route=/sitewright/v1");
+        const res = await fetchSite(withPlugin ? "/?rest_route=/sitewright/v1" : "/?rest_route=/");
         if (res.status === 200) break;
       } catch {
         // Not listening yet.
@@ -366,7 +375,11 @@ export async function startLocalSite(options: LocalSiteOptions = {}): Promise<Lo
       dir,
       fetch: fetchSite,
       async cli<T>(...args: string[]): Promise<T> {
-        const { stdout: out } = await execFileAsync("php", [join(REPO_ROOT, "plugin/bin/sitewright-cli.php"), `--wp=${wpPath}`, ...args]);
+        const { stdout: out } = await execFileAsync("php", [
+          join(REPO_ROOT, "plugin/bin/sitewright-cli.php"),
+          `--wp=${wpPath}`,
+          ...args,
+        ]);
         return JSON.parse(out) as T;
       },
       stop() {

@@ -54,8 +54,9 @@ global $wp_rewrite;
 $wp_rewrite->set_permalink_structure( $pretty ? '/%postname%/' : '' );
 flush_rewrite_rules( false );
 
+// --plugin= (empty) leaves a fresh WordPress without any plugin activated.
 $plugin    = $options['plugin'] ?? 'sitewright-connector/sitewright-connector.php';
-$activated = activate_plugin( $plugin, '', false, false );
+$activated = '' === $plugin ? null : activate_plugin( $plugin, '', false, false );
 if ( is_wp_error( $activated ) ) {
 	fwrite( STDERR, 'install.php: could not activate ' . $plugin . ': ' . $activated->get_error_message() . "\n" );
 	exit( 1 );

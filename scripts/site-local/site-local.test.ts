@@ -16,7 +16,11 @@ type Credentials = { token: string; secret: string; scopes: string[] };
 type Status = { tokens: Array<{ status: string; scopes: string[]; last_four: string; confirmed_at: number | null }> };
 
 let lastTimestamp = 0;
-function signedHeaders(creds: { token: string; secret: string }, method: string, route: string): Record<string, string> {
+function signedHeaders(
+  creds: { token: string; secret: string },
+  method: string,
+  route: string,
+): Record<string, string> {
   const timestamp = Math.max(Date.now(), lastTimestamp + 1);
   lastTimestamp = timestamp;
   return {
@@ -59,13 +63,18 @@ describe("the local WordPress site", () => {
   });
 
   it("refuses anonymous calls to every sitewright/v1 route listed in the REST index", async () => {
-    const index = JSON.parse((await site.fetch("/wp-json/")).body) as { routes: Record<string, { namespace: string; methods: string[] }> };
-    const routes = Object.entries(index.routes).filter(([route, info]) => info.namespace === "sitewright/v1" && route !== "/sitewright/v1");
+    const index = JSON.parse((await site.fetch("/wp-json/")).body) as {
+      routes: Record<string, { namespace: string; methods: string[] }>;
+    };
+    const routes = Object.entries(index.routes).filter(
+      ([route, info]) => info.namespace === "sitewright/v1" && route !== "/sitewright/v1",
+    );
     expect(routes.map(([route]) => route).sort()).toEqual([
       "/sitewright/v1/custom-css",
       "/sitewright/v1/export",
       "/sitewright/v1/import",
       "/sitewright/v1/info",
+      "/sitewright/v1/items",
       "/sitewright/v1/preflight",
       "/sitewright/v1/revoke",
     ]);
@@ -84,13 +93,21 @@ describe("the local WordPress site", () => {
     expect(creds.secret).toMatch(/^sws_[A-Za-z0-9_-]{43}$/);
     expect(creds.scopes).toEqual(["site:read", "content:read"]);
 
-    const info = await site.fetch("/wp-json/sitewright/v1/info", { headers: signedHeaders(creds, "GET", "/sitewright/v1/info") });
+    const info = await site.fetch("/wp-json/sitewright/v1/info", {
+      headers: signedHeaders(creds, "GET", "/sitewright/v1/info"),
+    });
     expect(info.status).toBe(200);
-    expect(JSON.parse(info.body)).toMatchObject({ homeUrl: site.url, pageBuilder: "gutenberg", token: { scopes: ["site:read", "content:read"] } });
+    expect(JSON.parse(info.body)).toMatchObject({
+      homeUrl: site.url,
+      pageBuilder: "gutenberg",
+      token: { scopes: ["site:read", "content:read"] },
+    });
 
     const revoked = await site.cli<{ revoked: number }>("revoke-all");
     expect(revoked.revoked).toBeGreaterThanOrEqual(1);
-    const after = await site.fetch("/wp-json/sitewright/v1/info", { headers: signedHeaders(creds, "GET", "/sitewright/v1/info") });
+    const after = await site.fetch("/wp-json/sitewright/v1/info", {
+      headers: signedHeaders(creds, "GET", "/sitewright/v1/info"),
+    });
     expect(after.status).toBe(401);
     expect(JSON.parse(after.body).code).toBe("sitewright_bad_token");
   });
@@ -110,7 +127,10 @@ describe("the local WordPress site", () => {
 
     it("says how many attempts are left after a wrong code, and keeps no credentials", async () => {
       await site.cli("revoke-all");
-      service.answer = { status: 401, body: { error: { code: "invalid_code", message: "Wrong code.", details: { attemptsLeft: 3 } } } };
+      service.answer = {
+        status: 401,
+        body: { error: { code: "invalid_code", message: "Wrong code.", details: { attemptsLeft: 3 } } },
+      };
       const admin = await adminSession(site);
       const page = await admin.connect(service.url, "BCDF-GHJK", ["site:read", "content:read"]);
       expect(page).toContain("That code is not right. 3 attempts left.");
@@ -118,7 +138,12 @@ describe("the local WordPress site", () => {
       expect(page).toContain('data-status="disconnected"');
 
       const sent = service.requests.at(-1) as Record<string, unknown>;
-      expect(sent).toMatchObject({ code: "BCDF-GHJK", siteUrl: site.url, restUrl: site.restUrl, plugin: { version: expect.any(String) } });
+      expect(sent).toMatchObject({
+        code: "BCDF-GHJK",
+        siteUrl: site.url,
+        restUrl: site.restUrl,
+        plugin: { version: expect.any(String) },
+      });
       expect((await site.cli<Status>("status")).tokens).toEqual([]);
     });
 
@@ -149,18 +174,31 @@ describe("the local WordPress site", () => {
       expect(page).toContain("Connected.");
       expect(page).toContain('data-status="connected"');
 
-      const sent = service.requests.at(-1) as { token: string; secret: string; site: { scopes: string[]; name: string } };
+      const sent = service.requests.at(-1) as {
+        token: string;
+        secret: string;
+        site: { scopes: string[]; name: string };
+      };
       expect(sent.site).toMatchObject({ scopes: ["site:read", "content:read"], name: "Sitewright Local" });
       const [token] = (await site.cli<Status>("status")).tokens;
-      expect(token).toMatchObject({ status: "active", scopes: ["site:read", "content:read"], last_four: sent.token.slice(-4), confirmed_at: null });
+      expect(token).toMatchObject({
+        status: "active",
+        scopes: ["site:read", "content:read"],
+        last_four: sent.token.slice(-4),
+        confirmed_at: null,
+      });
 
-      const info = await site.fetch("/wp-json/sitewright/v1/info", { headers: signedHeaders(sent, "GET", "/sitewright/v1/info") });
+      const info = await site.fetch("/wp-json/sitewright/v1/info", {
+        headers: signedHeaders(sent, "GET", "/sitewright/v1/info"),
+      });
       expect(info.status).toBe(200);
       expect((await site.cli<Status>("status")).tokens[0]?.confirmed_at).not.toBeNull();
 
       const revokedPage = await admin.revoke();
       expect(revokedPage).toContain("Disconnected");
-      const after = await site.fetch("/wp-json/sitewright/v1/info", { headers: signedHeaders(sent, "GET", "/sitewright/v1/info") });
+      const after = await site.fetch("/wp-json/sitewright/v1/info", {
+        headers: signedHeaders(sent, "GET", "/sitewright/v1/info"),
+      });
       expect(after.status).toBe(401);
     });
 
@@ -262,7 +300,8 @@ async function adminSession(site: LocalSite): Promise<AdminSession> {
   const get = async (path: string) => remember(await site.fetch(path, { headers: { cookie: cookieHeader() } }));
   const post = async (path: string, form: Record<string, string | string[]>) => {
     const body = new URLSearchParams();
-    for (const [name, value] of Object.entries(form)) for (const v of Array.isArray(value) ? value : [value]) body.append(name, v);
+    for (const [name, value] of Object.entries(form))
+      for (const v of Array.isArray(value) ? value : [value]) body.append(name, v);
     return remember(
       await site.fetch(path, {
         method: "POST",
@@ -271,7 +310,12 @@ async function adminSession(site: LocalSite): Promise<AdminSession> {
       }),
     );
   };
-  const login = await post("/wp-login.php", { log: site.adminUser, pwd: site.adminPassword, "wp-submit": "Log In", testcookie: "1" });
+  const login = await post("/wp-login.php", {
+    log: site.adminUser,
+    pwd: site.adminPassword,
+    "wp-submit": "Log In",
+    testcookie: "1",
+  });
   if (login.status !== 302) throw new Error(`wp-admin login failed with ${login.status}`);
 
   const settingsPath = "/wp-admin/options-general.php?page=sitewright";

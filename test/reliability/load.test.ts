@@ -34,7 +34,10 @@ describe("under load", () => {
   it("signs up 200 concurrent clients with no 5xx, no lost and no duplicated user, and keeps /health answering", async () => {
     // 180 distinct emails, and 20 of them sent a second time in another letter case: exactly one of each pair wins.
     const emails = Array.from({ length: UNIQUE }, (_, i) => `load${i}@example.com`);
-    const bodies = [...emails.map((email) => ({ email })), ...emails.slice(0, DUPLICATES).map((email) => ({ email: email.toUpperCase() }))];
+    const bodies = [
+      ...emails.map((email) => ({ email })),
+      ...emails.slice(0, DUPLICATES).map((email) => ({ email: email.toUpperCase() })),
+    ];
     let completed = 0;
     const signups = Promise.all(
       bodies.map(({ email }) =>
@@ -46,11 +49,15 @@ describe("under load", () => {
     );
 
     await new Promise((resolve) => setTimeout(resolve, 500));
-    const healthDuringBurst = await Promise.all(Array.from({ length: 500 }, () => request(app.url, "/health", { timeoutMs: 30_000 })));
+    const healthDuringBurst = await Promise.all(
+      Array.from({ length: 500 }, () => request(app.url, "/health", { timeoutMs: 30_000 })),
+    );
     const completedWhenHealthAnswered = completed;
     expect(summarize(healthDuringBurst)).toBe(JSON.stringify({ 200: 500 }));
     expect(healthDuringBurst.every((r) => r.json.status === "ok")).toBe(true);
-    expect(completedWhenHealthAnswered, "500 /health requests answered before the sign-up burst was over").toBeLessThan(bodies.length);
+    expect(completedWhenHealthAnswered, "500 /health requests answered before the sign-up burst was over").toBeLessThan(
+      bodies.length,
+    );
 
     const results = await signups;
     expect(results.filter((r) => r.status >= 500).map((r) => r.text)).toEqual([]);
@@ -60,7 +67,10 @@ describe("under load", () => {
     expect(taken, summarize(results)).toHaveLength(DUPLICATES);
     expect(taken.every((r) => r.json.error.code === "email_taken")).toBe(true);
 
-    const rows = (await database.handle.db.execute(sql`select id, email_normalized from users`)) as unknown as { id: string; email_normalized: string }[];
+    const rows = (await database.handle.db.execute(sql`select id, email_normalized from users`)) as unknown as {
+      id: string;
+      email_normalized: string;
+    }[];
     expect(rows).toHaveLength(UNIQUE);
     expect(new Set(rows.map((row) => row.email_normalized))).toEqual(new Set(emails));
     expect(new Set(rows.map((row) => row.id))).toEqual(new Set(created.map((r) => r.json.user.id)));
@@ -72,7 +82,9 @@ describe("under load", () => {
   }, 240_000);
 
   it("answers 500 concurrent /health requests with 200 and no errors", async () => {
-    const results = await Promise.all(Array.from({ length: 500 }, () => request(app.url, "/health", { timeoutMs: 30_000 })));
+    const results = await Promise.all(
+      Array.from({ length: 500 }, () => request(app.url, "/health", { timeoutMs: 30_000 })),
+    );
     expect(summarize(results)).toBe(JSON.stringify({ 200: 500 }));
     expect(new Set(results.map((r) => r.json.checks.store))).toEqual(new Set(["ok"]));
   });

@@ -32,7 +32,9 @@ beforeAll(async () => {
     request.resume();
     request.on("end", () => {
       if (fault === "http_500") {
-        response.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "upstream exploded", type: "server_error" } }));
+        response
+          .writeHead(500, { "content-type": "application/json" })
+          .end(JSON.stringify({ error: { message: "upstream exploded", type: "server_error" } }));
         return;
       }
       response.writeHead(200, { "content-type": "text/event-stream" });
@@ -53,7 +55,12 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  resetEnvForTests({ OPENAI_API_KEY: "", OPENAI_BASE_URL: undefined, AGENT_MODEL: undefined, AGENT_TIMEOUT_MS: undefined });
+  resetEnvForTests({
+    OPENAI_API_KEY: "",
+    OPENAI_BASE_URL: undefined,
+    AGENT_MODEL: undefined,
+    AGENT_TIMEOUT_MS: undefined,
+  });
   for (const response of open) response.destroy();
   server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
@@ -67,19 +74,26 @@ async function chatThrough(f: Fault) {
   const siteId = await insertSiteRow({
     userId: user.id,
     url: "https://localhost:1",
-    token: "swt_" + "t".repeat(40),
-    secret: "sws_" + "s".repeat(40),
+    token: `swt_${"t".repeat(40)}`,
+    secret: `sws_${"s".repeat(40)}`,
     info: { name: "Faults", token: { capabilities: ["site:read"] } },
   });
   const started = performance.now();
-  const res = await call(chat, { body: { siteId, message: `Hello (${f})` }, cookie: user.cookie, path: "/chat", headers: { origin: "http://localhost:3000" } });
+  const res = await call(chat, {
+    body: { siteId, message: `Hello (${f})` },
+    cookie: user.cookie,
+    path: "/chat",
+    headers: { origin: "http://localhost:3000" },
+  });
   const ms = performance.now() - started;
   const chunks: Chunk[] = res.status === 200 ? parseUiStream(res.text) : [];
   return { res, ms, chunks, siteId, user };
 }
 
 async function savedMessages(chunks: Chunk[]) {
-  const announced = chunks.find((c) => c.type === "data-conversation") as { data?: { conversationId?: string } } | undefined;
+  const announced = chunks.find((c) => c.type === "data-conversation") as
+    | { data?: { conversationId?: string } }
+    | undefined;
   const conversationId = announced?.data?.conversationId;
   expect(conversationId, `a chunk naming the conversation: ${JSON.stringify(chunks.slice(0, 3))}`).toBeTruthy();
   return listMessages({ conversationId: conversationId! });

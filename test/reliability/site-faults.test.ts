@@ -38,7 +38,7 @@ const CONNECT_TIMEOUT_MS = 500;
 const TIMEOUT_MS = 1500;
 const clientFor = (origin: string) =>
   createSiteClient(
-    { baseUrl: origin, restUrl: `${origin}/wp-json/`, token: "swt_" + "t".repeat(40), secret: "sws_" + "s".repeat(40) },
+    { baseUrl: origin, restUrl: `${origin}/wp-json/`, token: `swt_${"t".repeat(40)}`, secret: `sws_${"s".repeat(40)}` },
     { connectTimeoutMs: CONNECT_TIMEOUT_MS, timeoutMs: TIMEOUT_MS, maxResponseBytes: 1024 * 1024 },
   );
 
@@ -115,27 +115,45 @@ describe("the agent's calls to a failing site", () => {
     const site = await fakeSite("hang");
     const budget = new RunBudget({ maxSteps: 100, maxToolCalls: 100, maxTokens: 1_000_000, timeoutMs: 60_000 });
     const breaker = new CircuitBreaker(`site ${randomUUID()}`);
-    const ctx: ToolContext = {
+    const ctx: Omit<ToolContext, "writes"> & Partial<Pick<ToolContext, "writes">> = {
       userId: randomUUID(),
       siteId: randomUUID(),
       conversationId: randomUUID(),
       client: createSiteClient(
-        { baseUrl: site.origin, restUrl: `${site.origin}/wp-json/`, token: "swt_" + "t".repeat(40), secret: "sws_" + "s".repeat(40) },
+        {
+          baseUrl: site.origin,
+          restUrl: `${site.origin}/wp-json/`,
+          token: `swt_${"t".repeat(40)}`,
+          secret: `sws_${"s".repeat(40)}`,
+        },
         { connectTimeoutMs: 300, timeoutMs: 400 },
       ),
       breaker,
       budget,
       state: { approvedToolCalls: new Set(), outcomes: [] },
     };
+    ctx.writes = {
+      scope: {
+        userId: ctx.userId,
+        siteId: ctx.siteId,
+        conversationId: ctx.conversationId,
+        turnId: "t",
+        target: "live",
+      },
+      client: ctx.client,
+      plans: new Map(),
+      emitChange: () => {},
+    };
     try {
       const outputs = [];
-      for (let i = 0; i < 5; i++) outputs.push(await executeOperation(ctx, getSiteInfo, {}, `call-${i}`));
+      for (let i = 0; i < 5; i++)
+        outputs.push(await executeOperation(ctx as ToolContext, getSiteInfo, {}, `call-${i}`));
       expect(outputs.map((o) => (o.ok ? "ok" : o.code))).toEqual(Array(5).fill("site_unreachable"));
       expect(breaker.snapshot().state).toBe("open");
 
       const seen = site.connections();
       const started = performance.now();
-      const paused = await executeOperation(ctx, getSiteInfo, {}, "call-6");
+      const paused = await executeOperation(ctx as ToolContext, getSiteInfo, {}, "call-6");
       expect(paused.ok).toBe(false);
       expect(!paused.ok && paused.code).toBe("site_paused");
       expect(performance.now() - started, "an open breaker fails fast").toBeLessThan(200);

@@ -34,14 +34,21 @@ describe("PostgreSQL stopped mid-run", () => {
     const app = await startInstance({ databaseUrl: postgres.url });
     instances.push(app);
 
-    const signup = await request(app.url, "/auth/signup", { body: { email: "before@example.com", password: PASSWORD } });
+    const signup = await request(app.url, "/auth/signup", {
+      body: { email: "before@example.com", password: PASSWORD },
+    });
     expect(signup.status, signup.text).toBe(201);
     const cookie = signup.cookie!;
     expect((await health(app)).status).toBe(200);
 
     postgres.stop();
 
-    const degraded = await waitFor(() => health(app), (res) => res.status === 503, 10_000, "/health to say degraded");
+    const degraded = await waitFor(
+      () => health(app),
+      (res) => res.status === 503,
+      10_000,
+      "/health to say degraded",
+    );
     expect(degraded.json).toMatchObject({ status: "degraded", checks: { store: "unreachable" } });
 
     const started = Date.now();
@@ -51,7 +58,14 @@ describe("PostgreSQL stopped mid-run", () => {
       request(app.url, "/auth/me", { cookie }),
       request(app.url, "/sites", { cookie }),
       request(app.url, "/sites/redeem", {
-        body: { code: "BCDFGHJK", siteUrl: "https://localhost:9", restUrl: "https://localhost:9/wp-json/", token: "t".repeat(40), secret: "s".repeat(40), plugin: { version: "1" } },
+        body: {
+          code: "BCDFGHJK",
+          siteUrl: "https://localhost:9",
+          restUrl: "https://localhost:9/wp-json/",
+          token: "t".repeat(40),
+          secret: "s".repeat(40),
+          plugin: { version: "1" },
+        },
       }),
     ]);
     expectStoreUnavailable(during[0], "login");
@@ -63,7 +77,12 @@ describe("PostgreSQL stopped mid-run", () => {
 
     postgres.start();
 
-    const healthy = await waitFor(() => health(app), (res) => res.status === 200, 15_000, "/health to recover");
+    const healthy = await waitFor(
+      () => health(app),
+      (res) => res.status === 200,
+      15_000,
+      "/health to recover",
+    );
     expect(healthy.json).toMatchObject({ status: "ok", checks: { store: "ok" } });
     const me = await request(app.url, "/auth/me", { cookie });
     expect(me.status, me.text).toBe(200);
@@ -83,11 +102,19 @@ describe("PostgreSQL stopped mid-run", () => {
     const first = await health(app);
     expect(first.status).toBe(503);
     expect(first.json.status).toBe("degraded");
-    expectStoreUnavailable(await request(app.url, "/auth/login", { body: { email: "before@example.com", password: PASSWORD } }), "login");
+    expectStoreUnavailable(
+      await request(app.url, "/auth/login", { body: { email: "before@example.com", password: PASSWORD } }),
+      "login",
+    );
 
     postgres.start();
 
-    await waitFor(() => health(app), (res) => res.status === 200, 15_000, "/health to recover");
+    await waitFor(
+      () => health(app),
+      (res) => res.status === 200,
+      15_000,
+      "/health to recover",
+    );
     const login = await request(app.url, "/auth/login", { body: { email: "before@example.com", password: PASSWORD } });
     expect(login.status, login.text).toBe(200);
   });

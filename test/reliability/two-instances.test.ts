@@ -1,6 +1,6 @@
 /**
  * Two app instances (two processes, same DATABASE_URL, SESSION_SECRET and ENCRYPTION_KEY) behind an imaginary load
- * balancer: the rules that must hold "across any number of app instances" (API.md) are checked with requests
+ * balancer: the rules that must hold "across any number of app instances" (docs/api.md) are checked with requests
  * spread over both.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,7 +14,10 @@ let b: AppInstance;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  [a, b] = await Promise.all([startInstance({ databaseUrl: database.url }), startInstance({ databaseUrl: database.url })]);
+  [a, b] = await Promise.all([
+    startInstance({ databaseUrl: database.url }),
+    startInstance({ databaseUrl: database.url }),
+  ]);
 });
 afterAll(async () => {
   await Promise.all([a?.stop(), b?.stop()]);
@@ -32,13 +35,11 @@ async function signUp(on: AppInstance) {
   return { email, cookie: res.cookie! };
 }
 
-async function startPairing(on: AppInstance, cookie: string) {
-  const url = `https://localhost:${41000 + counter++}`;
+async function startPairing(on: AppInstance, cookie: string, url = `https://localhost:${41000 + counter++}`) {
   const res = await request(on.url, "/sites/pair", { body: { url }, cookie });
   expect(res.status, res.text).toBe(201);
   return { url, code: res.json.code as string, siteId: res.json.site.id as string };
 }
-
 
 describe("two app instances on one PostgreSQL", () => {
   it("accept a session created on the other, and honour a logout made on the other", async () => {
@@ -60,14 +61,37 @@ describe("two app instances on one PostgreSQL", () => {
     const { cookie } = await signUp(a);
     const { url, code, siteId } = await startPairing(b, cookie);
     const results = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => request(both()[i % 2]!.url, "/sites/redeem", { body: pluginRedeemBody(url, code) })),
+      Array.from({ length: 10 }, (_, i) =>
+        request(both()[i % 2]!.url, "/sites/redeem", { body: pluginRedeemBody(url, code) }),
+      ),
     );
     const statuses = results.map((r) => r.status);
-    expect(statuses.filter((s) => s === 200), statuses.join(",")).toHaveLength(1);
-    expect(statuses.filter((s) => s === 409), statuses.join(",")).toHaveLength(9);
+    expect(
+      statuses.filter((s) => s === 200),
+      statuses.join(","),
+    ).toHaveLength(1);
+    expect(
+      statuses.filter((s) => s === 409),
+      statuses.join(","),
+    ).toHaveLength(9);
     expect(results.find((r) => r.status === 200)!.json).toEqual({ siteId });
     const shown = await request(a.url, `/sites/${siteId}`, { cookie });
     expect(shown.json.site.status).toBe("redeemed");
+  });
+
+  it("let two users pair one URL on different instances, and both redeem at once", async () => {
+    const first = await signUp(a);
+    const second = await signUp(b);
+    const mine = await startPairing(a, first.cookie);
+    const theirs = await startPairing(b, second.cookie, mine.url);
+    const [one, two] = await Promise.all([
+      request(b.url, "/sites/redeem", { body: pluginRedeemBody(mine.url, mine.code) }),
+      request(a.url, "/sites/redeem", { body: pluginRedeemBody(mine.url, theirs.code) }),
+    ]);
+    expect(one.status, one.text).toBe(200);
+    expect(one.json).toEqual({ siteId: mine.siteId });
+    expect(two.status, two.text).toBe(200);
+    expect(two.json).toEqual({ siteId: theirs.siteId });
   });
 
   it("count wrong codes across both and lock after exactly five", async () => {
@@ -75,12 +99,23 @@ describe("two app instances on one PostgreSQL", () => {
     const { url, code, siteId } = await startPairing(a, cookie);
     const wrong = code === "BBBBBBBB" ? "CCCCCCCC" : "BBBBBBBB";
     const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => request(both()[i % 2]!.url, "/sites/redeem", { body: pluginRedeemBody(url, wrong) })),
+      Array.from({ length: 20 }, (_, i) =>
+        request(both()[i % 2]!.url, "/sites/redeem", { body: pluginRedeemBody(url, wrong) }),
+      ),
     );
     const statuses = results.map((r) => r.status);
-    expect(statuses.filter((s) => s === 401), statuses.join(",")).toHaveLength(4);
-    expect(statuses.filter((s) => s === 429), statuses.join(",")).toHaveLength(16);
-    const attemptsLeft = results.filter((r) => r.status === 401).map((r) => r.json.error.details.attemptsLeft).sort();
+    expect(
+      statuses.filter((s) => s === 401),
+      statuses.join(","),
+    ).toHaveLength(4);
+    expect(
+      statuses.filter((s) => s === 429),
+      statuses.join(","),
+    ).toHaveLength(16);
+    const attemptsLeft = results
+      .filter((r) => r.status === 401)
+      .map((r) => r.json.error.details.attemptsLeft)
+      .sort();
     expect(attemptsLeft).toEqual([1, 2, 3, 4]);
 
     for (const instance of both()) {
@@ -96,11 +131,18 @@ describe("two app instances on one PostgreSQL", () => {
     // Five wrong logins per account are spread over both instances; with a limit of 3 the fourth is refused
     // wherever it lands, which only holds if the counter is shared.
     const { email } = await signUp(a);
-    const limited = await Promise.all([startInstance({ databaseUrl: database.url, env: { AUTH_RATE_LIMIT: "3" } }), startInstance({ databaseUrl: database.url, env: { AUTH_RATE_LIMIT: "3" } })]);
+    const limited = await Promise.all([
+      // Behind "a proxy" (TRUSTED_PROXY_HOPS=1), so each request comes from the address its X-Forwarded-For names.
+      startInstance({ databaseUrl: database.url, env: { AUTH_RATE_LIMIT: "3", TRUSTED_PROXY_HOPS: "1" } }),
+      startInstance({ databaseUrl: database.url, env: { AUTH_RATE_LIMIT: "3", TRUSTED_PROXY_HOPS: "1" } }),
+    ]);
     try {
       const statuses: number[] = [];
       for (let i = 0; i < 4; i++) {
-        const res = await request(limited[i % 2]!.url, "/auth/login", { body: { email, password: "not the password at all, no" }, headers: { "x-forwarded-for": `198.51.100.${i}` } });
+        const res = await request(limited[i % 2]!.url, "/auth/login", {
+          body: { email, password: "not the password at all, no" },
+          headers: { "x-forwarded-for": `198.51.100.${i}` },
+        });
         statuses.push(res.status);
       }
       expect(statuses).toEqual([401, 401, 401, 429]);

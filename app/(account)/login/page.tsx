@@ -1,14 +1,15 @@
 import Link from "next/link";
 import { redirect } from "next/navigation";
 import { currentSession } from "@/lib/auth/current";
+import { safeRedirectPath } from "@/lib/http/redirect";
 import { logInAction } from "../actions";
 import { AccountForm } from "../account-form";
 
 export const metadata = { title: "Log in · Sitewright" };
 
 export default async function LogInPage({ searchParams }: { searchParams: Promise<{ next?: string }> }) {
-  if (await currentSession()) redirect("/");
   const { next } = await searchParams;
+  if (await currentSession()) redirect(safeRedirectPath(next));
   return (
     <main className="narrow">
       <h1>Log in</h1>

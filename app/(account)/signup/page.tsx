@@ -6,10 +6,16 @@ import { AccountForm } from "../account-form";
 
 export const metadata = { title: "Create your account · Sitewright" };
 
-export default async function SignUpPage() {
+export default async function SignUpPage({ searchParams }: { searchParams: Promise<{ deleted?: string }> }) {
   if (await currentSession()) redirect("/");
+  const { deleted } = await searchParams;
   return (
     <main className="narrow">
+      {deleted !== undefined ? (
+        <p className="card ok" role="status">
+          Your account and its data were deleted.
+        </p>
+      ) : null}
       <h1>Create your account</h1>
       <AccountForm
         action={signUpAction}

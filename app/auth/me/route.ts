@@ -1,3 +1,17 @@
-import { json, route } from "@/lib/http/route";
+import { deleteAccount, deleteAccountSchema, profileSchema, updateProfile } from "@/lib/auth/account-settings";
+import { clearedSessionCookie } from "@/lib/auth/session";
+import { json, noContent, route } from "@/lib/http/route";
 
 export const GET = route({ auth: "session" }, async ({ session }) => json(200, { user: session.user }));
+
+/** Name and email. */
+export const PATCH = route({ auth: "session", body: profileSchema }, async ({ body, session }) =>
+  json(200, { user: await updateProfile({ userId: session.userId, ...body }) }),
+);
+
+/** Deletes the account and everything in it; the password confirms it. */
+export const DELETE = route({ auth: "session", body: deleteAccountSchema }, async ({ body, session, setCookie }) => {
+  await deleteAccount({ userId: session.userId, password: body.password });
+  setCookie(clearedSessionCookie());
+  return noContent();
+});

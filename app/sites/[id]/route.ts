@@ -1,5 +1,5 @@
 import { json, noContent, route } from "@/lib/http/route";
-import { publicSite } from "@/lib/sites/pairing";
+import { publicSite } from "@/lib/sites/site-view";
 import { disconnectSite, getOwnedSite } from "@/lib/sites/sites";
 
 export const GET = route({ auth: "session" }, async ({ params, session }) => {

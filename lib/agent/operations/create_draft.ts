@@ -1,9 +1,11 @@
 import { z } from "zod";
+import { planPostCreate } from "@/lib/changes/plan";
 import { defineOperation } from "./operation";
-import { contentType, routeFor, type EditablePost } from "./wordpress";
+import { contentType } from "./wordpress";
 
 export default defineOperation({
   name: "create_draft",
+  label: "Create a draft",
   description:
     "Create a new page or post as a draft (never published: publishing is a separate step the user approves). Content is WordPress block markup, e.g. `<!-- wp:paragraph --><p>Hello</p><!-- /wp:paragraph -->`.",
   input: z.object({
@@ -14,15 +16,18 @@ export default defineOperation({
   }),
   scope: "content:write",
   risk: "write",
-  async run(client, { type, title, content, excerpt }) {
-    const body: Record<string, unknown> = { title, content, status: "draft" };
-    if (excerpt !== undefined) body.excerpt = excerpt;
-    const { data } = await client.post<EditablePost>(routeFor(type), body);
+  async plan(_client, { type, title, content, excerpt }) {
+    const fields: Record<string, unknown> = { title, content, status: "draft" };
+    if (excerpt !== undefined) fields.excerpt = excerpt;
+    const summary = `Created draft ${type} "${title}".`;
     return {
-      summary: `Created draft ${type} ${data.id} ("${title}").`,
-      target: { type, id: data.id, title, link: data.link },
-      after: { title, status: "draft" },
-      data: { id: data.id, status: data.status, link: data.link },
+      summary,
+      target: { type, title },
+      items: [planPostCreate(type, fields, summary)],
+      data: (written) => {
+        const id = Number(written[0]?.ref.slice("post:".length));
+        return { id, status: "draft" };
+      },
     };
   },
 });

@@ -3,6 +3,7 @@ import { defineOperation } from "./operation";
 
 export default defineOperation({
   name: "get_site_info",
+  label: "Read the site's information",
   description:
     "Get basic facts about the WordPress site: its name, URLs, WordPress and PHP versions, active theme, page builder and what the Sitewright plugin can do. Use it first when you need to know what kind of site this is.",
   input: z.object({}),

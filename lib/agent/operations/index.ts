@@ -1,8 +1,9 @@
 /** Every operation the agent knows. Which ones a run may use is decided by the registry (lib/agent/registry.ts). */
-import { zodSchema } from "ai";
 import type { z } from "zod";
+import { leanToolSchema } from "../tool-definitions";
 import type { Operation } from "./operation";
 import changeMenu from "./change_menu";
+import changeNavigation from "./change_navigation";
 import createDraft from "./create_draft";
 import getSiteInfo from "./get_site_info";
 import insertBlock from "./insert_block";
@@ -10,15 +11,20 @@ import listMedia from "./list_media";
 import listPages from "./list_pages";
 import listPosts from "./list_posts";
 import publishPage from "./publish_page";
+import readGlobalStyles from "./read_global_styles";
 import readMenus from "./read_menus";
+import readNavigation from "./read_navigation";
 import readPage from "./read_page";
 import readSiteSettings from "./read_site_settings";
+import readTemplatePart from "./read_template_part";
 import replaceBlock from "./replace_block";
 import setFeaturedImage from "./set_featured_image";
 import setSiteIdentity from "./set_site_identity";
 import trashPage from "./trash_page";
 import updateCustomCss from "./update_custom_css";
+import updateGlobalStyles from "./update_global_styles";
 import updatePage from "./update_page";
+import updateTemplatePart from "./update_template_part";
 
 export const ALL_OPERATIONS: readonly Operation[] = [
   getSiteInfo,
@@ -27,6 +33,9 @@ export const ALL_OPERATIONS: readonly Operation[] = [
   readPage,
   listMedia,
   readMenus,
+  readNavigation,
+  readGlobalStyles,
+  readTemplatePart,
   readSiteSettings,
   createDraft,
   updatePage,
@@ -35,19 +44,22 @@ export const ALL_OPERATIONS: readonly Operation[] = [
   setSiteIdentity,
   setFeaturedImage,
   updateCustomCss,
+  updateGlobalStyles,
+  updateTemplatePart,
+  changeNavigation,
   publishPage,
   trashPage,
   changeMenu,
 ] as Operation[];
 
 /**
- * Each operation's input schema as the AI SDK takes it, built once: the JSON schema sent to the model is then
- * computed once per process instead of on every model call.
+ * Each operation's input schema as the AI SDK takes it (lean: lib/agent/tool-definitions.ts), built once: the JSON
+ * schema sent to the model is then computed once per process instead of on every model call.
  */
-const sdkSchemas = new Map(ALL_OPERATIONS.map((op) => [op, zodSchema(op.input as z.ZodType<unknown> & z.core.$ZodType)]));
-export const sdkInputSchema = (op: Operation) => sdkSchemas.get(op) ?? zodSchema(op.input as z.ZodType<unknown> & z.core.$ZodType);
+const sdkSchemas = new Map(ALL_OPERATIONS.map((op) => [op, leanToolSchema(op.input as z.ZodType)]));
+export const sdkInputSchema = (op: Operation) => sdkSchemas.get(op) ?? leanToolSchema(op.input as z.ZodType);
 
 export const operationsByName: ReadonlyMap<string, Operation> = new Map(ALL_OPERATIONS.map((op) => [op.name, op]));
 
-export type { Operation, OperationResult, Risk, Scope } from "./operation";
+export type { Operation, OperationResult, Risk, Scope, WritePlan } from "./operation";
 export { OperationError } from "./operation";

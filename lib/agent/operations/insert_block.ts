@@ -1,12 +1,14 @@
 import { z } from "zod";
+import { planPostUpdate } from "@/lib/changes/plan";
 import { BlockEditError, insertBlock } from "../blocks";
 import { defineOperation, OperationError } from "./operation";
-import { contentType, fetchEditable, postId, saveEditable, targetOf } from "./wordpress";
+import { contentType, postId, postText, readPostItem } from "./wordpress";
 
 export default defineOperation({
   name: "insert_block",
+  label: "Insert a block",
   description:
-    'Insert one new block into a page or post, before or after the block at an outline position from read_page, or at the end with position "end". Everything else on the page is kept byte for byte.',
+    'Insert one new block into a page or post, before or after the block at an outline position from read_page, or at the end with position "end". Everything else on the page is kept byte for byte. Changes to published pages wait for the owner\'s approval in the chat.',
   input: z.object({
     type: contentType,
     id: postId,
@@ -19,22 +21,22 @@ export default defineOperation({
   }),
   scope: "content:write",
   risk: "write",
-  async run(client, { type, id, position, where, markup }) {
-    const current = await fetchEditable(client, type, id);
+  async plan(client, { type, id, position, where, markup }) {
+    const current = await readPostItem(client, type, id);
     let next: string;
     try {
-      next = insertBlock(current.content.raw, position, where, markup);
+      next = insertBlock(postText(current, "content"), position, where, markup);
     } catch (error) {
       if (error instanceof BlockEditError) throw new OperationError(error.message, "bad_block");
       throw error;
     }
-    await saveEditable(client, type, id, { content: next });
     const place = position === "end" ? "at the end" : `${where} block ${position}`;
+    const summary = `Inserted a block ${place} of ${type} ${id}.`;
     return {
-      summary: `Inserted a block ${place} of ${type} ${id}.`,
-      target: targetOf(type, current),
-      after: { position, where, markup },
-      data: { id },
+      summary,
+      target: { type, id, title: current.title },
+      items: [planPostUpdate(current, { content: next }, summary)],
+      data: () => ({ id }),
     };
   },
 });

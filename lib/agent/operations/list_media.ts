@@ -1,10 +1,18 @@
 import { z } from "zod";
 import { defineOperation } from "./operation";
 
-type Media = { id: number; title?: { rendered?: string }; source_url: string; mime_type: string; alt_text?: string; media_type?: string };
+type Media = {
+  id: number;
+  title?: { rendered?: string };
+  source_url: string;
+  mime_type: string;
+  alt_text?: string;
+  media_type?: string;
+};
 
 export default defineOperation({
   name: "list_media",
+  label: "Look through the media library",
   description:
     "List or search the site's media library (images, documents...). Returns id, title, URL, type and alt text. Use an image's id with set_featured_image.",
   input: z.object({

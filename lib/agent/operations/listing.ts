@@ -14,9 +14,19 @@ export const listInput = z.object({
   perPage: z.number().int().min(1).max(50).default(20).describe("Items per result page (at most 50)"),
 });
 
-type Listed = { id: number; status: string; link: string; modified: string; title: { raw?: string; rendered?: string } };
+type Listed = {
+  id: number;
+  status: string;
+  link: string;
+  modified: string;
+  title: { raw?: string; rendered?: string };
+};
 
-export async function listContent(client: SiteClient, type: "page" | "post", input: z.output<typeof listInput>): Promise<OperationResult> {
+export async function listContent(
+  client: SiteClient,
+  type: "page" | "post",
+  input: z.output<typeof listInput>,
+): Promise<OperationResult> {
   const query: Record<string, string | number> = {
     context: "edit",
     status: input.status,
@@ -38,7 +48,9 @@ export async function listContent(client: SiteClient, type: "page" | "post", inp
   const total = Number(response.headers.get("x-wp-total") ?? items.length);
   const noun = type === "page" ? "pages" : "posts";
   return {
-    summary: input.search ? `Searched ${noun} for "${input.search}": ${items.length} found.` : `Listed ${items.length} of ${total} ${noun}.`,
+    summary: input.search
+      ? `Searched ${noun} for "${input.search}": ${items.length} found.`
+      : `Listed ${items.length} of ${total} ${noun}.`,
     data: { total, page: input.page, items },
   };
 }

@@ -3,11 +3,12 @@
  * schema, gated by a token scope and a risk level, and carried out through the signed SiteClient only.
  */
 import type { z } from "zod";
+import type { PlannedItem } from "@/lib/changes/plan";
 import type { SiteClient } from "@/lib/sites/types";
 
 export type Risk = "read" | "write" | "destructive";
 
-/** The plugin's token scopes (API.md, "Service → site requests"). */
+/** The plugin's token scopes (docs/signing.md). */
 export type Scope = "site:read" | "content:read" | "content:write" | "media:write" | "design:write" | "settings:write";
 
 /** What the chat shows on a tool card: which page, and for writes the values before and after. */
@@ -22,8 +23,23 @@ export type OperationResult = {
   data?: unknown;
 };
 
+/**
+ * What a write would do, computed before anything is written: the items it changes (with the versions read and
+ * the diff as the owner reads it). The agent's write path stores it, waits for the owner's click when visitors
+ * would see it, and has the plugin write exactly these items, each only over the version it was planned against.
+ */
+export type WritePlan = {
+  summary: string;
+  target?: OperationResult["target"];
+  items: PlannedItem[];
+  /** What the model gets back besides the summary (ids of what was made...); may use the written items. */
+  data?: (written: Array<{ ref: string; version: string | null }>) => unknown;
+};
+
 export type Operation<Input = unknown> = {
   name: string;
+  /** What the chat's card calls it, for a person: "Publish a page". */
+  label: string;
   /** Written for the model: what it does, when to use it, what it returns. */
   description: string;
   input: z.ZodType<Input>;
@@ -36,14 +52,22 @@ export type Operation<Input = unknown> = {
   capabilities?: string[];
   /** A feature the plugin must report (`/sitewright/v1/info` → `features`) because core has no route for it. */
   pluginFeature?: string;
-  run(client: SiteClient, input: Input): Promise<OperationResult>;
+  /**
+   * The kind of theme the operation fits (`/sitewright/v1/info` → `theme.isBlockTheme`): block themes keep their
+   * design in navigation posts, global styles and template parts; classic themes in menus and Additional CSS.
+   */
+  theme?: "block" | "classic";
+  /** Reads (and the few writes the items route cannot express yet) run directly. */
+  run?(client: SiteClient, input: Input): Promise<OperationResult>;
+  /** Writes plan first; the write path (lib/agent/writes.ts) applies the plan. */
+  plan?(client: SiteClient, input: Input): Promise<WritePlan>;
 };
 
 /** Keeps each operation file typed against its own schema. */
-export function defineOperation<Schema extends z.ZodType>(
-  operation: Omit<Operation<z.output<Schema>>, "input"> & { input: Schema },
-): Operation<z.output<Schema>> {
-  return operation as Operation<z.output<Schema>>;
+export function defineOperation<Schema extends z.ZodType, const Name extends string>(
+  operation: Omit<Operation<z.output<Schema>>, "input" | "name"> & { input: Schema; name: Name },
+): Operation<z.output<Schema>> & { name: Name; input: Schema } {
+  return operation as Operation<z.output<Schema>> & { name: Name; input: Schema };
 }
 
 /** An expected failure of an operation (the page does not exist, the block position is wrong...): goes to the model as `{ error }`. */

@@ -7,6 +7,7 @@ const CONTENT_LIMIT = 30_000;
 
 export default defineOperation({
   name: "read_page",
+  label: "Read a page",
   description:
     'Read one page or post: title, status, excerpt, featured image, its raw content and the outline of its blocks. Each outline entry has a `position` ("3" is the third top-level block, "3.1" the first block inside it) that replace_block and insert_block take. Read a page before changing it.',
   input: z.object({ type: contentType, id: postId }),

@@ -1,10 +1,23 @@
 import { z } from "zod";
 import { defineOperation } from "./operation";
 
-const FIELDS = ["title", "description", "url", "timezone", "date_format", "time_format", "language", "posts_per_page", "show_on_front", "page_on_front", "page_for_posts"];
+const FIELDS = [
+  "title",
+  "description",
+  "url",
+  "timezone",
+  "date_format",
+  "time_format",
+  "language",
+  "posts_per_page",
+  "show_on_front",
+  "page_on_front",
+  "page_for_posts",
+];
 
 export default defineOperation({
   name: "read_site_settings",
+  label: "Read the site settings",
   description:
     "Read the site's general settings: title, tagline (description), address, timezone, date format, language, and which page is the front page.",
   input: z.object({}),

@@ -1,12 +1,15 @@
 import { z } from "zod";
+import { planPostUpdate } from "@/lib/changes/plan";
 import { defineOperation, OperationError } from "./operation";
-import { contentType, fetchEditable, postId, saveEditable, targetOf } from "./wordpress";
+import { contentType, postId, readPostItem } from "./wordpress";
 
 type Media = { id: number; media_type: string; source_url: string };
 
 export default defineOperation({
   name: "set_featured_image",
-  description: "Set the featured image of a page or post to an image from the media library (see list_media), or remove it with mediaId 0.",
+  label: "Set a featured image",
+  description:
+    "Set the featured image of a page or post to an image from the media library (see list_media), or remove it with mediaId 0. On published pages this waits for the owner's approval in the chat.",
   input: z.object({
     type: contentType,
     id: postId,
@@ -14,20 +17,19 @@ export default defineOperation({
   }),
   scope: "content:write",
   risk: "write",
-  async run(client, { type, id, mediaId }) {
-    const current = await fetchEditable(client, type, id);
-    let url: string | undefined;
+  async plan(client, { type, id, mediaId }) {
+    const current = await readPostItem(client, type, id);
     if (mediaId > 0) {
       const media = (await client.get<Media>(`/wp/v2/media/${mediaId}`, { _fields: "id,media_type,source_url" })).data;
       if (media?.media_type !== "image") throw new OperationError(`Media ${mediaId} is not an image.`, "not_an_image");
-      url = media.source_url;
     }
-    await saveEditable(client, type, id, { featured_media: mediaId });
-    return {
-      summary: mediaId > 0 ? `Set the featured image of ${type} ${id} to media ${mediaId}.` : `Removed the featured image of ${type} ${id}.`,
-      target: targetOf(type, current),
-      before: { mediaId: current.featured_media ?? 0 },
-      after: { mediaId, url },
-    };
+    const summary =
+      mediaId > 0
+        ? `Set the featured image of ${type} ${id} to media ${mediaId}.`
+        : `Removed the featured image of ${type} ${id}.`;
+    const item = planPostUpdate(current, { featured_media: mediaId }, summary);
+    if (Object.keys(item.change.fields ?? {}).length === 0)
+      throw new OperationError(`${type} ${id} already has this featured image.`, "no_change");
+    return { summary, target: { type, id, title: current.title }, items: [item], data: () => ({ id, mediaId }) };
   },
 });

@@ -5,6 +5,7 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LocalSite, startLocalSite } from "../../../scripts/site-local";
+import { writeItems } from "@/lib/changes/site-items";
 import { createSiteClient, type SignedSiteClient, SiteRequestError } from "@/lib/sites/client";
 import { allowedOperations, grantFromSiteInfo } from "../registry";
 import { OperationError } from "./operation";
@@ -23,7 +24,15 @@ const connect = async (scopes: string) => {
     { ca: readFileSync(site.caPath, "utf8"), allowlist: ["localhost"] },
   );
 };
-const run = (client: SignedSiteClient, input: { css: string; mode?: "append" | "replace" }) => updateCustomCss.run(client, updateCustomCss.input.parse(input));
+/** Plans the change and writes exactly that plan, as the agent's write path does. */
+const run = async (client: SignedSiteClient, input: { css: string; mode?: "append" | "replace" }) => {
+  const plan = await updateCustomCss.plan!(client, updateCustomCss.input.parse(input));
+  await writeItems(
+    client,
+    plan.items.map((item) => item.change),
+  );
+  return { summary: plan.summary, before: plan.items[0]?.before, after: plan.items[0]?.after };
+};
 const siteCss = async () => (await designer.get<{ css: string; stylesheet: string }>("/sitewright/v1/custom-css")).data;
 
 beforeAll(async () => {
@@ -39,17 +48,28 @@ describe("update_custom_css on the real plugin", () => {
   it("is offered to a design:write token because the plugin reports the custom_css feature, and not to a content token", async () => {
     const designInfo = (await designer.get<Record<string, unknown>>("/sitewright/v1/info")).data;
     expect(designInfo.features).toEqual(["custom_css"]);
-    expect(allowedOperations(grantFromSiteInfo(designInfo)).operations.map((op) => op.name)).toContain("update_custom_css");
+    // Offered on classic themes; a block theme (this site's) gets update_global_styles instead.
+    const theme = designInfo.theme as Record<string, unknown>;
+    const classicInfo = { ...designInfo, theme: { ...theme, isBlockTheme: false } };
+    expect(allowedOperations(grantFromSiteInfo(classicInfo)).operations.map((op) => op.name)).toContain(
+      "update_custom_css",
+    );
+    expect(
+      allowedOperations(grantFromSiteInfo({ ...designInfo, theme: { ...theme, isBlockTheme: true } })).excluded,
+    ).toContainEqual({ operation: "update_custom_css", reason: "theme" });
 
     const readerInfo = (await reader.get<Record<string, unknown>>("/sitewright/v1/info")).data;
-    expect(allowedOperations(grantFromSiteInfo(readerInfo)).excluded).toContainEqual({ operation: "update_custom_css", reason: "scope" });
+    expect(allowedOperations(grantFromSiteInfo(readerInfo)).excluded).toContainEqual({
+      operation: "update_custom_css",
+      reason: "scope",
+    });
   });
 
   it("replaces the site's CSS, which reads back byte for byte and is served on the home page", async () => {
     const css = `.wp-site-blocks > header a[href^="https"]::after { content: " ↗"; color: #b00; } /* ${Date.now()} */`;
     const result = await run(designer, { css, mode: "replace" });
     expect(result).toMatchObject({ summary: "Replaced the site's custom CSS.", after: { css } });
-    expect(await siteCss()).toEqual({ css, stylesheet: "twentytwentythree" });
+    expect(await siteCss()).toEqual({ css, stylesheet: expect.stringMatching(/^[\w-]+$/) });
     const home = await site.fetch("/");
     expect(home.body).toMatch(/<style[^>]*id="wp-custom-css">/);
     expect(home.body).toContain(css);
@@ -64,7 +84,10 @@ describe("update_custom_css on the real plugin", () => {
 
   it("cannot smuggle markup out of the style element: the site refuses it and keeps its CSS", async () => {
     await run(designer, { css: "p { color: navy; }", mode: "replace" });
-    const error = await run(designer, { css: "p{}</style><script>alert(document.cookie)</script>", mode: "replace" }).catch((caught: unknown) => caught);
+    const error = await run(designer, {
+      css: "p{}</style><script>alert(document.cookie)</script>",
+      mode: "replace",
+    }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(SiteRequestError);
     expect(error).toMatchObject({ kind: "rejected", siteStatus: 400, siteCode: "rest_invalid_param" });
     expect((await siteCss()).css).toBe("p { color: navy; }");
@@ -73,7 +96,9 @@ describe("update_custom_css on the real plugin", () => {
 
   it("is refused by the plugin for a token without design:write, and the CSS stays as it was", async () => {
     await run(designer, { css: "p { color: teal; }", mode: "replace" });
-    const error = await run(reader, { css: "body { display: none; }", mode: "replace" }).catch((caught: unknown) => caught);
+    const error = await run(reader, { css: "body { display: none; }", mode: "replace" }).catch(
+      (caught: unknown) => caught,
+    );
     expect(error).toMatchObject({ kind: "rejected", siteStatus: 403, siteCode: "sitewright_scope" });
     expect((await siteCss()).css).toBe("p { color: teal; }");
   });

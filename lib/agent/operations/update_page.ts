@@ -1,11 +1,13 @@
 import { z } from "zod";
+import { planPostUpdate } from "@/lib/changes/plan";
 import { defineOperation, OperationError } from "./operation";
-import { clip, contentType, fetchEditable, postId, saveEditable, targetOf } from "./wordpress";
+import { contentType, postText, readPostItem } from "./wordpress";
 
 export default defineOperation({
   name: "update_page",
+  label: "Edit a page",
   description:
-    "Change the title, the whole content, or the excerpt of an existing page or post. Give only the fields to change. To change one block of a long page use replace_block instead of rewriting `content`. Does not change the status (a published page stays published).",
+    "Change the title, the whole content, or the excerpt of an existing page or post. Give only the fields to change. To change one block of a long page use replace_block instead of rewriting `content`. Does not change the status (a published page stays published). Changes to published pages wait for the owner's approval in the chat.",
   input: z
     .object({
       type: contentType,
@@ -19,25 +21,22 @@ export default defineOperation({
     }),
   scope: "content:write",
   risk: "write",
-  async run(client, { type, id, title, content, excerpt }) {
-    const current = await fetchEditable(client, type, id);
-    if (current.status === "trash") throw new OperationError(`${type} ${id} is in the trash.`, "in_trash");
-    const changes: Record<string, string> = {};
-    const before: Record<string, string> = {};
-    if (title !== undefined) [changes.title, before.title] = [title, current.title.raw];
-    if (content !== undefined) [changes.content, before.content] = [content, clip(current.content.raw)];
-    if (excerpt !== undefined) [changes.excerpt, before.excerpt] = [excerpt, current.excerpt.raw];
-    const saved = await saveEditable(client, type, id, changes);
-    const after: Record<string, string> = {};
-    if (title !== undefined) after.title = saved.title?.raw ?? title;
-    if (content !== undefined) after.content = clip(saved.content?.raw ?? content);
-    if (excerpt !== undefined) after.excerpt = saved.excerpt?.raw ?? excerpt;
+  async plan(client, { type, id, title, content, excerpt }) {
+    const current = await readPostItem(client, type, id);
+    if (postText(current, "status") === "trash") throw new OperationError(`${type} ${id} is in the trash.`, "in_trash");
+    const fields: Record<string, string> = {};
+    if (title !== undefined) fields.title = title;
+    if (content !== undefined) fields.content = content;
+    if (excerpt !== undefined) fields.excerpt = excerpt;
+    const item = planPostUpdate(current, fields, "");
+    const changed = Object.keys(item.change.fields ?? {});
+    if (changed.length === 0) throw new OperationError(`${type} ${id} already has exactly these values.`, "no_change");
+    item.summary = `Updated the ${changed.join(", ")} of ${type} ${id}.`;
     return {
-      summary: `Updated the ${Object.keys(changes).join(", ")} of ${type} ${id}.`,
-      target: targetOf(type, { id, link: current.link, title: { raw: after.title ?? current.title.raw } }),
-      before,
-      after,
-      data: { id, status: saved.status ?? current.status, modified: saved.modified },
+      summary: item.summary,
+      target: { type, id, title: title ?? current.title },
+      items: [item],
+      data: () => ({ id }),
     };
   },
 });

@@ -1,12 +1,10 @@
 /** Shared pieces of the WordPress REST calls the operations make (WordPress 6.1 core routes). */
 import { z } from "zod";
+import { readItem, type SiteItem } from "@/lib/changes/site-items";
 import type { SiteClient } from "@/lib/sites/types";
 import { OperationError } from "./operation";
 
-export const contentType = z
-  .enum(["page", "post"])
-  .default("page")
-  .describe('"page" (default) or "post"');
+export const contentType = z.enum(["page", "post"]).default("page").describe('"page" (default) or "post"');
 
 export const postId = z.number().int().positive().describe("The WordPress ID of the page or post");
 
@@ -35,18 +33,10 @@ export async function fetchEditable(client: SiteClient, type: "page" | "post", i
   return post;
 }
 
-export async function saveEditable(
-  client: SiteClient,
+export const targetOf = (
   type: "page" | "post",
-  id: number,
-  changes: Record<string, unknown>,
-): Promise<EditablePost> {
-  // WordPress answers create and update requests in the edit context, so raw fields come back.
-  const response = await client.post<EditablePost>(`${routeFor(type)}/${id}`, changes);
-  return response.data;
-}
-
-export const targetOf = (type: "page" | "post", post: Pick<EditablePost, "id" | "link"> & { title?: { raw?: string } }) => ({
+  post: Pick<EditablePost, "id" | "link"> & { title?: { raw?: string } },
+) => ({
   type,
   id: post.id,
   title: post.title?.raw,
@@ -57,3 +47,17 @@ export const targetOf = (type: "page" | "post", post: Pick<EditablePost, "id" | 
 export function clip(value: string, max = 2000): string {
   return value.length > max ? `${value.slice(0, max)}… [${value.length - max} more characters]` : value;
 }
+
+export type PostItem = SiteItem & { state: Record<string, unknown> };
+
+/** A page or post as the plugin's items route reads it: its restorable state and the version a write will expect. */
+export async function readPostItem(client: SiteClient, type: "page" | "post", id: number): Promise<PostItem> {
+  const item = await readItem(client, `post:${id}`);
+  if (!item.exists || !item.state || item.state.type !== type) {
+    throw new OperationError(`There is no ${type} with the ID ${id} on the site.`, "not_found");
+  }
+  return item as PostItem;
+}
+
+export const postText = (item: PostItem, field: "title" | "content" | "excerpt" | "status") =>
+  typeof item.state[field] === "string" ? (item.state[field] as string) : "";

@@ -26,9 +26,16 @@ export type AgentTestSite = {
 
 export async function startAgentSite(scopes = ALL_SCOPES): Promise<AgentTestSite> {
   const local = await startLocalSite();
-  const { token, secret } = await local.cli<{ token: string; secret: string }>("create-credentials", `--scopes=${scopes}`);
+  const { token, secret } = await local.cli<{ token: string; secret: string }>(
+    "create-credentials",
+    `--scopes=${scopes}`,
+  );
   const ca = readFileSync(local.caPath, "utf8");
-  const clientFor = (url: string) => createSiteClient({ baseUrl: url, restUrl: `${url}/wp-json/`, token, secret }, { ca, allowlist: ["localhost"], now: () => Date.now() });
+  const clientFor = (url: string) =>
+    createSiteClient(
+      { baseUrl: url, restUrl: `${url}/wp-json/`, token, secret },
+      { ca, allowlist: ["localhost"], now: () => Date.now() },
+    );
   const admin = clientFor(local.url);
   const info = (await admin.get<Record<string, unknown>>("/sitewright/v1/info")).data;
   return { local, token, secret, admin, info, clientFor };
@@ -69,7 +76,10 @@ export async function insertSiteRow(input: {
 }
 
 /** Wraps a site client and counts the requests that go through it. */
-export function countingClient(client: SiteClient, counter: { requests: Array<{ method: string; route: string }> }): SiteClient {
+export function countingClient(
+  client: SiteClient,
+  counter: { requests: Array<{ method: string; route: string }> },
+): SiteClient {
   const track =
     <A extends unknown[], R>(method: string, fn: (route: string, ...rest: A) => Promise<R>) =>
     (route: string, ...rest: A) => {

@@ -7,7 +7,13 @@ import { MockLanguageModelV3 } from "ai/test";
 import type { ModelV3 } from "../model";
 
 export type ScriptedCall = { name: string; input: unknown; id?: string };
-export type ScriptedStep = { text?: string; toolCalls?: ScriptedCall[]; tokens?: number; error?: unknown; delayMs?: number };
+export type ScriptedStep = {
+  text?: string;
+  toolCalls?: ScriptedCall[];
+  tokens?: number;
+  error?: unknown;
+  delayMs?: number;
+};
 type Prompt = Parameters<ModelV3["doStream"]>[0]["prompt"];
 /** A step, or a function of the prompt so far (to react to tool results). */
 export type Script = Array<ScriptedStep | ((prompt: Prompt, call: number) => ScriptedStep | Promise<ScriptedStep>)>;
@@ -21,13 +27,26 @@ function chunks(step: ScriptedStep) {
   };
   const out: unknown[] = [{ type: "stream-start", warnings: [] }];
   if (step.text) {
-    out.push({ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: step.text }, { type: "text-end", id: "t" });
+    out.push(
+      { type: "text-start", id: "t" },
+      { type: "text-delta", id: "t", delta: step.text },
+      { type: "text-end", id: "t" },
+    );
   }
   for (const call of step.toolCalls ?? []) {
-    out.push({ type: "tool-call", toolCallId: call.id ?? `call_${++ids}`, toolName: call.name, input: JSON.stringify(call.input) });
+    out.push({
+      type: "tool-call",
+      toolCallId: call.id ?? `call_${++ids}`,
+      toolName: call.name,
+      input: JSON.stringify(call.input),
+    });
   }
   if (step.error !== undefined) out.push({ type: "error", error: step.error });
-  out.push({ type: "finish", finishReason: { unified: step.toolCalls?.length ? "tool-calls" : "stop", raw: undefined }, usage });
+  out.push({
+    type: "finish",
+    finishReason: { unified: step.toolCalls?.length ? "tool-calls" : "stop", raw: undefined },
+    usage,
+  });
   return out;
 }
 
@@ -50,7 +69,11 @@ export function scriptedModel(script: Script, options: { chunkDelayMs?: number |
         });
       }
       return {
-        stream: simulateReadableStream({ chunks: chunks(step) as never[], initialDelayInMs: null, chunkDelayInMs: options.chunkDelayMs ?? null }),
+        stream: simulateReadableStream({
+          chunks: chunks(step) as never[],
+          initialDelayInMs: null,
+          chunkDelayInMs: options.chunkDelayMs ?? null,
+        }),
       };
     },
   });

@@ -1,13 +1,10 @@
-import { eq, lt, lte, or, sql } from "drizzle-orm";
+import { and, eq, lt, lte, ne, or, sql } from "drizzle-orm";
+import { findCause } from "@/lib/errors";
 import { getDb } from "../index";
-import { rateLimits, sessions, users, type Session, type User } from "../schema";
+import { changeAudit, rateLimits, sessions, toolAudit, users, type Session, type User } from "../schema";
 
-const isUniqueViolation = (error: unknown) => {
-  for (let e: unknown = error; e; e = (e as { cause?: unknown }).cause) {
-    if ((e as { code?: string }).code === "23505") return true;
-  }
-  return false;
-};
+const isUniqueViolation = (error: unknown) =>
+  findCause(error, (link) => (link as { code?: unknown }).code === "23505") !== undefined;
 
 /** Inserts a user; returns undefined when the (normalized) email is taken. */
 export async function insertUser(input: {
@@ -45,12 +42,6 @@ export async function findUserById({ id }: { id: string }): Promise<User | undef
 export async function updateUserPasswordHash({ id, passwordHash }: { id: string; passwordHash: string }) {
   const db = await getDb();
   await db.update(users).set({ passwordHash }).where(eq(users.id, id));
-}
-
-export async function countUsers(): Promise<number> {
-  const db = await getDb();
-  const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(users);
-  return row?.n ?? 0;
 }
 
 export async function insertSession(input: Session) {
@@ -94,7 +85,10 @@ export async function incrementRateLimit({ key, windowStart }: { key: string; wi
   const [row] = await db
     .insert(rateLimits)
     .values({ key, windowStart, count: 1 })
-    .onConflictDoUpdate({ target: [rateLimits.key, rateLimits.windowStart], set: { count: sql`${rateLimits.count} + 1` } })
+    .onConflictDoUpdate({
+      target: [rateLimits.key, rateLimits.windowStart],
+      set: { count: sql`${rateLimits.count} + 1` },
+    })
     .returning({ count: rateLimits.count });
   return row?.count ?? 1;
 }
@@ -109,3 +103,52 @@ export async function pingStore() {
   await db.execute(sql`select 1`);
 }
 
+// ---------------------------------------------------------------- account settings
+
+/** Changes a user's name and email; returns undefined when the (normalized) email belongs to another account. */
+export async function updateUserProfile({
+  id,
+  name,
+  email,
+}: {
+  id: string;
+  name: string | null;
+  email: string;
+}): Promise<User | undefined> {
+  const db = await getDb();
+  try {
+    const [row] = await db
+      .update(users)
+      .set({ name, email, emailNormalized: email.toLowerCase() })
+      .where(eq(users.id, id))
+      .returning();
+    return row;
+  } catch (error) {
+    if (isUniqueViolation(error)) return undefined;
+    throw error;
+  }
+}
+
+/** Signs a user out of every session, or of every session but one (`keepIdHash`). */
+export async function deleteSessionsForUser({ userId, keepIdHash }: { userId: string; keepIdHash?: string }) {
+  const db = await getDb();
+  const deleted = await db
+    .delete(sessions)
+    .where(keepIdHash ? and(eq(sessions.userId, userId), ne(sessions.idHash, keepIdHash)) : eq(sessions.userId, userId))
+    .returning({ idHash: sessions.idHash });
+  return deleted.length;
+}
+
+/**
+ * Deletes a user and everything that is theirs, in one transaction: the audit rows (kept apart from any foreign
+ * key so they outlive a pairing) explicitly, everything else through the tables' `on delete cascade`.
+ */
+export async function deleteUserAndData({ id }: { id: string }) {
+  const db = await getDb();
+  await db.transaction(async (tx) => {
+    // Rows without a foreign key on purpose (they outlive a site's pairing), so they go by hand; the rest cascade.
+    await tx.delete(toolAudit).where(eq(toolAudit.userId, id));
+    await tx.delete(changeAudit).where(eq(changeAudit.userId, id));
+    await tx.delete(users).where(eq(users.id, id));
+  });
+}

@@ -1,5 +1,5 @@
 /** The chat agent's data: conversations, their messages, the tool-call audit and approvals. */
-import { and, asc, desc, eq, gt, sql } from "drizzle-orm";
+import { and, asc, eq, gt, sql } from "drizzle-orm";
 import { getDb } from "../index";
 import {
   conversations,
@@ -16,17 +16,38 @@ import {
 
 // ---------------------------------------------------------------- conversations and messages
 
-export async function insertConversation(input: { id: string; userId: string; siteId: string; title: string; now: Date }): Promise<Conversation> {
+export async function insertConversation(input: {
+  id: string;
+  userId: string;
+  siteId: string;
+  title: string;
+  now: Date;
+}): Promise<Conversation> {
   const db = await getDb();
   const [row] = await db
     .insert(conversations)
-    .values({ id: input.id, userId: input.userId, siteId: input.siteId, title: input.title, createdAt: input.now, updatedAt: input.now })
+    .values({
+      id: input.id,
+      userId: input.userId,
+      siteId: input.siteId,
+      title: input.title,
+      createdAt: input.now,
+      updatedAt: input.now,
+    })
     .returning();
   return row!;
 }
 
 /** The conversation if it is this user's and about this site; otherwise undefined (never says which). */
-export async function findConversation({ id, userId, siteId }: { id: string; userId: string; siteId: string }): Promise<Conversation | undefined> {
+export async function findConversation({
+  id,
+  userId,
+  siteId,
+}: {
+  id: string;
+  userId: string;
+  siteId: string;
+}): Promise<Conversation | undefined> {
   const db = await getDb();
   const [row] = await db
     .select()
@@ -34,16 +55,6 @@ export async function findConversation({ id, userId, siteId }: { id: string; use
     .where(and(eq(conversations.id, id), eq(conversations.userId, userId), eq(conversations.siteId, siteId)))
     .limit(1);
   return row;
-}
-
-export async function listConversations({ userId, siteId, limit = 20 }: { userId: string; siteId: string; limit?: number }): Promise<Conversation[]> {
-  const db = await getDb();
-  return db
-    .select()
-    .from(conversations)
-    .where(and(eq(conversations.userId, userId), eq(conversations.siteId, siteId)))
-    .orderBy(desc(conversations.updatedAt))
-    .limit(limit);
 }
 
 export async function listMessages({ conversationId }: { conversationId: string }): Promise<Message[]> {
@@ -120,11 +131,21 @@ export async function finishToolAudit(input: {
   const db = await getDb();
   await db
     .update(toolAudit)
-    .set({ status: input.status, resultSummary: input.resultSummary ?? null, error: input.error ?? null, finishedAt: input.finishedAt, durationMs: input.durationMs })
+    .set({
+      status: input.status,
+      resultSummary: input.resultSummary ?? null,
+      error: input.error ?? null,
+      finishedAt: input.finishedAt,
+      durationMs: input.durationMs,
+    })
     .where(eq(toolAudit.id, input.id));
 }
 
-export async function listToolAudit(filter: { conversationId?: string; siteId?: string; limit?: number }): Promise<ToolAudit[]> {
+export async function listToolAudit(filter: {
+  conversationId?: string;
+  siteId?: string;
+  limit?: number;
+}): Promise<ToolAudit[]> {
   const db = await getDb();
   const where = and(
     filter.conversationId ? eq(toolAudit.conversationId, filter.conversationId) : undefined,
@@ -201,7 +222,9 @@ export async function decideApprovalRequest(input: {
         : "denied",
       decidedAt: input.now,
     })
-    .where(and(eq(toolApprovals.id, input.id), eq(toolApprovals.userId, input.userId), eq(toolApprovals.status, "pending")))
+    .where(
+      and(eq(toolApprovals.id, input.id), eq(toolApprovals.userId, input.userId), eq(toolApprovals.status, "pending")),
+    )
     .returning({ status: toolApprovals.status });
   return row?.status;
 }

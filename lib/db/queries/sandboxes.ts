@@ -2,9 +2,19 @@
  * Sandbox data access. The rules that must hold across app instances (capacity, pool size, taking a pool
  * member, the GC lease) are single statements or transactions under one advisory lock, never read-then-write.
  */
-import { and, asc, eq, inArray, isNotNull, lt, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, isNotNull, lt, or, sql } from "drizzle-orm";
 import { getDb } from "../index";
-import { sandboxes, sandboxLeases, sandboxManifests, type Sandbox, type SandboxManifest, type SandboxStatus } from "../schema";
+import {
+  changeSets,
+  conversationSandboxes,
+  type ConversationSandbox,
+  sandboxes,
+  sandboxLeases,
+  sandboxManifests,
+  type Sandbox,
+  type SandboxManifest,
+  type SandboxStatus,
+} from "../schema";
 
 /** Serializes capacity and pool decisions between app instances (pg_advisory_xact_lock key). */
 const SANDBOX_LOCK = sql`select pg_advisory_xact_lock(hashtext('sitewright.sandboxes'))`;
@@ -16,16 +26,20 @@ export type NewSandbox = typeof sandboxes.$inferInsert;
 export type SandboxClaim =
   | { outcome: "pooled"; sandbox: Sandbox }
   | { outcome: "cold"; sandbox: Sandbox }
-  | { outcome: "capacity_reached"; active: number };
+  | { outcome: "capacity_reached"; limit: "service" | "user"; active: number };
 
 /**
- * For one user's new session, atomically: refuse when `max` sandboxes are already handed out; otherwise take
- * the oldest ready pool member, or (pool empty) insert `cold` as a `starting` row for a cold start.
+ * For one user's new sandbox, atomically: refuse when `max` sandboxes are already handed out, or when this user
+ * already holds `maxPerUser`; otherwise take the oldest ready pool member, or (pool empty) insert `cold` as a
+ * `starting` row for a cold start. Both counts are read under the same advisory lock as the insert, so
+ * concurrent claims from any number of app instances never exceed either bound.
  */
 export async function claimSandboxForUser(input: {
   userId: string;
   siteId: string | null;
   max: number;
+  /** SANDBOX_MAX_PER_USER: sandboxes one user may hold at once. */
+  maxPerUser: number;
   now: Date;
   expiresAt: Date;
   cold: NewSandbox;
@@ -38,7 +52,13 @@ export async function claimSandboxForUser(input: {
       .from(sandboxes)
       .where(inArray(sandboxes.status, OWNED));
     const active = count?.n ?? 0;
-    if (active >= input.max) return { outcome: "capacity_reached", active };
+    if (active >= input.max) return { outcome: "capacity_reached", limit: "service", active };
+    const [mine] = await tx
+      .select({ n: sql<number>`count(*)::int` })
+      .from(sandboxes)
+      .where(and(inArray(sandboxes.status, OWNED), eq(sandboxes.userId, input.userId)));
+    const held = mine?.n ?? 0;
+    if (held >= input.maxPerUser) return { outcome: "capacity_reached", limit: "user", active: held };
 
     const [candidate] = await tx
       .select({ id: sandboxes.id })
@@ -83,7 +103,10 @@ export async function reservePoolSlot(input: { poolSize: number; row: NewSandbox
   });
 }
 
-export async function updateSandbox({ id, ...fields }: { id: string } & Partial<Omit<Sandbox, "id">>): Promise<Sandbox | undefined> {
+export async function updateSandbox({
+  id,
+  ...fields
+}: { id: string } & Partial<Omit<Sandbox, "id">>): Promise<Sandbox | undefined> {
   const db = await getDb();
   const [row] = await db.update(sandboxes).set(fields).where(eq(sandboxes.id, id)).returning();
   return row;
@@ -150,7 +173,11 @@ export async function listSandboxes(): Promise<Sandbox[]> {
  * Rows GC should remove: past their expiry; handed out and idle since `idleBefore`; or stuck while being made
  * (`warming`/`starting`/`removing` since `stuckBefore`).
  */
-export async function listSandboxesToCollect(input: { now: Date; idleBefore: Date; stuckBefore: Date }): Promise<Sandbox[]> {
+export async function listSandboxesToCollect(input: {
+  now: Date;
+  idleBefore: Date;
+  stuckBefore: Date;
+}): Promise<Sandbox[]> {
   const db = await getDb();
   return db
     .select()
@@ -188,7 +215,12 @@ export async function findSandboxManifest({ sandboxId }: { sandboxId: string }):
  * Takes (or renews) the named lease for `holder` until `until`, in one statement: it succeeds when the lease is
  * free, expired, or already this holder's. Returns whether `holder` now holds it.
  */
-export async function takeSandboxLease(input: { name: string; holder: string; now: Date; until: Date }): Promise<boolean> {
+export async function takeSandboxLease(input: {
+  name: string;
+  holder: string;
+  now: Date;
+  until: Date;
+}): Promise<boolean> {
   const db = await getDb();
   const rows = await db
     .insert(sandboxLeases)
@@ -202,7 +234,66 @@ export async function takeSandboxLease(input: { name: string; holder: string; no
   return rows[0]?.holder === input.holder;
 }
 
-export async function releaseSandboxLease({ name, holder }: { name: string; holder: string }) {
+/** A user's sandboxes that are theirs to see (the panel), newest first. */
+export async function listSandboxesForUser({ userId, now }: { userId: string; now: Date }): Promise<Sandbox[]> {
   const db = await getDb();
-  await db.delete(sandboxLeases).where(and(eq(sandboxLeases.name, name), eq(sandboxLeases.holder, holder)));
+  return db
+    .select()
+    .from(sandboxes)
+    .where(
+      and(eq(sandboxes.userId, userId), inArray(sandboxes.status, ["starting", "ready"]), gt(sandboxes.expiresAt, now)),
+    )
+    .orderBy(desc(sandboxes.createdAt));
+}
+
+/** The sandbox a conversation rehearses in, if it still exists. */
+export async function findConversationSandbox({
+  conversationId,
+}: {
+  conversationId: string;
+}): Promise<ConversationSandbox | undefined> {
+  const db = await getDb();
+  const [row] = await db
+    .select()
+    .from(conversationSandboxes)
+    .where(eq(conversationSandboxes.conversationId, conversationId));
+  return row;
+}
+
+/** Links a conversation to its sandbox (replacing a link to one that is gone or stale). */
+export async function linkConversationSandbox(input: { conversationId: string; sandboxId: string; now: Date }) {
+  const db = await getDb();
+  await db
+    .insert(conversationSandboxes)
+    .values({ conversationId: input.conversationId, sandboxId: input.sandboxId, createdAt: input.now })
+    .onConflictDoUpdate({
+      target: conversationSandboxes.conversationId,
+      set: { sandboxId: input.sandboxId, createdAt: input.now },
+    });
+}
+
+/** Whether a sandbox holds rehearsed changes still waiting for Apply or Discard. */
+export async function hasPendingRehearsal({ sandboxId }: { sandboxId: string }): Promise<boolean> {
+  const db = await getDb();
+  const [row] = await db
+    .select({ id: changeSets.id })
+    .from(changeSets)
+    .where(and(eq(changeSets.sandboxId, sandboxId), eq(changeSets.target, "sandbox"), eq(changeSets.status, "pending")))
+    .limit(1);
+  return Boolean(row);
+}
+
+/** Closes a pending rehearsal (sandbox change set) as applied or discarded; undefined when it was not pending. */
+export async function closeRehearsalChangeSet(input: { id: string; status: "applied" | "discarded"; now: Date }) {
+  const db = await getDb();
+  const [row] = await db
+    .update(changeSets)
+    .set({
+      status: input.status,
+      updatedAt: input.now,
+      ...(input.status === "applied" ? { appliedAt: input.now } : {}),
+    })
+    .where(and(eq(changeSets.id, input.id), eq(changeSets.target, "sandbox"), eq(changeSets.status, "pending")))
+    .returning();
+  return row;
 }

@@ -2,11 +2,25 @@ import { and, desc, eq, inArray, lt, lte, ne, or, sql } from "drizzle-orm";
 import { getDb } from "../index";
 import { sites, type Site, type SiteStatus } from "../schema";
 
-/** Supersedes any pending pairing for the URL and inserts the new one, in one transaction. */
-export async function insertPairing(input: { id: string; userId: string; url: string; codeHmac: string; codeExpiresAt: Date; createdAt: Date }) {
+/**
+ * Supersedes the same user's pending pairing of the URL (never another user's) and inserts the new one, in one
+ * transaction serialized per user and URL, so two concurrent starts never collide on the unique index.
+ */
+export async function insertPairing(input: {
+  id: string;
+  userId: string;
+  url: string;
+  codeHmac: string;
+  codeExpiresAt: Date;
+  createdAt: Date;
+}) {
   const db = await getDb();
   return db.transaction(async (tx) => {
-    await tx.update(sites).set({ status: "expired" }).where(and(eq(sites.url, input.url), eq(sites.status, "pending")));
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`sitewright.pairing:${input.userId}:${input.url}`}))`);
+    await tx
+      .update(sites)
+      .set({ status: "expired" })
+      .where(and(eq(sites.url, input.url), eq(sites.userId, input.userId), eq(sites.status, "pending")));
     const [row] = await tx
       .insert(sites)
       .values({ ...input, status: "pending", failedAttempts: 0 })
@@ -16,8 +30,9 @@ export async function insertPairing(input: { id: string; userId: string; url: st
 }
 
 /**
- * The single statement that redeems a code: it succeeds only for the pending, unexpired, unlocked pairing of that
- * URL whose code HMAC matches, so two concurrent redeems of one code give exactly one success.
+ * The single statement that redeems a code: it succeeds only for a pending, unexpired, unlocked pairing of that
+ * URL whose code HMAC matches (the newest, should two users' codes ever coincide), so two concurrent redeems of
+ * one code give exactly one success.
  */
 export async function redeemPendingPairing(input: {
   url: string;
@@ -47,7 +62,11 @@ export async function redeemPendingPairing(input: {
       })
       .where(
         and(
-          eq(sites.url, input.url),
+          eq(
+            sites.id,
+            sql`(select ${sites.id} from ${sites} where ${sites.url} = ${input.url} and ${sites.status} = 'pending'
+              and ${sites.codeHmac} = ${input.codeHmac} order by ${sites.createdAt} desc limit 1)`,
+          ),
           eq(sites.status, "pending"),
           eq(sites.codeHmac, input.codeHmac),
           sql`${sites.codeExpiresAt} > ${input.now.toISOString()}`,
@@ -73,26 +92,56 @@ export async function findLatestPairingByUrl({ url }: { url: string }): Promise<
   return row;
 }
 
-/** Counts one wrong code atomically; the attempt that reaches the limit locks the pairing in the same statement. */
-export async function recordFailedRedeem({ id, maxAttempts }: { id: string; maxAttempts: number }) {
+/** The newest pairing of a URL with this code HMAC, whatever its state: tells a failed redeem why it failed. */
+export async function findPairingByUrlAndCode({
+  url,
+  codeHmac,
+}: {
+  url: string;
+  codeHmac: string;
+}): Promise<Site | undefined> {
   const db = await getDb();
   const [row] = await db
+    .select()
+    .from(sites)
+    .where(and(eq(sites.url, url), eq(sites.codeHmac, codeHmac)))
+    .orderBy(desc(sites.createdAt))
+    .limit(1);
+  return row;
+}
+
+/**
+ * Counts one wrong code against every pending, unexpired pairing of the URL, in one statement: a wrong code is a
+ * guess at each of their codes, so each pairing sees at most `maxAttempts` guesses however many are pending. The
+ * attempt that reaches the limit locks that pairing in the same statement. Returns the pairings it counted.
+ */
+export async function recordFailedRedeem({ url, now, maxAttempts }: { url: string; now: Date; maxAttempts: number }) {
+  const db = await getDb();
+  return db
     .update(sites)
     .set({
       failedAttempts: sql`${sites.failedAttempts} + 1`,
       status: sql`case when ${sites.failedAttempts} + 1 >= ${maxAttempts} then 'locked' else ${sites.status} end`,
     })
-    .where(and(eq(sites.id, id), eq(sites.status, "pending")))
-    .returning({ failedAttempts: sites.failedAttempts, status: sites.status });
-  return row;
+    .where(and(eq(sites.url, url), eq(sites.status, "pending"), sql`${sites.codeExpiresAt} > ${now.toISOString()}`))
+    .returning({ id: sites.id, failedAttempts: sites.failedAttempts, status: sites.status });
 }
 
 export async function markPairingExpired({ id }: { id: string }) {
   const db = await getDb();
-  await db.update(sites).set({ status: "expired" }).where(and(eq(sites.id, id), eq(sites.status, "pending")));
+  await db
+    .update(sites)
+    .set({ status: "expired" })
+    .where(and(eq(sites.id, id), eq(sites.status, "pending")));
 }
 
-export async function findSiteForUser({ userId, siteId }: { userId: string; siteId: string }): Promise<Site | undefined> {
+export async function findSiteForUser({
+  userId,
+  siteId,
+}: {
+  userId: string;
+  siteId: string;
+}): Promise<Site | undefined> {
   const db = await getDb();
   const [row] = await db
     .select()
@@ -145,12 +194,29 @@ export async function activateSite(input: {
 }
 
 /** Older connections of the same user to the same URL end when a new one is confirmed. */
-export async function revokeOtherConnections({ userId, url, keepId, now }: { userId: string; url: string; keepId: string; now: Date }) {
+export async function revokeOtherConnections({
+  userId,
+  url,
+  keepId,
+  now,
+}: {
+  userId: string;
+  url: string;
+  keepId: string;
+  now: Date;
+}) {
   const db = await getDb();
   return db
     .update(sites)
     .set({ status: "revoked", credentials: null, revokedAt: now })
-    .where(and(eq(sites.userId, userId), eq(sites.url, url), ne(sites.id, keepId), inArray(sites.status, ["redeemed", "active"] satisfies SiteStatus[])))
+    .where(
+      and(
+        eq(sites.userId, userId),
+        eq(sites.url, url),
+        ne(sites.id, keepId),
+        inArray(sites.status, ["redeemed", "active"] satisfies SiteStatus[]),
+      ),
+    )
     .returning({ id: sites.id });
 }
 

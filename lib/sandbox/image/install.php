@@ -27,6 +27,15 @@ if ( empty( $result['user_id'] ) ) {
 	fwrite( STDERR, "wp_install failed\n" );
 	exit( 1 );
 }
+// No sample content: a copy of the owner's site must not mix with WordPress's "Hello world!", "Sample Page" and
+// draft privacy policy, and a blank sandbox starts empty.
+foreach ( get_posts( array( 'post_type' => array( 'post', 'page' ), 'post_status' => 'any', 'numberposts' => -1, 'fields' => 'ids' ) ) as $sample_id ) {
+	wp_delete_post( (int) $sample_id, true );
+}
+foreach ( get_comments( array( 'fields' => 'ids' ) ) as $sample_comment ) {
+	wp_delete_comment( (int) $sample_comment, true );
+}
+update_option( 'wp_page_for_privacy_policy', '0' );
 update_option( 'permalink_structure', '/%postname%/' );
 update_option( 'blog_public', '0' );
 update_option( 'default_pingback_flag', '0' );

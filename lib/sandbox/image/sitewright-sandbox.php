@@ -87,6 +87,43 @@ function sitewright_sandbox_refuse(): void {
 	wp_die( esc_html__( 'This sign-in link is not valid any more. Open the sandbox again from Sitewright.' ), '', array( 'response' => 403 ) );
 }
 
+/**
+ * When this sandbox expires, as the service's preview proxy tells it (`X-Sitewright-Sandbox-Expires`: unix
+ * seconds). Null when the request did not come through the preview.
+ */
+function sitewright_sandbox_expires(): ?int {
+	$given = isset( $_SERVER['HTTP_X_SITEWRIGHT_SANDBOX_EXPIRES'] ) ? (string) $_SERVER['HTTP_X_SITEWRIGHT_SANDBOX_EXPIRES'] : '';
+	return preg_match( '/^[0-9]{9,11}$/', $given ) ? (int) $given : null;
+}
+
+function sitewright_sandbox_label(): string {
+	$expires = sitewright_sandbox_expires();
+	if ( null === $expires ) {
+		return __( 'Sitewright sandbox: a disposable copy, not your live site' );
+	}
+	$minutes = max( 0, (int) ceil( ( $expires - time() ) / 60 ) );
+	/* translators: 1: minutes left, 2: the expiry time in UTC */
+	return sprintf( __( 'Sitewright sandbox: a disposable copy, not your live site. It is deleted in %1$d min (%2$s UTC).' ), $minutes, gmdate( 'H:i', $expires ) );
+}
+
+/** Says "sandbox" in the admin bar, on the front end and in wp-admin, so nobody mistakes it for the live site. */
+function sitewright_sandbox_admin_bar( WP_Admin_Bar $bar ): void {
+	$expires = sitewright_sandbox_expires();
+	$bar->add_node(
+		array(
+			'id'    => 'sitewright-sandbox',
+			'title' => esc_html( null === $expires ? __( 'Sitewright sandbox' ) : sprintf( __( 'Sitewright sandbox · expires %s UTC' ), gmdate( 'H:i', $expires ) ) ),
+			'meta'  => array( 'title' => esc_attr( sitewright_sandbox_label() ) ),
+		)
+	);
+}
+add_action( 'admin_bar_menu', 'sitewright_sandbox_admin_bar', 5 );
+
+function sitewright_sandbox_admin_notice(): void {
+	echo '<div class="notice notice-warning" id="sitewright-sandbox-notice"><p>' . esc_html( sitewright_sandbox_label() ) . '</p></div>';
+}
+add_action( 'admin_notices', 'sitewright_sandbox_admin_notice' );
+
 // Nothing a sandbox should show search engines or send anywhere.
 add_filter( 'pre_option_blog_public', static fn () => '0' );
 add_filter( 'xmlrpc_enabled', '__return_false' );

@@ -6,7 +6,13 @@ import { siteRequestUrl } from "../client";
 import { safeFetch, type SafeFetchOptions } from "../safe-fetch";
 import { sign } from "../signing";
 
-export type SignedParts = { method: string; route: string; query: Array<[string, string]>; body: string; timestamp: string };
+export type SignedParts = {
+  method: string;
+  route: string;
+  query: Array<[string, string]>;
+  body: string;
+  timestamp: string;
+};
 
 export type RawSignedRequest = Partial<SignedParts> & {
   restUrl: string;
@@ -54,6 +60,9 @@ export async function sendSignedRequest(request: RawSignedRequest): Promise<RawS
   } catch {
     // not JSON: keep the text for the assertion message
   }
-  const code = data && typeof data === "object" && typeof (data as { code?: unknown }).code === "string" ? (data as { code: string }).code : undefined;
+  const code =
+    data && typeof data === "object" && typeof (data as { code?: unknown }).code === "string"
+      ? (data as { code: string }).code
+      : undefined;
   return { status: response.status, code, data, signature, timestamp: sent.timestamp };
 }

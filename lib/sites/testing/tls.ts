@@ -11,14 +11,56 @@ export function makeTestCertificates(names: string[]): TestCertificates {
   const dir = mkdtempSync(path.join(tmpdir(), "sw-tls-"));
   const run = (...args: string[]) => execFileSync("openssl", args, { cwd: dir, stdio: "pipe" });
   try {
-    run("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
-      "-subj", "/CN=Sitewright unit test CA", "-keyout", "ca.key", "-out", "ca.pem");
-    run("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-subj", `/CN=${names[0]}`,
-      "-keyout", "server.key", "-out", "server.csr");
+    run(
+      "req",
+      "-x509",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:prime256v1",
+      "-nodes",
+      "-days",
+      "2",
+      "-subj",
+      "/CN=Sitewright unit test CA",
+      "-keyout",
+      "ca.key",
+      "-out",
+      "ca.pem",
+    );
+    run(
+      "req",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:prime256v1",
+      "-nodes",
+      "-subj",
+      `/CN=${names[0]}`,
+      "-keyout",
+      "server.key",
+      "-out",
+      "server.csr",
+    );
     const san = names.map((name) => (/^[\d.]+$|:/.test(name) ? `IP:${name}` : `DNS:${name}`)).join(",");
     writeFileSync(path.join(dir, "ext.cnf"), `subjectAltName=${san}\nbasicConstraints=CA:FALSE\n`);
-    run("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-days", "2",
-      "-extfile", "ext.cnf", "-out", "server.pem");
+    run(
+      "x509",
+      "-req",
+      "-in",
+      "server.csr",
+      "-CA",
+      "ca.pem",
+      "-CAkey",
+      "ca.key",
+      "-CAcreateserial",
+      "-days",
+      "2",
+      "-extfile",
+      "ext.cnf",
+      "-out",
+      "server.pem",
+    );
     const read = (name: string) => readFileSync(path.join(dir, name), "utf8");
     return { ca: read("ca.pem"), cert: read("server.pem"), key: read("server.key") };
   } finally {

@@ -35,6 +35,7 @@ final class Sitewright_REST_Connection_Controller extends Sitewright_REST_Contro
 					'permission_callback' => array( $this, 'signed_permission' ),
 					'args'                => array(),
 				),
+				'schema' => array( $this, 'get_public_item_schema' ),
 			)
 		);
 	}
@@ -49,5 +50,24 @@ final class Sitewright_REST_Connection_Controller extends Sitewright_REST_Contro
 		$token   = $this->token();
 		$revoked = isset( $token['id'] ) && Sitewright_Credentials::revoke( (int) $token['id'] );
 		return rest_ensure_response( array( 'revoked' => $revoked ) );
+	}
+
+	/**
+	 * The response schema.
+	 *
+	 * @return array<string, mixed>
+	 */
+	public function get_item_schema() {
+		return array(
+			'$schema'    => 'http://json-schema.org/draft-04/schema#',
+			'title'      => 'sitewright-revoke',
+			'type'       => 'object',
+			'properties' => array(
+				'revoked' => array(
+					'type'        => 'boolean',
+					'description' => __( 'Whether the calling token was revoked by this request.', 'sitewright-connector' ),
+				),
+			),
+		);
 	}
 }

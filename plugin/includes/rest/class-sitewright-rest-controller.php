@@ -32,20 +32,13 @@ abstract class Sitewright_REST_Controller extends WP_REST_Controller {
 		$context = Sitewright_Auth::context();
 		$scopes  = Sitewright_Agent_User::scopes();
 		if ( null === $context || null === $scopes || get_current_user_id() !== Sitewright_Agent_User::id() ) {
-			return new WP_Error(
-				'sitewright_bad_token',
-				__( 'This route answers only signed requests from Sitewright.', 'sitewright-connector' ),
-				array( 'status' => 401 )
-			);
+			return Sitewright_Auth::error( 'sitewright_bad_token', __( 'This route answers only signed requests from Sitewright.', 'sitewright-connector' ) );
 		}
 		if ( ! Sitewright_Scopes::allows( $scopes, $request->get_method(), $request->get_route() ) ) {
-			return new WP_Error(
+			return Sitewright_Auth::error(
 				'sitewright_scope',
 				__( 'This token\'s scopes do not allow this request.', 'sitewright-connector' ),
-				array(
-					'status'   => 403,
-					'required' => Sitewright_Scopes::required( $request->get_method(), $request->get_route() ),
-				)
+				array( 'required' => Sitewright_Scopes::required( $request->get_method(), $request->get_route() ) )
 			);
 		}
 		return true;

@@ -117,25 +117,6 @@ final class Sitewright_REST_Custom_CSS_Controller extends Sitewright_REST_Contro
 	}
 
 	/**
-	 * Saves the active theme's custom CSS exactly as given. Refuses CSS carrying markup (core's Customizer rule); kses
-	 * would turn `a > b` into `a &gt; b`, so it is off for this one save. Also used by the sandbox import.
-	 *
-	 * @param string $css The new CSS.
-	 * @return WP_Post|WP_Error
-	 */
-	public static function save_css( string $css ) {
-		if ( preg_match( '#</?\w+#', $css ) ) {
-			return new WP_Error( 'sitewright_css_markup', __( 'CSS must not contain HTML tags.', 'sitewright-connector' ), array( 'status' => 400 ) );
-		}
-		kses_remove_filters();
-		try {
-			return wp_update_custom_css_post( $css );
-		} finally {
-			kses_init();
-		}
-	}
-
-	/**
 	 * Replaces the active theme's custom CSS.
 	 *
 	 * @param WP_REST_Request $request Request.
@@ -146,7 +127,7 @@ final class Sitewright_REST_Custom_CSS_Controller extends Sitewright_REST_Contro
 		if ( ! isset( $request['css'] ) ) {
 			return new WP_Error( 'rest_missing_callback_param', __( 'Give the new CSS as `css`.', 'sitewright-connector' ), array( 'status' => 400 ) );
 		}
-		$saved = self::save_css( (string) $request['css'] );
+		$saved = Sitewright_Custom_CSS::save( (string) $request['css'] );
 		if ( is_wp_error( $saved ) ) {
 			return new WP_Error( 'sitewright_custom_css_not_saved', $saved->get_error_message(), array( 'status' => 500 ) );
 		}

@@ -60,32 +60,113 @@ final class Sitewright_REST_Info_Controller extends Sitewright_REST_Controller {
 	}
 
 	/**
-	 * The response schema.
+	 * The response schema: every field get_item() returns.
 	 *
 	 * @return array<string, mixed>
 	 */
 	public function get_item_schema() {
-		return array(
+		if ( $this->schema ) {
+			return $this->add_additional_fields_schema( $this->schema );
+		}
+		$string       = array( 'type' => 'string' );
+		$uri          = array(
+			'type'   => 'string',
+			'format' => 'uri',
+		);
+		$strings      = array(
+			'type'  => 'array',
+			'items' => $string,
+		);
+		$this->schema = array(
 			'$schema'    => 'http://json-schema.org/draft-04/schema#',
 			'title'      => 'sitewright-info',
 			'type'       => 'object',
 			'properties' => array(
-				'name'         => array( 'type' => 'string' ),
-				'homeUrl'      => array(
-					'type'   => 'string',
-					'format' => 'uri',
+				'name'          => $string + array( 'description' => __( 'Site title.', 'sitewright-connector' ) ),
+				'description'   => $string + array( 'description' => __( 'Site tagline.', 'sitewright-connector' ) ),
+				'homeUrl'       => $uri,
+				'siteUrl'       => $uri,
+				'restUrl'       => $uri,
+				'adminUrl'      => $uri,
+				'language'      => $string,
+				'timezone'      => $string,
+				'wordpress'     => $string + array( 'description' => __( 'WordPress version.', 'sitewright-connector' ) ),
+				'php'           => $string + array( 'description' => __( 'PHP version.', 'sitewright-connector' ) ),
+				'plugin'        => array(
+					'type'       => 'object',
+					'properties' => array( 'version' => $string ),
 				),
-				'restUrl'      => array(
-					'type'   => 'string',
-					'format' => 'uri',
+				'multisite'     => array( 'type' => 'boolean' ),
+				'permalinks'    => array(
+					'type'        => 'boolean',
+					'description' => __( 'Whether pretty permalinks are on (the REST API answers at /wp-json/).', 'sitewright-connector' ),
 				),
-				'wordpress'    => array( 'type' => 'string' ),
-				'php'          => array( 'type' => 'string' ),
-				'theme'        => array( 'type' => 'object' ),
-				'pageBuilder'  => array( 'type' => 'string' ),
-				'pageBuilders' => array( 'type' => 'array' ),
-				'token'        => array( 'type' => 'object' ),
+				'theme'         => array(
+					'type'       => 'object',
+					'properties' => array(
+						'name'         => $string,
+						'stylesheet'   => $string,
+						'template'     => $string,
+						'version'      => $string,
+						'isBlockTheme' => array(
+							'type'        => 'boolean',
+							'description' => __( 'Whether the active theme is a block theme (wp_is_block_theme()).', 'sitewright-connector' ),
+						),
+					),
+				),
+				'pageBuilder'   => array(
+					'type' => 'string',
+					'enum' => array_keys( Sitewright_Site_Info::builders() ),
+				),
+				'pageBuilders'  => array(
+					'type'  => 'array',
+					'items' => array(
+						'type'       => 'object',
+						'properties' => array(
+							'id'       => array(
+								'type' => 'string',
+								'enum' => array_keys( Sitewright_Site_Info::builders() ),
+							),
+							'name'     => $string,
+							'evidence' => array(
+								'type'  => 'array',
+								'items' => array(
+									'type' => 'string',
+									'enum' => array( 'plugin', 'theme', 'content', 'meta', 'editor' ),
+								),
+							),
+						),
+					),
+				),
+				'activePlugins' => $strings,
+				'features'      => array(
+					'type'        => 'array',
+					'description' => __( 'Routes this plugin adds beyond core\'s, when the site allows them.', 'sitewright-connector' ),
+					'items'       => array(
+						'type' => 'string',
+						'enum' => Sitewright_Site_Info::FEATURES,
+					),
+				),
+				'token'         => array(
+					'type'       => 'object',
+					'properties' => array(
+						'lastFour'     => $string,
+						'scopes'       => array(
+							'type'  => 'array',
+							'items' => array(
+								'type' => 'string',
+								'enum' => Sitewright_Scopes::ALL,
+							),
+						),
+						'createdAt'    => array(
+							'type'   => array( 'string', 'null' ),
+							'format' => 'date-time',
+						),
+						'capabilities' => $strings,
+					),
+				),
 			),
 		);
+		return $this->add_additional_fields_schema( $this->schema );
 	}
 }

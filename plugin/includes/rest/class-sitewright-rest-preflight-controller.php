@@ -35,6 +35,7 @@ final class Sitewright_REST_Preflight_Controller extends Sitewright_REST_Control
 					'permission_callback' => array( $this, 'signed_permission' ),
 					'args'                => array(),
 				),
+				'schema' => array( $this, 'get_public_item_schema' ),
 			)
 		);
 	}
@@ -49,5 +50,45 @@ final class Sitewright_REST_Preflight_Controller extends Sitewright_REST_Control
 		$result              = Sitewright_Preflight::run( Sitewright_Auth::context() );
 		$result['checkedAt'] = gmdate( 'c' );
 		return rest_ensure_response( $result );
+	}
+
+	/**
+	 * The response schema: the overall status, each check, and when it ran.
+	 *
+	 * @return array<string, mixed>
+	 */
+	public function get_item_schema() {
+		if ( $this->schema ) {
+			return $this->add_additional_fields_schema( $this->schema );
+		}
+		$status       = array(
+			'type' => 'string',
+			'enum' => array( 'pass', 'warn', 'fail' ),
+		);
+		$this->schema = array(
+			'$schema'    => 'http://json-schema.org/draft-04/schema#',
+			'title'      => 'sitewright-preflight',
+			'type'       => 'object',
+			'properties' => array(
+				'status'    => $status,
+				'checks'    => array(
+					'type'  => 'array',
+					'items' => array(
+						'type'       => 'object',
+						'properties' => array(
+							'id'      => array( 'type' => 'string' ),
+							'status'  => $status,
+							'message' => array( 'type' => 'string' ),
+							'fix'     => array( 'type' => 'string' ),
+						),
+					),
+				),
+				'checkedAt' => array(
+					'type'   => 'string',
+					'format' => 'date-time',
+				),
+			),
+		);
+		return $this->add_additional_fields_schema( $this->schema );
 	}
 }

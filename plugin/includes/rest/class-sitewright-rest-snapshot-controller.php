@@ -15,7 +15,7 @@ defined( 'ABSPATH' ) || exit;
 final class Sitewright_REST_Snapshot_Controller extends Sitewright_REST_Controller {
 
 	/** At most this many ids per export. */
-	private const MAX_IDS = 200;
+	public const MAX_IDS = 200;
 
 	/**
 	 * Registers both routes.
@@ -37,6 +37,7 @@ final class Sitewright_REST_Snapshot_Controller extends Sitewright_REST_Controll
 						),
 					),
 				),
+				'schema' => array( $this, 'get_export_schema' ),
 			)
 		);
 		register_rest_route(
@@ -55,6 +56,7 @@ final class Sitewright_REST_Snapshot_Controller extends Sitewright_REST_Controll
 						),
 					),
 				),
+				'schema' => array( $this, 'get_import_schema' ),
 			)
 		);
 	}
@@ -91,5 +93,90 @@ final class Sitewright_REST_Snapshot_Controller extends Sitewright_REST_Controll
 		}
 		$result = Sitewright_Snapshot::import( $data );
 		return is_wp_error( $result ) ? $result : rest_ensure_response( $result );
+	}
+
+	/**
+	 * The schema of an export (what GET /export answers and POST /import reads).
+	 *
+	 * @return array<string, mixed>
+	 */
+	public function get_export_schema(): array {
+		$object  = array( 'type' => 'object' );
+		$objects = array(
+			'type'  => 'array',
+			'items' => $object,
+		);
+		return array(
+			'$schema'    => 'http://json-schema.org/draft-04/schema#',
+			'title'      => 'sitewright-snapshot',
+			'type'       => 'object',
+			'properties' => array(
+				'format'       => array(
+					'type' => 'string',
+					'enum' => array( Sitewright_Snapshot::FORMAT ),
+				),
+				'exportedAt'   => array(
+					'type'   => 'string',
+					'format' => 'date-time',
+				),
+				'source'       => array(
+					'type'       => 'object',
+					'properties' => array(
+						'homeUrl' => array( 'type' => 'string' ),
+						'name'    => array( 'type' => 'string' ),
+					),
+				),
+				'theme'        => array(
+					'type'       => 'object',
+					'properties' => array(
+						'stylesheet' => array( 'type' => 'string' ),
+						'template'   => array( 'type' => 'string' ),
+					),
+				),
+				'posts'        => $objects,
+				'skipped'      => array(
+					'type'  => 'array',
+					'items' => array( 'type' => 'integer' ),
+				),
+				'media'        => $objects,
+				'menus'        => $objects,
+				'options'      => $object,
+				'themeMods'    => $object,
+				'customCss'    => array( 'type' => 'string' ),
+				'globalStyles' => array( 'type' => array( 'string', 'null' ) ),
+			),
+		);
+	}
+
+	/**
+	 * The schema of what POST /import answers.
+	 *
+	 * @return array<string, mixed>
+	 */
+	public function get_import_schema(): array {
+		return array(
+			'$schema'    => 'http://json-schema.org/draft-04/schema#',
+			'title'      => 'sitewright-import',
+			'type'       => 'object',
+			'properties' => array(
+				'imported' => array(
+					'type'       => 'object',
+					'properties' => array(
+						'posts' => array( 'type' => 'integer' ),
+						'media' => array( 'type' => 'integer' ),
+						'menus' => array( 'type' => 'integer' ),
+					),
+				),
+				'idMap'    => array(
+					'type'                 => 'object',
+					'description'          => __( 'Old post id => new post id.', 'sitewright-connector' ),
+					'additionalProperties' => array( 'type' => 'integer' ),
+				),
+				'warnings' => array(
+					'type'  => 'array',
+					'items' => array( 'type' => 'string' ),
+				),
+			),
+		);
 	}
 }

@@ -13,30 +13,48 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import path from "node:path";
 import { Readable } from "node:stream";
 import { pathToFileURL } from "node:url";
+import { CLIENT_IP_ENV, CLIENT_IP_HEADER, parseProxyHops, stampClientAddress } from "@/lib/http/forwarded.mjs";
 
-type Handler = (request: Request, context: { params: Promise<Record<string, string | string[]>> }) => Promise<Response> | Response;
+type Handler = (
+  request: Request,
+  context: { params: Promise<Record<string, string | string[]>> },
+) => Promise<Response> | Response;
 type Segment = { kind: "static"; value: string } | { kind: "param"; name: string } | { kind: "catchAll"; name: string };
 type RouteEntry = { file: string; segments: Segment[]; handlers?: Record<string, Handler>; loadError?: unknown };
 
 const appDir = path.join(process.cwd(), "app");
 
 function discoverRoutes(): RouteEntry[] {
-  const files = readdirSync(appDir, { recursive: true, encoding: "utf8" }).filter((file) => /(^|\/)route\.ts$/.test(file));
+  const files = readdirSync(appDir, { recursive: true, encoding: "utf8" }).filter((file) =>
+    /(^|\/)route\.ts$/.test(file),
+  );
   return files.map((file) => {
     const segments: Segment[] = [];
     for (const part of path.dirname(file).split(path.sep)) {
       if (part === "." || (part.startsWith("(") && part.endsWith(")"))) continue; // route groups are not in the URL
       const catchAll = /^\[\.\.\.(\w+)\]$/.exec(part);
       const param = /^\[(\w+)\]$/.exec(part);
-      segments.push(catchAll ? { kind: "catchAll", name: catchAll[1]! } : param ? { kind: "param", name: param[1]! } : { kind: "static", value: part });
+      segments.push(
+        catchAll
+          ? { kind: "catchAll", name: catchAll[1]! }
+          : param
+            ? { kind: "param", name: param[1]! }
+            : { kind: "static", value: part },
+      );
     }
     return { file: path.join(appDir, file), segments };
   });
 }
 
 /** Static segments win over dynamic ones, as in Next.js. */
-function match(routes: RouteEntry[], pathname: string): { entry: RouteEntry; params: Record<string, string | string[]> } | undefined {
-  const parts = pathname.split("/").filter(Boolean).map((part) => decodeURIComponent(part));
+function match(
+  routes: RouteEntry[],
+  pathname: string,
+): { entry: RouteEntry; params: Record<string, string | string[]> } | undefined {
+  const parts = pathname
+    .split("/")
+    .filter(Boolean)
+    .map((part) => decodeURIComponent(part));
   const ranked = [...routes].sort((a, b) => rank(b) - rank(a));
   for (const entry of ranked) {
     const params: Record<string, string | string[]> = {};
@@ -59,7 +77,8 @@ function match(routes: RouteEntry[], pathname: string): { entry: RouteEntry; par
   }
   return undefined;
 }
-const rank = (entry: RouteEntry) => entry.segments.reduce((sum, s) => sum * 3 + (s.kind === "static" ? 2 : s.kind === "param" ? 1 : 0), 1);
+const rank = (entry: RouteEntry) =>
+  entry.segments.reduce((sum, s) => sum * 3 + (s.kind === "static" ? 2 : s.kind === "param" ? 1 : 0), 1);
 
 function toRequest(req: IncomingMessage, origin: string, signal: AbortSignal): Request {
   const headers = new Headers();
@@ -67,8 +86,6 @@ function toRequest(req: IncomingMessage, origin: string, signal: AbortSignal): R
     if (Array.isArray(value)) for (const item of value) headers.append(name, item);
     else if (value !== undefined) headers.set(name, value);
   }
-  // Next.js fills X-Forwarded-For from the socket when the client sent none; the rate limits key on it.
-  if (!headers.has("x-forwarded-for")) headers.set("x-forwarded-for", req.socket.remoteAddress ?? "");
   const method = req.method ?? "GET";
   const hasBody = method !== "GET" && method !== "HEAD";
   return new Request(new URL(req.url ?? "/", origin), {
@@ -95,10 +112,15 @@ async function send(res: ServerResponse, response: Response) {
 }
 
 function plain(res: ServerResponse, status: number, code: string, message: string) {
-  res.writeHead(status, { "content-type": "application/json; charset=utf-8" }).end(JSON.stringify({ error: { code, message } }));
+  res
+    .writeHead(status, { "content-type": "application/json; charset=utf-8" })
+    .end(JSON.stringify({ error: { code, message } }));
 }
 
 async function main() {
+  // As server.mjs does: this server decides the client address (TRUSTED_PROXY_HOPS) and passes it on.
+  const hops = parseProxyHops(process.env.TRUSTED_PROXY_HOPS);
+  process.env[CLIENT_IP_ENV] = CLIENT_IP_HEADER;
   const routes = discoverRoutes();
   for (const entry of routes) {
     try {
@@ -113,13 +135,16 @@ async function main() {
     const controller = new AbortController();
     res.on("close", () => controller.abort());
     try {
+      stampClientAddress(req, hops);
       const origin = `http://${req.headers.host ?? "localhost"}`;
       const found = match(routes, new URL(req.url ?? "/", origin).pathname);
       if (!found) return plain(res, 404, "not_found", "No such route.");
       const handler = found.entry.handlers?.[req.method ?? "GET"];
       if (found.entry.loadError) return plain(res, 500, "internal_error", "The route could not be loaded.");
       if (typeof handler !== "function") return plain(res, 405, "method_not_allowed", "Method not allowed.");
-      const response = await handler(toRequest(req, origin, controller.signal), { params: Promise.resolve(found.params) });
+      const response = await handler(toRequest(req, origin, controller.signal), {
+        params: Promise.resolve(found.params),
+      });
       await send(res, response);
     } catch (error) {
       process.stderr.write(`unhandled error in a route handler: ${String((error as Error)?.stack ?? error)}\n`);

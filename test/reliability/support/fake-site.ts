@@ -58,11 +58,17 @@ export async function startFakeSite(behaviour: Misbehaviour): Promise<FakeSite> 
           return;
         }
         case "html":
-          return void response.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>Maintenance</title><h1>Be right back</h1>");
+          return void response
+            .writeHead(200, { "content-type": "text/html" })
+            .end("<!doctype html><title>Maintenance</title><h1>Be right back</h1>");
         case "binary":
-          return void response.writeHead(200, { "content-type": "application/json" }).end(Buffer.from([0xff, 0xfe, 0x00, 0x7b, 0x80, 0x22]));
+          return void response
+            .writeHead(200, { "content-type": "application/json" })
+            .end(Buffer.from([0xff, 0xfe, 0x00, 0x7b, 0x80, 0x22]));
         case "error_page":
-          return void response.writeHead(500, { "content-type": "text/html" }).end("<h1>There has been a critical error on this website.</h1>");
+          return void response
+            .writeHead(500, { "content-type": "text/html" })
+            .end("<h1>There has been a critical error on this website.</h1>");
         case "endless": {
           response.writeHead(200, { "content-type": "application/json" });
           const chunk = Buffer.alloc(64 * 1024, 0x20);

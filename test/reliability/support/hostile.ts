@@ -21,7 +21,8 @@ export class JsonObject {
 
 /** JSON.stringify escapes lone surrogates as \udXXX (well-formed JSON text), exactly what a hostile client sends. */
 export function toJson(value: Json): string {
-  if (value instanceof JsonObject) return `{${value.members.map(([k, v]) => `${JSON.stringify(k)}:${toJson(v)}`).join(",")}}`;
+  if (value instanceof JsonObject)
+    return `{${value.members.map(([k, v]) => `${JSON.stringify(k)}:${toJson(v)}`).join(",")}}`;
   if (Array.isArray(value)) return `[${value.map(toJson).join(",")}]`;
   return JSON.stringify(value) ?? "null";
 }
@@ -46,7 +47,11 @@ export const POISON_STRINGS: readonly string[] = [
 ];
 
 const poisoned = fc
-  .tuple(fc.string({ maxLength: 12 }), fc.constantFrom("\u0000", "\ud800", "\udc00", "\ud83d", "\uffff"), fc.string({ maxLength: 12 }))
+  .tuple(
+    fc.string({ maxLength: 12 }),
+    fc.constantFrom("\u0000", "\ud800", "\udc00", "\ud83d", "\uffff"),
+    fc.string({ maxLength: 12 }),
+  )
   .map(([before, bad, after]) => before + bad + after);
 
 export const nastyString: fc.Arbitrary<string> = fc.oneof(
@@ -61,7 +66,7 @@ export const nastyString: fc.Arbitrary<string> = fc.oneof(
       "' OR '1'='1",
       "<script>alert(1)</script>",
       "../../../../etc/passwd",
-      "${jndi:ldap://127.0.0.1/x}",
+      ["$", "{jndi:ldap://127.0.0.1/x}"].join(""), // log4shell-shaped text
       "https://localhost:1/\u0000",
       "https://user:pass@localhost/",
       "javascript:alert(1)",
@@ -75,7 +80,16 @@ export const nastyString: fc.Arbitrary<string> = fc.oneof(
 );
 
 const hostileKey = fc.oneof(
-  fc.constantFrom("__proto__", "constructor", "prototype", "toString", "valueOf", "hasOwnProperty", "__defineGetter__", "then"),
+  fc.constantFrom(
+    "__proto__",
+    "constructor",
+    "prototype",
+    "toString",
+    "valueOf",
+    "hasOwnProperty",
+    "__defineGetter__",
+    "then",
+  ),
   nastyString.filter((s) => s.length < 60),
 );
 
@@ -100,7 +114,9 @@ export function hostileValue(keys: readonly string[] = []): fc.Arbitrary<Json> {
 /** `[[[...]]]` or `{"a":{"a":...}}` as text, `depth` levels deep. */
 export const deepText = fc
   .tuple(fc.integer({ min: 64, max: 30_000 }), fc.boolean())
-  .map(([depth, arrays]) => (arrays ? "[".repeat(depth) + "]".repeat(depth) : '{"a":'.repeat(depth) + "1" + "}".repeat(depth)));
+  .map(([depth, arrays]) =>
+    arrays ? "[".repeat(depth) + "]".repeat(depth) : `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`,
+  );
 
 /** Byte sequences that are not valid UTF-8 (or are NUL): a stray continuation, an overlong NUL, an encoded surrogate... */
 export const badBytes = fc.constantFrom(
@@ -127,7 +143,11 @@ export function hostileBodies(valid: JsonObject, keys: readonly string[]): fc.Ar
   const mutated = fc
     .array(
       fc.oneof(
-        fc.tuple(fieldKey, value).map(([k, v]) => (o: JsonObject) => o.with(k, v)),
+        fc.tuple(fieldKey, value).map(
+          ([k, v]) =>
+            (o: JsonObject) =>
+              o.with(k, v),
+        ),
         fc.constantFrom(...keys).map((k) => (o: JsonObject) => o.without(k)),
         // One level down, for nested objects such as redeem's `plugin` and `site`.
         fc.tuple(fc.constantFrom(...keys), fieldKey, value).map(([outer, k, v]) => (o: JsonObject) => {
@@ -139,13 +159,17 @@ export function hostileBodies(valid: JsonObject, keys: readonly string[]): fc.Ar
     )
     .map((changes) => changes.reduce((o, change) => change(o), valid));
 
-  const json = (label: string) => (text: string): RawBody => ({ bytes: encoder.encode(text), contentType: "application/json", label });
+  const json =
+    (label: string) =>
+    (text: string): RawBody => ({ bytes: encoder.encode(text), contentType: "application/json", label });
   const validText = toJson(valid);
   return fc.oneof(
     { arbitrary: mutated.map((o) => json("mutated")(toJson(o))), weight: 6 },
     { arbitrary: value.map((v) => json("random json")(toJson(v))), weight: 2 },
     {
-      arbitrary: fc.tuple(fc.constantFrom(...keys), deepText).map(([k, deep]) => json("deep field")(validText.replace(/^\{/, `{${JSON.stringify(k)}:${deep},`))),
+      arbitrary: fc
+        .tuple(fc.constantFrom(...keys), deepText)
+        .map(([k, deep]) => json("deep field")(validText.replace(/^\{/, `{${JSON.stringify(k)}:${deep},`))),
       weight: 1,
     },
     { arbitrary: deepText.map(json("deep body")), weight: 1 },
@@ -153,19 +177,41 @@ export function hostileBodies(valid: JsonObject, keys: readonly string[]): fc.Ar
       arbitrary: fc.tuple(fc.nat(), badBytes).map(([at, bad]) => {
         const bytes = encoder.encode(validText);
         const i = at % (bytes.length + 1);
-        return { bytes: new Uint8Array([...bytes.slice(0, i), ...bad, ...bytes.slice(i)]), contentType: "application/json", label: "bad bytes" };
+        return {
+          bytes: new Uint8Array([...bytes.slice(0, i), ...bad, ...bytes.slice(i)]),
+          contentType: "application/json",
+          label: "bad bytes",
+        };
       }),
       weight: 2,
     },
-    { arbitrary: fc.uint8Array({ maxLength: 300 }).map((bytes) => ({ bytes, contentType: "application/json", label: "random bytes" })), weight: 1 },
     {
-      arbitrary: fc.constantFrom("text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", undefined, "application/jsonp").map((contentType) => ({
-        bytes: encoder.encode(validText),
-        contentType,
-        label: "content type",
-      })),
+      arbitrary: fc
+        .uint8Array({ maxLength: 300 })
+        .map((bytes) => ({ bytes, contentType: "application/json", label: "random bytes" })),
       weight: 1,
     },
-    { arbitrary: fc.integer({ min: 64 * 1024 - 100, max: 200 * 1024 }).map((n) => json("huge")(validText.replace(/^\{/, `{"pad":"${"x".repeat(n)}",`))), weight: 1 },
+    {
+      arbitrary: fc
+        .constantFrom(
+          "text/plain",
+          "application/x-www-form-urlencoded",
+          "multipart/form-data; boundary=x",
+          undefined,
+          "application/jsonp",
+        )
+        .map((contentType) => ({
+          bytes: encoder.encode(validText),
+          contentType,
+          label: "content type",
+        })),
+      weight: 1,
+    },
+    {
+      arbitrary: fc
+        .integer({ min: 64 * 1024 - 100, max: 200 * 1024 })
+        .map((n) => json("huge")(validText.replace(/^\{/, `{"pad":"${"x".repeat(n)}",`))),
+      weight: 1,
+    },
   );
 }

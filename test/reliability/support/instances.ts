@@ -19,7 +19,10 @@ const repoRoot = path.resolve(import.meta.dirname, "../../..");
 const script = path.join(import.meta.dirname, "app-instance.ts");
 
 /** A production-mode instance on a free loopback port, with the given database (empty = in memory). */
-export async function startInstance(options: { databaseUrl: string; env?: Record<string, string> }): Promise<AppInstance> {
+export async function startInstance(options: {
+  databaseUrl: string;
+  env?: Record<string, string>;
+}): Promise<AppInstance> {
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH ?? "",
     HOME: process.env.HOME ?? "/root",
@@ -36,7 +39,11 @@ export async function startInstance(options: { databaseUrl: string; env?: Record
     ...(process.env.NODE_EXTRA_CA_CERTS ? { NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS } : {}),
     ...options.env,
   };
-  const child = spawn(process.execPath, ["--import", "tsx", script], { cwd: repoRoot, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", script], {
+    cwd: repoRoot,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stderr = "";
   child.stderr!.on("data", (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-20_000);
@@ -83,7 +90,13 @@ export type HttpResult = { status: number; json: any; text: string; headers: Hea
 export async function request(
   baseUrl: string,
   pathname: string,
-  options: { method?: string; body?: unknown; cookie?: string; headers?: Record<string, string>; timeoutMs?: number } = {},
+  options: {
+    method?: string;
+    body?: unknown;
+    cookie?: string;
+    headers?: Record<string, string>;
+    timeoutMs?: number;
+  } = {},
 ): Promise<HttpResult> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.body !== undefined) headers["content-type"] ??= "application/json";
@@ -101,12 +114,21 @@ export async function request(
   } catch {
     json = undefined;
   }
-  const cookie = response.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ") || undefined;
+  const cookie =
+    response.headers
+      .getSetCookie()
+      .map((c) => c.split(";")[0])
+      .join("; ") || undefined;
   return { status: response.status, json, text, headers: response.headers, cookie };
 }
 
 /** Polls until `check` is true (or throws after `timeoutMs`), returning the last value seen. */
-export async function waitFor<T>(probe: () => Promise<T>, check: (value: T) => boolean, timeoutMs: number, what: string): Promise<T> {
+export async function waitFor<T>(
+  probe: () => Promise<T>,
+  check: (value: T) => boolean,
+  timeoutMs: number,
+  what: string,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: T | undefined;
   let lastError: unknown;
@@ -119,5 +141,7 @@ export async function waitFor<T>(probe: () => Promise<T>, check: (value: T) => b
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last: ${JSON.stringify(last) ?? String(lastError)}`);
+  throw new Error(
+    `timed out after ${timeoutMs} ms waiting for ${what}; last: ${JSON.stringify(last) ?? String(lastError)}`,
+  );
 }

@@ -1,33 +1,102 @@
+import { randomUUID } from "node:crypto";
 import Link from "next/link";
 import { notFound, redirect } from "next/navigation";
 import { loadChatPage } from "@/lib/agent/chat";
 import { currentSession } from "@/lib/auth/current";
 import { ChatPanel } from "./chat-panel";
+import styles from "./chat.module.css";
+import { ChatPanelMessagesOnly } from "./history";
+import { relativeTime } from "@/app/relative-time";
+import { ConversationList } from "./conversation-list";
 
 export const metadata = { title: "Chat · Sitewright" };
 
-export default async function ChatPage({ params }: { params: Promise<{ id: string }> }) {
+type Search = { c?: string | string[]; new?: string | string[] };
+
+export default async function ChatPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ id: string }>;
+  searchParams: Promise<Search>;
+}) {
   const session = await currentSession();
   const { id } = await params;
+  const search = await searchParams;
   if (!session) redirect(`/login?next=${encodeURIComponent(`/sites/${id}/chat`)}`);
-  const data = await loadChatPage({ userId: session.userId, siteId: id });
+  const asked = typeof search.c === "string" && search.c ? search.c : undefined;
+  const data = await loadChatPage({
+    userId: session.userId,
+    siteId: id,
+    conversationId: asked,
+    fresh: search.new !== undefined && !asked,
+  });
   if (!data) notFound();
   const title = data.site.name ?? data.site.url;
+  const base = `/sites/${data.site.id}/chat`;
+  const current = data.conversations.find((c) => c.id === data.conversationId);
+
+  const list = (
+    <nav aria-label="Conversations" className={styles.conversations}>
+      {data.site.active ? (
+        <Link className="button" href={`${base}?new=1`} data-testid="new-chat">
+          New chat
+        </Link>
+      ) : null}
+      <ConversationList
+        base={base}
+        initial={data.conversations}
+        currentId={data.conversationId}
+        times={Object.fromEntries(data.conversations.map((c) => [c.id, relativeTime(new Date(c.updatedAt))]))}
+      />
+    </nav>
+  );
+
   return (
-    <main>
+    <main className={styles.page}>
       <p>
-        <Link href="/">← Your sites</Link>
+        <Link href="/">← Your sites</Link> · <Link href={`/sites/${id}/changes/history`}>Changes</Link>
       </p>
       <h1>
-        Chat about <a href={data.site.url}>{title}</a>
+        Chat about{" "}
+        <a href={data.site.url} target="_blank" rel="noopener noreferrer">
+          {title}
+        </a>
       </h1>
-      {data.site.active ? (
-        <ChatPanel siteId={data.site.id} conversationId={data.conversationId} initialMessages={data.messages} agentConfigured={data.agentConfigured} />
-      ) : (
-        <p className="card warn" role="alert">
-          This site is not connected yet. Finish pairing it from <Link href="/connect">Connect a site</Link> before chatting.
-        </p>
-      )}
+      <div className={styles.layout}>
+        <details className={styles.conversationsToggle} open>
+          <summary>Conversations</summary>
+          {list}
+        </details>
+        <div>
+          {current ? (
+            <h2 className={styles.conversationHeading}>{current.title}</h2>
+          ) : (
+            <h2 className="visually-hidden">New conversation</h2>
+          )}
+          {data.site.active ? (
+            <ChatPanel
+              // A new chat gets a fresh panel on every visit, even when the address did not change.
+              key={data.conversationId ?? randomUUID()}
+              siteId={data.site.id}
+              conversationId={data.conversationId}
+              initialMessages={data.messages}
+              agentConfigured={data.agentConfigured}
+              labels={data.labels}
+              sandboxesEnabled={data.sandboxesEnabled}
+            />
+          ) : (
+            <>
+              <p className="card warn" role="alert">
+                This site is not connected, so the assistant cannot work on it. Its conversations stay here to read.{" "}
+                <Link href={`/connect?url=${encodeURIComponent(data.site.url)}`}>Connect it again</Link> to continue;
+                they will follow it.
+              </p>
+              <ChatPanelMessagesOnly messages={data.messages} labels={data.labels} />
+            </>
+          )}
+        </div>
+      </div>
     </main>
   );
 }

@@ -1,38 +1,18 @@
 "use client";
 /** One card per tool call: what the assistant did, on which page, before → after for changes, approve/deny. */
-import { getToolName, type DynamicToolUIPart, type ToolUIPart } from "ai";
+import { getToolName } from "ai";
+import type { ChatPart } from "@/lib/agent/chat-message";
+import { ChangeDiff, type ChangeItemView } from "./change-diff";
 import styles from "./chat.module.css";
 
-const LABELS: Record<string, string> = {
-  get_site_info: "Read the site's information",
-  list_pages: "Looked through the pages",
-  list_posts: "Looked through the posts",
-  read_page: "Read a page",
-  list_media: "Looked through the media library",
-  read_menus: "Read the menus",
-  read_site_settings: "Read the site settings",
-  create_draft: "Create a draft",
-  update_page: "Edit a page",
-  replace_block: "Replace a block",
-  insert_block: "Insert a block",
-  set_site_identity: "Change the site title or tagline",
-  set_featured_image: "Set a featured image",
-  update_custom_css: "Change the custom CSS",
-  publish_page: "Publish",
-  trash_page: "Move to the trash",
-  change_menu: "Change a menu",
-};
+export type ToolPart = Extract<ChatPart, { toolCallId: string }>;
 
-type Output =
-  | { ok: true; summary: string; target?: { type: string; id?: number; title?: string; link?: string }; before?: unknown; after?: unknown; flagged?: string }
-  | { ok: false; error: string; code: string };
-
-export type ToolPart = ToolUIPart | DynamicToolUIPart;
-
+/** "page 12", "menu 3": from the input the model gave, which every content operation names the same way. */
 function describeTarget(input: unknown): string | undefined {
-  const value = (input ?? {}) as { type?: string; id?: number; menuId?: number };
-  if (value.id) return `${value.type ?? "page"} ${value.id}`;
-  if (value.menuId) return `menu ${value.menuId}`;
+  if (!input || typeof input !== "object") return undefined;
+  const value: { type?: unknown; id?: unknown; menuId?: unknown } = input;
+  if (typeof value.id === "number") return `${typeof value.type === "string" ? value.type : "page"} ${value.id}`;
+  if (typeof value.menuId === "number") return `menu ${value.menuId}`;
   return undefined;
 }
 
@@ -42,41 +22,61 @@ function show(value: unknown): string {
   return text.length > 1500 ? `${text.slice(0, 1500)}…` : text;
 }
 
+const fields = (value: unknown): Record<string, unknown> =>
+  value && typeof value === "object" && !Array.isArray(value) ? { ...value } : value === undefined ? {} : { value };
+
 function BeforeAfter({ before, after }: { before?: unknown; after?: unknown }) {
   if (before === undefined && after === undefined) return null;
-  const b = (before ?? {}) as Record<string, unknown>;
-  const a = (after ?? {}) as Record<string, unknown>;
+  const b = fields(before);
+  const a = fields(after);
   const keys = [...new Set([...Object.keys(b), ...Object.keys(a)])];
   return (
-    <table className={styles.diff} data-testid="before-after">
-      <thead>
-        <tr>
-          <th />
-          <th>Before</th>
-          <th>After</th>
-        </tr>
-      </thead>
-      <tbody>
-        {keys.map((key) => (
-          <tr key={key}>
-            <th>{key}</th>
-            <td>
-              <pre>{key in b ? show(b[key]) : "—"}</pre>
-            </td>
-            <td>
-              <pre>{key in a ? show(a[key]) : "—"}</pre>
-            </td>
+    <div className="scrollX">
+      <table className={styles.diff} data-testid="before-after">
+        <thead>
+          <tr>
+            <th scope="col">Field</th>
+            <th scope="col">Before</th>
+            <th scope="col">After</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {keys.map((key) => (
+            <tr key={key}>
+              <th scope="row">{key}</th>
+              <td>
+                <pre>{key in b ? show(b[key]) : "—"}</pre>
+              </td>
+              <td>
+                <pre>{key in a ? show(a[key]) : "—"}</pre>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 
-export function ToolCard({ part, onAnswer }: { part: ToolPart; onAnswer: (id: string, approved: boolean) => void }) {
+/** The change items a write planned or made (the stream's `data-change` part for this tool call). */
+export type ToolChange = { changeSetId: string; status: string; items: ChangeItemView[] };
+
+export function ToolCard({
+  part,
+  labels,
+  onAnswer,
+  change,
+}: {
+  part: ToolPart;
+  labels: Record<string, string>;
+  /** Absent where the conversation is only read (a disconnected site): no buttons to press. */
+  onAnswer?: (id: string, approved: boolean) => void;
+  change?: ToolChange;
+}) {
   const name = getToolName(part);
-  const label = LABELS[name] ?? `Asked for “${name}”`;
+  const label = labels[name] ?? `Asked for “${name}”`;
   const target = describeTarget(part.input);
+  const what = target ? `${label} ${target}` : label;
   const heading = (
     <div className={styles.toolHead}>
       <strong>{label}</strong>
@@ -97,13 +97,33 @@ export function ToolCard({ part, onAnswer }: { part: ToolPart; onAnswer: (id: st
       return (
         <div className={`${styles.tool} ${styles.approval}`} data-testid="tool-card" data-state="approval">
           {heading}
-          <p>This changes your live site and needs your approval. Exactly this will run:</p>
-          <pre>{show(part.input)}</pre>
-          <div className={styles.actions}>
-            <button type="button" className="danger" onClick={() => onAnswer(part.approval.id, true)}>
+          {change ? (
+            <>
+              <p>Visitors would see this change, so it waits for your approval. Exactly this will change:</p>
+              <ChangeDiff items={change.items} />
+            </>
+          ) : (
+            <>
+              <p>This changes your live site and needs your approval. Exactly this will run:</p>
+              <pre className="scrollX">{show(part.input)}</pre>
+            </>
+          )}
+          {!onAnswer ? <span className="muted">Not answered; it did not run.</span> : null}
+          <div className={styles.actions} hidden={!onAnswer}>
+            <button
+              type="button"
+              className="danger"
+              aria-label={`Approve: ${what}`}
+              onClick={() => onAnswer?.(part.approval.id, true)}
+            >
               Approve
             </button>
-            <button type="button" className="secondary" onClick={() => onAnswer(part.approval.id, false)}>
+            <button
+              type="button"
+              className="secondary"
+              aria-label={`Deny: ${what}`}
+              onClick={() => onAnswer?.(part.approval.id, false)}
+            >
               Deny
             </button>
           </div>
@@ -124,14 +144,17 @@ export function ToolCard({ part, onAnswer }: { part: ToolPart; onAnswer: (id: st
         </div>
       );
     case "output-error":
+      // The call never ran (a tool the assistant may not use, arguments that failed the check): the run went on.
       return (
-        <div className={styles.tool} data-testid="tool-card" data-state="error">
+        <div className={styles.tool} data-testid="tool-card" data-state="refused">
           {heading}
-          <span className="error">{part.errorText}</span>
+          <span className="warn">Not done: {part.errorText}</span>
         </div>
       );
     case "output-available": {
-      const output = part.output as Output;
+      // A dynamic tool is one the server did not know (never run): it cannot have a typed output.
+      if (part.type === "dynamic-tool") return null;
+      const output = part.output;
       if (!output.ok) {
         return (
           <div className={styles.tool} data-testid="tool-card" data-state="error">
@@ -147,18 +170,18 @@ export function ToolCard({ part, onAnswer }: { part: ToolPart; onAnswer: (id: st
           {output.target?.link ? (
             <>
               {" "}
-              <a href={output.target.link} target="_blank" rel="noreferrer">
-                View
+              <a href={output.target.link} target="_blank" rel="noopener noreferrer">
+                View {output.target.title ? `“${output.target.title}”` : "on the site"}
               </a>
             </>
           ) : null}
           {output.flagged ? (
             <p className="warn" role="note">
-              This content contains text aimed at the assistant (“{output.flagged}”). It was ignored; changes in this conversation
-              now need your approval.
+              This content contains text aimed at the assistant (“{output.flagged}”). It was ignored; anything visitors
+              would see still waits for your approval.
             </p>
           ) : null}
-          <BeforeAfter before={output.before} after={output.after} />
+          {change ? <ChangeDiff items={change.items} /> : <BeforeAfter before={output.before} after={output.after} />}
         </div>
       );
     }

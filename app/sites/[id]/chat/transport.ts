@@ -2,8 +2,15 @@
  * How the chat page talks to `POST /chat`: only the new message (or the answers to approval requests) is sent,
  * the server keeps the conversation. When the assistant is unreachable (network, 5xx such as 503
  * agent_unavailable) the reply is a clearly labelled offline placeholder instead of a dead end.
+ *
+ * An `error` chunk in the stream (the model endpoint failed mid-turn) is taken out of the stream and reported
+ * through `onStreamError`: the AI SDK would otherwise stop reading at it and drop the server's closing words
+ * ("Nothing was changed on the site."), so the live view would say less than the stored reply does.
  */
-import { DefaultChatTransport, isToolUIPart, type ChatTransport, type UIMessage, type UIMessageChunk } from "ai";
+import { DefaultChatTransport, isToolUIPart, type ChatTransport, type InferUIMessageChunk } from "ai";
+import type { ChatMessage } from "@/lib/agent/chat-message";
+
+type Chunk = InferUIMessageChunk<ChatMessage>;
 
 /** A refusal the user can act on (4xx): shown as the error, in the server's own words. */
 export class ChatRequestError extends Error {
@@ -47,29 +54,40 @@ async function chatFetch(input: RequestInfo | URL, init?: RequestInit): Promise<
   throw new ChatRequestError(code, message, response.status);
 }
 
-const textOf = (message: UIMessage | undefined) =>
+const textOf = (message: ChatMessage | undefined) =>
   message?.parts.map((part) => (part.type === "text" ? part.text : "")).join("") ?? "";
 
 /** The request body for the server: a message, or the answers to approval requests of the last assistant message. */
-export function chatRequestBody(siteId: string, conversationId: string | undefined, messages: UIMessage[]) {
+export function chatRequestBody(
+  siteId: string,
+  conversationId: string | undefined,
+  messages: ChatMessage[],
+  mode?: "live" | "sandbox",
+) {
   const last = messages.at(-1);
   if (last?.role === "assistant") {
     const approvals = last.parts.flatMap((part) =>
       isToolUIPart(part) && part.state === "approval-responded"
-        ? [{ id: part.approval.id, approved: part.approval.approved, ...(part.approval.reason ? { reason: part.approval.reason } : {}) }]
+        ? [
+            {
+              id: part.approval.id,
+              approved: part.approval.approved,
+              ...(part.approval.reason ? { reason: part.approval.reason } : {}),
+            },
+          ]
         : [],
     );
     return { siteId, conversationId, approvals };
   }
-  return { siteId, conversationId, message: textOf(last) };
+  return { siteId, conversationId, message: textOf(last), ...(mode ? { mode } : {}) };
 }
 
-function offlineReply(reason: string, userText: string): ReadableStream<UIMessageChunk> {
+function offlineReply(reason: string, userText: string): ReadableStream<Chunk> {
   const id = "offline";
   const text =
     `Offline reply — the assistant is unavailable (${reason}). Nothing was sent to your site.` +
     (userText ? ` Your message is kept above; send it again when the assistant is back.` : "");
-  const chunks: UIMessageChunk[] = [
+  const chunks: Chunk[] = [
     { type: "start", messageMetadata: { offline: true } },
     { type: "data-offline", data: { reason } },
     { type: "text-start", id },
@@ -90,17 +108,31 @@ export function createChatTransport(options: {
   api?: string;
   siteId: string;
   conversationId: () => string | undefined;
+  /** Sandbox or live, as the owner chose (unset: the server's default). */
+  mode?: () => "live" | "sandbox" | undefined;
   onUnavailable: (reason: string) => void;
-}): ChatTransport<UIMessage> {
-  const inner = new DefaultChatTransport<UIMessage>({
+  /** The server's sentence for an error during the turn; the rest of the turn keeps streaming. */
+  onStreamError?: (message: string) => void;
+}): ChatTransport<ChatMessage> {
+  const inner = new DefaultChatTransport<ChatMessage>({
     api: options.api ?? "/chat",
     fetch: chatFetch,
-    prepareSendMessagesRequest: ({ messages }) => ({ body: chatRequestBody(options.siteId, options.conversationId(), messages) }),
+    prepareSendMessagesRequest: ({ messages }) => ({
+      body: chatRequestBody(options.siteId, options.conversationId(), messages, options.mode?.()),
+    }),
   });
   return {
     async sendMessages(request) {
       try {
-        return await inner.sendMessages(request);
+        const stream = await inner.sendMessages(request);
+        return stream.pipeThrough(
+          new TransformStream<Chunk, Chunk>({
+            transform(chunk, controller) {
+              if (chunk.type === "error") options.onStreamError?.(chunk.errorText);
+              else controller.enqueue(chunk);
+            },
+          }),
+        );
       } catch (error) {
         if (!(error instanceof AssistantUnavailableError)) throw error;
         options.onUnavailable(error.message);

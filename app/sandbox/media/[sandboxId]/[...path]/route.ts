@@ -1,21 +1,12 @@
 import { route } from "@/lib/http/route";
 import { getSandboxManager } from "@/lib/sandbox";
-import { fetchSandboxMedia } from "@/lib/sandbox/media-proxy";
 
 /**
  * A sandbox's media, proxied from its source site's uploads. No session: the sandbox's pages load these as
  * plain <img>/<video> sources from another origin; the random sandbox id scopes what can be fetched.
  */
 export const GET = route({ auth: "none" }, async ({ params }) => {
-  const manager = getSandboxManager();
-  manager.assertEnabled();
-  const { config } = manager;
-  const media = await fetchSandboxMedia({
-    sandboxId: params.sandboxId!,
-    segments: params.path!.split("/"),
-    cacheDir: config.mediaCacheDir,
-    maxCacheBytes: config.mediaCacheBytes,
-  });
+  const media = await getSandboxManager().media({ sandboxId: params.sandboxId!, segments: params.path!.split("/") });
   return new Response(new Uint8Array(media.body), {
     status: 200,
     headers: {

@@ -1,0 +1,204 @@
+/**
+ * What a change does, in the owner's words: per item, the page or setting by its name, and what changes in it —
+ * block by block for page content, field by field otherwise. Used on approval cards, tool cards and the Changes page.
+ */
+import { parseBlocks } from "@/lib/agent/blocks";
+import styles from "./change-diff.module.css";
+
+export type ChangeItemView = {
+  id: string;
+  kind: string;
+  title: string;
+  action: string;
+  before: unknown;
+  after: unknown;
+  status: string;
+};
+
+const KINDS: Record<string, string> = {
+  page: "Page",
+  post: "Post",
+  setting: "Setting",
+  custom_css: "Additional CSS",
+  menu: "Menu",
+  navigation: "Navigation",
+  template: "Template",
+  template_part: "Template part",
+  global_styles: "Site styles",
+  media: "Media",
+};
+
+const ACTIONS: Record<string, string> = {
+  update: "Change",
+  create: "Create",
+  trash: "Move to the trash",
+  restore: "Restore",
+  delete: "Delete",
+};
+
+const FIELDS: Record<string, string> = {
+  title: "Title",
+  content: "Content",
+  excerpt: "Excerpt",
+  status: "Visibility",
+  slug: "Address",
+  parent: "Parent page",
+  menu_order: "Order",
+  featured_media: "Featured image",
+  date: "Date",
+  css: "CSS",
+  name: "Name",
+  items: "Items",
+};
+
+const STATUSES: Record<string, string> = {
+  publish: "Published",
+  future: "Scheduled",
+  draft: "Draft",
+  pending: "Pending review",
+  private: "Private",
+  trash: "In the trash",
+};
+
+function words(field: string, value: unknown): string {
+  if (value === undefined || value === null || value === "") return "(empty)";
+  if (field === "status" && typeof value === "string") return STATUSES[value] ?? value;
+  if (field === "featured_media") return Number(value) > 0 ? `image #${value}` : "none";
+  if (field === "date" && value === "0000-00-00 00:00:00") return "not set";
+  if (typeof value === "string") return value.length > 2000 ? `${value.slice(0, 2000)}…` : value;
+  if (field === "items" && Array.isArray(value)) return menuLines(value as MenuItem[]);
+  return JSON.stringify(value, null, 2);
+}
+
+type MenuItem = { title?: string; url?: string; object?: string; parent?: number };
+
+/** A menu as the owner sees it: one line per item, nested items indented, links to pages named as such. */
+function menuLines(items: MenuItem[]): string {
+  if (items.length === 0) return "(no items)";
+  const depth = (index: number): number => {
+    const parent = items[index]?.parent ?? 0;
+    return parent > 0 && parent - 1 !== index ? 1 + depth(parent - 1) : 0;
+  };
+  return items
+    .map((item, index) => {
+      const label = item.title || (item.object === "page" ? "(the page's title)" : "(untitled)");
+      const where = item.url ? ` → ${item.url}` : item.object === "page" ? " → a page" : "";
+      return `${"    ".repeat(depth(index))}${label}${where}`;
+    })
+    .join("\n");
+}
+
+/** A block's text as a visitor reads it (markup and block comments removed). */
+function blockText(source: string, name: string | null): string {
+  const text = source
+    .replace(/<!--[\s\S]*?-->/g, " ")
+    .replace(/<[^>]+>/g, " ")
+    .replace(/&nbsp;/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+  return text || `(${(name ?? "html").replace(/^core\//, "")} without text)`;
+}
+
+type Block = { source: string; name: string | null };
+const blocksOf = (content: string): Block[] =>
+  parseBlocks(content)
+    .map((b) => ({ source: content.slice(b.start, b.end), name: b.name }))
+    .filter((b) => b.name !== null || b.source.trim() !== "");
+
+/** Blocks that differ, found between the common first and last blocks of both versions. */
+function BlockDiff({ before, after }: { before: string; after: string }) {
+  const a = blocksOf(before);
+  const b = blocksOf(after);
+  let start = 0;
+  while (start < a.length && start < b.length && a[start]!.source === b[start]!.source) start++;
+  let endA = a.length;
+  let endB = b.length;
+  while (endA > start && endB > start && a[endA - 1]!.source === b[endB - 1]!.source) {
+    endA--;
+    endB--;
+  }
+  const removed = a.slice(start, endA);
+  const added = b.slice(start, endB);
+  const rows = Math.max(removed.length, added.length);
+  if (rows === 0) return <p className="muted">Only invisible markup changes.</p>;
+  return (
+    <ol className={styles.blocks} data-testid="block-diff">
+      {Array.from({ length: rows }, (_, i) => {
+        const old = removed[i];
+        const next = added[i];
+        const name = (next ?? old)!.name?.replace(/^core\//, "") ?? "html";
+        return (
+          // biome-ignore lint/suspicious/noArrayIndexKey: the block's position is what names it in this diff
+          <li key={start + i} value={start + i + 1}>
+            <span className="muted">
+              Block {start + i + 1} ({name}){!old ? " — new" : !next ? " — removed" : ""}
+            </span>
+            {old ? <del>{blockText(old.source, old.name)}</del> : null}
+            {next ? <ins>{blockText(next.source, next.name)}</ins> : null}
+          </li>
+        );
+      })}
+    </ol>
+  );
+}
+
+function FieldRows({ item }: { item: ChangeItemView }) {
+  const before = (item.before ?? {}) as Record<string, unknown>;
+  const after = (item.after ?? {}) as Record<string, unknown>;
+  const fields = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter(
+    (f) => !(item.action === "create" && f === "type"),
+  );
+  return (
+    <dl className={styles.fields}>
+      {fields.map((field) => {
+        const label = field === "value" ? item.title : (FIELDS[field] ?? field);
+        if (field === "content" && (typeof before.content === "string" || item.action === "create")) {
+          return (
+            <div key={field}>
+              <dt>{label}</dt>
+              <dd>
+                <BlockDiff before={String(before.content ?? "")} after={String(after.content ?? "")} />
+              </dd>
+            </div>
+          );
+        }
+        return (
+          <div key={field}>
+            <dt>{label}</dt>
+            <dd>
+              {field in before ? <del>{words(field, before[field])}</del> : null}
+              {field in after ? <ins>{words(field, after[field])}</ins> : null}
+            </dd>
+          </div>
+        );
+      })}
+    </dl>
+  );
+}
+
+export function ChangeItemDiff({ item }: { item: ChangeItemView }) {
+  const kind = KINDS[item.kind] ?? item.kind;
+  const name = item.kind === "setting" ? "" : ` “${item.title || "untitled"}”`;
+  return (
+    <div className={styles.change} data-testid="change-item" data-status={item.status}>
+      <div>
+        <strong>
+          {ACTIONS[item.action] ?? item.action} {kind.toLowerCase()}
+          {name}
+        </strong>
+        {item.kind === "setting" ? <span> · {item.title}</span> : null}
+      </div>
+      <FieldRows item={item} />
+    </div>
+  );
+}
+
+export function ChangeDiff({ items }: { items: ChangeItemView[] }) {
+  return (
+    <div className={styles.changes} data-testid="change-diff">
+      {items.map((item) => (
+        <ChangeItemDiff key={item.id} item={item} />
+      ))}
+    </div>
+  );
+}

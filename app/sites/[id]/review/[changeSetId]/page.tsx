@@ -1,0 +1,83 @@
+import Link from "next/link";
+import { notFound, redirect } from "next/navigation";
+import { currentSession } from "@/lib/auth/current";
+import { isAppError } from "@/lib/errors";
+import { loadRehearsalReview } from "@/lib/sandbox/review";
+import { ReviewActions } from "./review-actions";
+import styles from "./review.module.css";
+
+export const metadata = { title: "Review changes · Sitewright" };
+
+/** A change set's pages before (live) and after (the sandbox, through the preview), with Apply and Discard. */
+export default async function ReviewPage({ params }: { params: Promise<{ id: string; changeSetId: string }> }) {
+  const session = await currentSession();
+  const { id, changeSetId } = await params;
+  if (!session) redirect(`/login?next=${encodeURIComponent(`/sites/${id}/review/${changeSetId}`)}`);
+  const review = await loadRehearsalReview({ userId: session.userId, siteId: id, changeSetId }).catch((error) => {
+    if (isAppError(error) && error.status === 404) return undefined;
+    throw error;
+  });
+  if (!review) notFound();
+  const { changeSet, pages, site } = review;
+  const rehearsal = changeSet.target === "sandbox";
+  return (
+    <main className={styles.review}>
+      <p>
+        <Link href={`/sites/${site.id}/chat`}>← Chat about {site.name ?? site.url}</Link>
+      </p>
+      <h1>{rehearsal ? "Changes tried in a sandbox" : "Changes on your live site"}</h1>
+      <p data-testid="change-set-status">
+        Status: <strong>{changeSet.status.replaceAll("_", " ")}</strong>
+        {rehearsal && changeSet.status === "pending" ? " — your live site is unchanged until you apply." : null}
+      </p>
+      <ul>
+        {changeSet.items.map((item) => (
+          <li key={item.id}>
+            <strong>{item.title}</strong>: {item.summary}
+          </li>
+        ))}
+      </ul>
+      {pages.map((page) => (
+        <section key={page.itemId} className={styles.pair} aria-label={`${page.title}: before and after`}>
+          <h2>{page.title}</h2>
+          <div className={styles.frames}>
+            <figure>
+              <figcaption>
+                Before (live site){" "}
+                {page.liveUrl ? (
+                  <a href={page.liveUrl} target="_blank" rel="noreferrer">
+                    open
+                  </a>
+                ) : null}
+              </figcaption>
+              {page.liveUrl ? (
+                <iframe title={`${page.title} on the live site`} src={page.liveUrl} sandbox="" loading="lazy" />
+              ) : (
+                <p className="muted">New page: not on the live site yet.</p>
+              )}
+            </figure>
+            <figure>
+              <figcaption>
+                After (sandbox preview){" "}
+                {page.previewUrl ? (
+                  <a href={page.previewUrl} target="_blank" rel="noreferrer" data-testid="preview-link">
+                    open
+                  </a>
+                ) : null}
+              </figcaption>
+              {page.previewUrl ? (
+                <iframe title={`${page.title} in the sandbox`} src={page.previewUrl} loading="lazy" />
+              ) : (
+                <p className="muted">The sandbox is gone.</p>
+              )}
+            </figure>
+          </div>
+        </section>
+      ))}
+      <ReviewActions
+        siteId={site.id}
+        changeSet={{ id: changeSet.id, status: changeSet.status, target: changeSet.target }}
+      />
+    </main>
+  );
+}

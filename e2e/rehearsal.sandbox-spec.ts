@@ -1,0 +1,156 @@
+/**
+ * Issue 13's "Done when", in Chromium with only the app's URL: ask for a change in sandbox mode → the live site is
+ * unchanged → open the preview and see the change → apply → the live site changed → undo → the live site as
+ * before; and a person's edit on the live site in between makes apply refuse, naming the page. Real WordPress
+ * over https as the live site, real Podman sandboxes, the production build.
+ */
+import { expect, test } from "@playwright/test";
+import { humanEditPost } from "../lib/changes/testing";
+import { ALL_SCOPES, connectSite, expectFrameToShow, signUp, useAppDatabase } from "./support/owner";
+import { e2eState } from "./support/state";
+
+const para = (text: string) => `<!-- wp:paragraph --><p>${text}</p><!-- /wp:paragraph -->`;
+useAppDatabase();
+
+test("rehearses a change in a sandbox, previews it, applies it to the live site, and undoes it", async ({
+  page,
+  context,
+  playwright,
+}) => {
+  const { appUrl } = e2eState();
+  const errors: string[] = [];
+  page.on("pageerror", (error) => errors.push(error.message));
+
+  const { siteId, admin } = await connectSite(await signUp(page, "rehearsal"), ALL_SCOPES);
+  const title = `Opening hours ${Date.now()}`;
+  const { data: created } = await admin.post<{ id: number }>("/wp/v2/pages", {
+    title,
+    status: "publish",
+    content: para("Open 8–18"),
+  });
+  const liveContent = async () =>
+    (await admin.get<{ content: { raw: string } }>(`/wp/v2/pages/${created.id}`, { context: "edit" })).data.content.raw;
+
+  // Sandbox mode is the default when sandboxes are on, and the chat says so.
+  await page.goto(`${appUrl}/sites/${siteId}/chat`);
+  await expect(page.getByRole("radio", { name: /Sandbox/ })).toBeChecked();
+  await page.getByLabel("Message").fill(`Change the text of "${title}" to "Open 7–19, also on Sundays"`);
+  await page.getByRole("button", { name: "Send" }).click();
+  const rehearsed = page.getByTestId("rehearsal-link");
+  await expect(rehearsed).toBeVisible({ timeout: 60_000 });
+  expect(await liveContent()).toBe(para("Open 8–18"));
+
+  // The review: the live page before, the sandbox page after, through the app's own URL.
+  await rehearsed.getByRole("link", { name: "Review and apply" }).click();
+  await expect(page.getByTestId("change-set-status")).toContainText("pending");
+  await expectFrameToShow(page, `${title} in the sandbox`, "Open 7–19, also on Sundays");
+  const previewHref = (await page.getByTestId("preview-link").getAttribute("href"))!;
+  expect(previewHref.startsWith(`${appUrl}/preview/`)).toBe(true);
+  // Over HTTP against the built app: the owner's answer carries no container address; anyone else gets 404.
+  const answer = await page.request.get(previewHref);
+  expect(answer.status()).toBe(200);
+  expect(JSON.stringify(answer.headersArray())).not.toMatch(/127\.0\.0\.1/);
+  expect(await answer.text()).not.toMatch(/127\.0\.0\.1:\d+/);
+  const stranger = await playwright.request.newContext({ ignoreHTTPSErrors: true });
+  expect((await stranger.get(previewHref)).status()).toBe(404);
+  await stranger.dispose();
+
+  // Open the preview itself: the change is there, every link stays inside it, no container address shows.
+  const failed: string[] = [];
+  context.on("response", (response) => {
+    if (response.url().startsWith(`${appUrl}/preview/`) && response.status() >= 400)
+      failed.push(`${response.status()} ${response.url()}`);
+  });
+  const [preview] = await Promise.all([context.waitForEvent("page"), page.getByTestId("preview-link").click()]);
+  await preview.waitForLoadState("networkidle");
+  // Its styles, scripts and fonts load too (the page runs in an opaque origin: they are asked for cross-site).
+  expect(failed).toEqual([]);
+  await expect(preview.getByText("Open 7–19, also on Sundays")).toBeVisible();
+  expect(preview.url().startsWith(`${appUrl}/preview/`)).toBe(true);
+  const html = await preview.content();
+  expect(html).not.toMatch(/127\.0\.0\.1:\d+/);
+  const hrefs = await preview
+    .locator("a[href]")
+    .evaluateAll((links) => links.map((a) => (a as HTMLAnchorElement).href));
+  const appHost = new URL(appUrl).host;
+  for (const href of hrefs.filter((h) => h.startsWith("http"))) {
+    const url = new URL(href);
+    expect(url.hostname).not.toBe("127.0.0.1");
+    if (url.host === appHost) expect(url.pathname.startsWith("/preview/")).toBe(true);
+  }
+  await page.screenshot({ path: ".cache/screens/rehearsal-review.png", fullPage: true });
+  await preview.close();
+
+  // Apply: the live site changes; undo: the live site as before.
+  await page.getByRole("button", { name: "Apply to live site" }).click();
+  await expect(page.getByTestId("review-outcome")).toContainText("Applied");
+  expect(await liveContent()).toBe(para("Open 7–19, also on Sundays"));
+  await page.getByRole("button", { name: "Undo on live site" }).click();
+  await expect(page.getByTestId("review-outcome")).toContainText("Undone");
+  expect(await liveContent()).toBe(para("Open 8–18"));
+
+  // The sandbox panel: the rehearsal's copy is listed; its wp-admin opens signed in, through the preview, and says
+  // it is a sandbox with its expiry; a blank sandbox starts and is deleted.
+  await page.goto(`${appUrl}/sandboxes`);
+  const copy = page.getByTestId("sandbox").filter({ hasText: "Copy of" });
+  await expect(copy).toHaveCount(1);
+  await expect(copy).toContainText("minutes left");
+  await copy.getByText("What was copied").click();
+  await expect(copy).toContainText(title);
+  const [wpAdmin] = await Promise.all([
+    context.waitForEvent("page"),
+    copy.getByRole("button", { name: "Sign in to its wp-admin" }).click(),
+  ]);
+  await wpAdmin.waitForLoadState();
+  expect(wpAdmin.url().startsWith(`${appUrl}/preview/`)).toBe(true);
+  expect(new URL(wpAdmin.url()).pathname).toMatch(/^\/preview\/[0-9a-f-]{36}\/wp-admin\/$/);
+  await expect(wpAdmin.locator("#wp-admin-bar-sitewright-sandbox")).toContainText("Sitewright sandbox · expires");
+  await expect(wpAdmin.locator("#sitewright-sandbox-notice")).toContainText("It is deleted in");
+  expect(await wpAdmin.content()).not.toMatch(/127\.0\.0\.1:\d+/);
+  await wpAdmin.screenshot({ path: ".cache/screens/sandbox-wp-admin.png" });
+  await wpAdmin.close();
+
+  await page.getByLabel("Start from").selectOption({ label: "A blank WordPress" });
+  await page.getByRole("button", { name: "Start a sandbox" }).click();
+  const blank = page.getByTestId("sandbox").filter({ hasText: "Blank WordPress" });
+  await expect(blank).toHaveCount(1, { timeout: 60_000 });
+  await page.screenshot({ path: ".cache/screens/sandbox-panel.png", fullPage: true });
+  await blank.getByRole("button", { name: "Delete" }).click();
+  await expect(blank).toHaveCount(0);
+  expect(errors).toEqual([]);
+});
+
+test("refuses to apply over a person's edit on the live site, naming the page; discard leaves live as the person left it", async ({
+  page,
+}) => {
+  const { appUrl, site } = e2eState();
+  const { siteId, admin } = await connectSite(await signUp(page, "drift"), ALL_SCOPES);
+  const title = `Prices ${Date.now()}`;
+  const { data: created } = await admin.post<{ id: number }>("/wp/v2/pages", {
+    title,
+    status: "publish",
+    content: para("Bread 3 €"),
+  });
+  const liveContent = async () =>
+    (await admin.get<{ content: { raw: string } }>(`/wp/v2/pages/${created.id}`, { context: "edit" })).data.content.raw;
+
+  await page.goto(`${appUrl}/sites/${siteId}/chat`);
+  await page.getByLabel("Message").fill(`Change the text of "${title}" to "Bread 4 €"`);
+  await page.getByRole("button", { name: "Send" }).click();
+  await page.getByTestId("rehearsal-link").getByRole("link", { name: "Review and apply" }).click({ timeout: 60_000 });
+  await expect(page.getByTestId("change-set-status")).toContainText("pending");
+
+  // A person edits the page on the live site meanwhile (as wp-admin would, through WordPress itself).
+  await humanEditPost(site.wpPath, created.id, { content: para("Bread 3.50 € (Ana)") });
+  await page.getByRole("button", { name: "Apply to live site" }).click();
+  const refusal = page.getByTestId("review-outcome");
+  await expect(refusal).toContainText("Nothing was applied");
+  await expect(refusal).toContainText(`"${title}"`);
+  expect(await liveContent()).toBe(para("Bread 3.50 € (Ana)"));
+  await page.screenshot({ path: ".cache/screens/rehearsal-drifted.png", fullPage: true });
+
+  await page.getByRole("button", { name: "Discard" }).click();
+  await expect(page.getByTestId("review-outcome")).toContainText("Discarded");
+  await expect(page.getByTestId("change-set-status")).toContainText("discarded");
+  expect(await liveContent()).toBe(para("Bread 3.50 € (Ana)"));
+});

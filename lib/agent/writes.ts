@@ -1,0 +1,198 @@
+/**
+ * The agent's write path: plan, then apply. A write operation first plans (the items it would change, with the
+ * versions it read and the diff the owner reads). Live, a plan visitors would see waits for the owner's click: it
+ * is stored as pending items of the turn's change set and shown on the approval card; once approved, exactly those
+ * items are written, each only over the version it was planned against. Drafts and private items are written at
+ * once. Either way the write lands in the turn's change set.
+ */
+import {
+  publicChangeItem,
+  pendingPlanFor,
+  closePlan,
+  markPlanWritten,
+  recordPendingPlan,
+  recordWritten,
+  auditChange,
+  type TurnScope,
+} from "@/lib/changes/change-sets";
+import { readItems, StaleItemsError, writeItems, type WrittenItem } from "@/lib/changes/site-items";
+import type { ChangeItem } from "@/lib/db/schema";
+import type { Operation, OperationResult, WritePlan } from "./operations";
+import { OperationError } from "./operations";
+
+/** A data part of the chat stream that carries a tool call's change items (`data-change`, id = the tool call). */
+export type ChangePart = {
+  toolCallId: string;
+  changeSetId: string;
+  status: "pending" | "applied" | "stale";
+  items: ReturnType<typeof publicChangeItem>[];
+};
+
+export type WriteContext = {
+  scope: TurnScope;
+  client: Parameters<NonNullable<Operation["plan"]>>[0];
+  /** Plans made in this request, by tool call: made once in the approval check, reused by execute. */
+  plans: Map<string, Promise<PlanOutcome>>;
+  emitChange(part: ChangePart): void;
+};
+
+export type PlanOutcome = { ok: true; plan: WritePlan } | { ok: false; error: unknown };
+
+export function planFor(ctx: WriteContext, op: Operation, input: unknown, toolCallId: string): Promise<PlanOutcome> {
+  let outcome = ctx.plans.get(toolCallId);
+  if (!outcome) {
+    outcome = op.plan!(ctx.client, input).then(
+      (plan): PlanOutcome => ({ ok: true, plan }),
+      (error: unknown): PlanOutcome => ({ ok: false, error }),
+    );
+    ctx.plans.set(toolCallId, outcome);
+  }
+  return outcome;
+}
+
+/**
+ * The owner's click rule, live: destructive operations always, and any plan visitors would see. In a sandbox
+ * nothing a visitor sees changes, so no write waits: the whole change set waits for Apply instead.
+ */
+export function planNeedsClick(ctx: WriteContext, op: Operation, plan: WritePlan): boolean {
+  if (ctx.scope.target === "sandbox") return false;
+  return op.risk === "destructive" || plan.items.some((item) => item.visible);
+}
+
+/** Stores a plan that waits for the click and shows it on the approval card. */
+export async function holdPlanForApproval(ctx: WriteContext, toolCallId: string, plan: WritePlan): Promise<void> {
+  const { changeSetId, items } = await recordPendingPlan(ctx.scope, toolCallId, plan.items);
+  ctx.emitChange({ toolCallId, changeSetId, status: "pending", items: items.map(publicChangeItem) });
+}
+
+function resultOf(
+  summary: string,
+  target: OperationResult["target"],
+  items: Array<{ before: unknown; after: unknown }>,
+  data: unknown,
+): OperationResult {
+  const [first] = items;
+  return {
+    summary,
+    target,
+    ...(items.length === 1 ? { before: first!.before ?? undefined, after: first!.after ?? undefined } : {}),
+    ...(items.length > 1
+      ? { before: items.map((i) => i.before ?? null), after: items.map((i) => i.after ?? null) }
+      : {}),
+    data,
+  };
+}
+
+const written = (items: WrittenItem[]) => items.map((i) => ({ ref: i.ref, version: i.version }));
+
+/** Writes a plan that needs no click (drafts, private items), and records it in the turn's change set. */
+export async function writePlanNow(ctx: WriteContext, toolCallId: string, plan: WritePlan): Promise<OperationResult> {
+  const done = await writeItems(
+    ctx.client,
+    plan.items.map((i) => i.change),
+  );
+  const { changeSetId, items } = await recordWritten(ctx.scope, toolCallId, plan.items, done);
+  ctx.emitChange({ toolCallId, changeSetId, status: "applied", items: items.map(publicChangeItem) });
+  return resultOf(plan.summary, plan.target, plan.items, { ...(plan.data?.(written(done)) as object), changeSetId });
+}
+
+/**
+ * The batch failed without an answer we understand (the site unreachable, a 5xx): the plugin writes all or
+ * nothing, so reading the items back tells whether it was written. Either way the plan stops waiting; the audit
+ * says which.
+ */
+async function closeAfterFailure(ctx: WriteContext, items: ChangeItem[], error: unknown) {
+  const readable = items.every((i) => i.ref !== "post:new");
+  const current = readable
+    ? await readItems(
+        ctx.client,
+        items.map((i) => i.ref),
+      ).catch(() => undefined)
+    : undefined;
+  const untouched = current?.every((item, index) => item.version === items[index]!.versionRead) ?? false;
+  await closePlan(items, "failed");
+  await auditChange({
+    changeSetId: items[0]!.changeSetId,
+    siteId: ctx.scope.siteId,
+    userId: ctx.scope.userId,
+    action: "write",
+    itemIds: items.map((i) => i.id),
+    outcome: "failed",
+    detail: `${untouched ? "Not written" : "Unknown whether it was written"}: ${error instanceof Error ? error.message : String(error)}`,
+  });
+}
+
+const names = (items: ChangeItem[]) => [...new Set(items.map((i) => `"${i.title}"`))].join(", ");
+
+/** Writes exactly the plan the owner approved (stored when the approval was asked), over the versions it read. */
+export async function writeApprovedPlan(
+  ctx: WriteContext,
+  op: Operation,
+  toolCallId: string,
+): Promise<OperationResult> {
+  const items = await pendingPlanFor({ conversationId: ctx.scope.conversationId, toolCallId });
+  if (items.length === 0) {
+    throw new OperationError("Not run: there is no approved change waiting for this call.", "approval_required");
+  }
+  const changeSetId = items[0]!.changeSetId;
+  let done: WrittenItem[];
+  try {
+    done = await writeItems(
+      ctx.client,
+      items.map((i) => i.change),
+    );
+  } catch (error) {
+    if (error instanceof StaleItemsError) {
+      await closePlan(items, "failed");
+      const stale = items.filter((i) => error.items.some((s) => s.ref === i.ref));
+      await auditChange({
+        changeSetId,
+        siteId: ctx.scope.siteId,
+        userId: ctx.scope.userId,
+        action: "write",
+        itemIds: items.map((i) => i.id),
+        outcome: "stale",
+        detail: `${names(stale)} changed on the site after it was read.`,
+      });
+      ctx.emitChange({
+        toolCallId,
+        changeSetId,
+        status: "stale",
+        items: items.map((i) => ({ ...publicChangeItem(i), status: "failed" })),
+      });
+      throw new OperationError(
+        `Not written: ${names(stale.length ? stale : items)} changed on the site after it was read (someone edited it meanwhile), so nothing was changed. Tell the owner; read it again and propose the change anew if it is still wanted.`,
+        "sitewright_stale",
+        { cause: error },
+      );
+    }
+    await closeAfterFailure(ctx, items, error);
+    throw error;
+  }
+  await markPlanWritten(items, done);
+  await auditChange({
+    changeSetId,
+    siteId: ctx.scope.siteId,
+    userId: ctx.scope.userId,
+    action: "write",
+    itemIds: items.map((i) => i.id),
+    outcome: "ok",
+  });
+  ctx.emitChange({
+    toolCallId,
+    changeSetId,
+    status: "applied",
+    items: items.map((i) => ({ ...publicChangeItem(i), status: "applied" })),
+  });
+  const summary = [...new Set(items.map((i) => i.summary))].join(" ");
+  const first = items[0]!;
+  const postId = first.ref.startsWith("post:") ? Number(first.ref.slice(5)) : undefined;
+  return resultOf(
+    summary,
+    postId
+      ? { type: first.kind === "post" ? "post" : "page", id: postId, title: first.title }
+      : { type: first.kind === "menu" ? "menu" : "site" },
+    items,
+    { changeSetId, items: written(done), operation: op.name },
+  );
+}

@@ -1,0 +1,14 @@
+/** What the Changes page shows: the site's name and its change sets, newest first (undefined if not the user's). */
+import { findSiteForUser } from "@/lib/db/queries";
+import { listSiteChangeSets, type PublicChangeSet } from "./change-sets";
+
+export type ChangesPageData = { site: { id: string; url: string; name: string | null }; changeSets: PublicChangeSet[] };
+
+export async function loadChangesPage(input: { userId: string; siteId: string }): Promise<ChangesPageData | undefined> {
+  const site = await findSiteForUser(input);
+  if (!site) return undefined;
+  return {
+    site: { id: site.id, url: site.url, name: site.name },
+    changeSets: await listSiteChangeSets({ userId: input.userId, siteId: site.id }),
+  };
+}

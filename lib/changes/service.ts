@@ -1,0 +1,54 @@
+/**
+ * What the change-set routes call: the owner's site is checked first (another user's site or set is `404`), then
+ * the change set is listed, shown, undone, applied or discarded.
+ */
+import type { Site } from "@/lib/db/schema";
+import { getSandboxManager } from "@/lib/sandbox";
+import { applyRehearsal, discardRehearsal } from "@/lib/sandbox/apply";
+import { getOwnedSite, siteClientFor } from "@/lib/sites/sites";
+import type { SiteClient } from "@/lib/sites/types";
+import { getChangeSet, listSiteChangeSets, publicChangeSet, type PublicChangeSet } from "./change-sets";
+import { applyChangeSet, discardChangeSet, undoChangeSet, type ChangeSetRequest } from "./undo";
+
+export type ChangeDeps = { siteClient(site: Site): SiteClient };
+
+const defaultDeps: ChangeDeps = { siteClient: (site) => siteClientFor(site) };
+let override: Partial<ChangeDeps> | undefined;
+
+/** Tests: use another site client (e.g. one trusting the local test CA); `undefined` restores the default. */
+export function setChangeDepsForTests(deps: Partial<ChangeDeps> | undefined) {
+  override = deps;
+}
+const deps = (): ChangeDeps => ({ ...defaultDeps, ...override });
+
+export async function listChangesForOwner(input: { userId: string; siteId: string }): Promise<PublicChangeSet[]> {
+  const site = await getOwnedSite(input);
+  return listSiteChangeSets({ userId: input.userId, siteId: site.id });
+}
+
+export async function showChangeSetForOwner(request: ChangeSetRequest): Promise<PublicChangeSet> {
+  await getOwnedSite(request);
+  return publicChangeSet(await getChangeSet(request));
+}
+
+export async function undoChangeSetForOwner(request: ChangeSetRequest): Promise<PublicChangeSet> {
+  const site = await getOwnedSite(request);
+  await getChangeSet(request); // 404 before touching the site's credentials
+  return undoChangeSet(request, deps().siteClient(site));
+}
+
+export async function applyChangeSetForOwner(request: ChangeSetRequest): Promise<PublicChangeSet> {
+  const site = await getOwnedSite(request);
+  const set = await getChangeSet(request);
+  // A rehearsal (sandbox change set) is replayed on the live site: lib/sandbox/apply.ts.
+  if (set.target === "sandbox")
+    return applyRehearsal(request, deps().siteClient(site), getSandboxManager().rehearsals());
+  return applyChangeSet(request);
+}
+
+export async function discardChangeSetForOwner(request: ChangeSetRequest): Promise<PublicChangeSet> {
+  await getOwnedSite(request);
+  const set = await getChangeSet(request);
+  if (set.target === "sandbox") return discardRehearsal(request, getSandboxManager().rehearsals());
+  return discardChangeSet(request);
+}

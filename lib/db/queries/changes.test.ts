@@ -1,0 +1,171 @@
+/**
+ * Change-set queries against both stores the app can use (PGlite in memory and PostgreSQL): one set per turn and
+ * target, items in order, status derived from the items, undo claims atomic, only the owner finds a set.
+ */
+import { randomUUID } from "node:crypto";
+import { beforeAll, describe, expect, it } from "vitest";
+import { STORES, useStore } from "../testing";
+import {
+  ensureChangeSet,
+  findChangeSet,
+  findChangeSetForTurn,
+  insertChangeAudit,
+  insertChangeItems,
+  insertUser,
+  listChangeAudit,
+  listChangeSets,
+  listPendingItemsForToolCall,
+  markChangeItemApplied,
+  refreshChangeSetStatus,
+  transitionChangeItems,
+  type ChangeItemInsert,
+} from "../queries";
+
+describe.each(STORES)("change-set queries on %s", (kind) => {
+  useStore(kind);
+  const userId = randomUUID();
+  const t0 = new Date("2026-03-01T10:00:00Z");
+  const at = (seconds: number) => new Date(t0.getTime() + seconds * 1000);
+
+  beforeAll(async () => {
+    await insertUser({ id: userId, email: `${userId}@example.com`, name: null, passwordHash: "x", createdAt: t0 });
+  });
+
+  const newSet = (turnId: string, now = t0, conversationId = "conv-1") =>
+    ensureChangeSet({ id: randomUUID(), userId, siteId: "site-1", conversationId, turnId, target: "live", now });
+
+  const item = (changeSetId: string, overrides: Partial<ChangeItemInsert> = {}): ChangeItemInsert => ({
+    id: randomUUID(),
+    changeSetId,
+    toolCallId: "call-1",
+    kind: "page",
+    ref: "post:12",
+    action: "update",
+    title: "About us",
+    summary: "Changed the title",
+    before: { title: "About us" },
+    after: { title: "About our bakery" },
+    visible: true,
+    change: { ref: "post:12", expect: "v1", action: "update", fields: { title: "About our bakery" } },
+    beforeState: { title: "About us", status: "publish" },
+    versionRead: "v1",
+    status: "pending",
+    now: t0,
+    ...overrides,
+  });
+
+  it("makes one change set per turn and target, and returns the same one when asked again", async () => {
+    const first = await newSet("turn-a");
+    const again = await newSet("turn-a", at(5));
+    expect(again.id).toBe(first.id);
+    expect(first).toMatchObject({ status: "pending", target: "live", sandboxId: null });
+    expect((await findChangeSetForTurn({ conversationId: "conv-1", turnId: "turn-a", target: "live" }))?.id).toBe(
+      first.id,
+    );
+    expect(
+      await findChangeSetForTurn({ conversationId: "conv-1", turnId: "turn-a", target: "sandbox" }),
+    ).toBeUndefined();
+  });
+
+  it("keeps items in the order they were planned, across calls", async () => {
+    const set = await newSet("turn-order");
+    await insertChangeItems([item(set.id, { title: "one" }), item(set.id, { title: "two" })]);
+    await insertChangeItems([item(set.id, { title: "three", toolCallId: "call-2" })]);
+    const found = await findChangeSet({ id: set.id, userId, siteId: "site-1" });
+    expect(found?.items.map((i) => [i.seq, i.title])).toEqual([
+      [1, "one"],
+      [2, "two"],
+      [3, "three"],
+    ]);
+    expect(
+      (await listPendingItemsForToolCall({ conversationId: "conv-1", toolCallId: "call-2" })).map((i) => i.title),
+    ).toEqual(["three"]);
+  });
+
+  it("derives the set's status from its items: pending, applied, partially undone, undone, discarded", async () => {
+    const set = await newSet("turn-status");
+    const [a, b] = await insertChangeItems([item(set.id), item(set.id, { ref: "option:blogname", kind: "setting" })]);
+    expect((await refreshChangeSetStatus({ id: set.id, now: at(1) }))?.status).toBe("pending");
+    await markChangeItemApplied({
+      id: a!.id,
+      ref: "post:12",
+      after: { title: "x" },
+      afterState: { title: "x" },
+      versionAfter: "v2",
+      revisionId: 40,
+      now: at(2),
+    });
+    await markChangeItemApplied({
+      id: b!.id,
+      ref: "option:blogname",
+      after: { value: "y" },
+      afterState: { value: "y" },
+      versionAfter: "w2",
+      now: at(2),
+    });
+    const applied = await refreshChangeSetStatus({ id: set.id, now: at(2) });
+    expect(applied).toMatchObject({ status: "applied" });
+    expect(applied?.appliedAt?.toISOString()).toBe(at(2).toISOString());
+    expect(await transitionChangeItems({ ids: [a!.id], from: "applied", to: "undone", now: at(3) })).toEqual([a!.id]);
+    expect((await refreshChangeSetStatus({ id: set.id, now: at(3) }))?.status).toBe("partially_undone");
+    await transitionChangeItems({ ids: [b!.id], from: "applied", to: "undone", now: at(4) });
+    const undone = await refreshChangeSetStatus({ id: set.id, now: at(4) });
+    expect(undone?.status).toBe("undone");
+    expect(undone?.undoneAt?.toISOString()).toBe(at(4).toISOString());
+
+    const denied = await newSet("turn-denied");
+    const [c] = await insertChangeItems([item(denied.id)]);
+    await transitionChangeItems({ ids: [c!.id], from: "pending", to: "denied", now: at(1) });
+    expect((await refreshChangeSetStatus({ id: denied.id, now: at(1) }))?.status).toBe("discarded");
+  });
+
+  it("lets only one of two concurrent undo claims take an item", async () => {
+    const set = await newSet("turn-claim");
+    const [a] = await insertChangeItems([item(set.id, { status: "applied" })]);
+    const claims = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        transitionChangeItems({ ids: [a!.id], from: "applied", to: "undoing", now: at(1) }),
+      ),
+    );
+    expect(claims.filter((ids) => ids.length === 1)).toHaveLength(1);
+  });
+
+  it("finds a set only for its owner and site, and lists a site's sets newest first", async () => {
+    const older = await newSet("turn-old", at(-100), "conv-2");
+    const newer = await newSet("turn-new", at(100), "conv-2");
+    expect(await findChangeSet({ id: newer.id, userId: "someone-else", siteId: "site-1" })).toBeUndefined();
+    expect(await findChangeSet({ id: newer.id, userId, siteId: "site-2" })).toBeUndefined();
+    const ids = (await listChangeSets({ userId, siteId: "site-1" })).map((s) => s.id);
+    expect(ids.indexOf(newer.id)).toBeLessThan(ids.indexOf(older.id));
+    expect(await listChangeSets({ userId: "someone-else", siteId: "site-1" })).toEqual([]);
+  });
+
+  it("records approvals and undos in the audit with who, when and the outcome", async () => {
+    const set = await newSet("turn-audit");
+    await insertChangeAudit({
+      id: randomUUID(),
+      changeSetId: set.id,
+      siteId: "site-1",
+      userId,
+      action: "approve",
+      itemIds: ["i1"],
+      outcome: "ok",
+      at: at(1),
+    });
+    await insertChangeAudit({
+      id: randomUUID(),
+      changeSetId: set.id,
+      siteId: "site-1",
+      userId,
+      action: "undo",
+      itemIds: ["i1"],
+      outcome: "drifted",
+      detail: "About us changed on the site",
+      at: at(2),
+    });
+    expect((await listChangeAudit({ changeSetId: set.id })).map((r) => [r.action, r.outcome, r.userId])).toEqual([
+      ["approve", "ok", userId],
+      ["undo", "drifted", userId],
+    ]);
+  });
+});

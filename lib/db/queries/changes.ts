@@ -1,0 +1,301 @@
+/** Change sets: one per chat turn and target, their items, and the audit of approvals, applies and undos. */
+import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
+import { getDb } from "../index";
+import {
+  changeAudit,
+  changeItems,
+  changeSets,
+  type ChangeAudit,
+  type ChangeAuditAction,
+  type ChangeItem,
+  type ChangeItemStatus,
+  type ChangeSet,
+  type ChangeSetStatus,
+  type ChangeTarget,
+  type ItemChange,
+} from "../schema";
+
+export type ChangeSetWithItems = ChangeSet & { items: ChangeItem[] };
+
+/** The turn's change set for this target, made on first use; a second call for the same turn returns the same row. */
+export async function ensureChangeSet(input: {
+  id: string;
+  userId: string;
+  siteId: string;
+  conversationId: string;
+  turnId: string;
+  target: ChangeTarget;
+  sandboxId?: string | null;
+  now: Date;
+}): Promise<ChangeSet> {
+  const db = await getDb();
+  const [row] = await db
+    .insert(changeSets)
+    .values({
+      id: input.id,
+      userId: input.userId,
+      siteId: input.siteId,
+      conversationId: input.conversationId,
+      turnId: input.turnId,
+      target: input.target,
+      sandboxId: input.sandboxId ?? null,
+      status: "pending",
+      createdAt: input.now,
+      updatedAt: input.now,
+    })
+    .onConflictDoUpdate({
+      target: [changeSets.conversationId, changeSets.turnId, changeSets.target],
+      // A no-op update so the existing row comes back.
+      set: { updatedAt: sql`${changeSets.updatedAt}` },
+    })
+    .returning();
+  return row!;
+}
+
+export type ChangeItemInsert = {
+  id: string;
+  changeSetId: string;
+  toolCallId?: string | null;
+  kind: string;
+  ref: string;
+  action: ItemChange["action"];
+  title: string;
+  summary: string;
+  before: unknown;
+  after: unknown;
+  visible: boolean;
+  change: ItemChange;
+  beforeState: Record<string, unknown> | null;
+  afterState?: Record<string, unknown> | null;
+  versionRead: string | null;
+  versionAfter?: string | null;
+  revisionId?: number | null;
+  status: Extract<ChangeItemStatus, "pending" | "applied">;
+  now: Date;
+};
+
+/** Adds items after the set's existing ones, in order, in one transaction. */
+export async function insertChangeItems(items: ChangeItemInsert[]): Promise<ChangeItem[]> {
+  if (items.length === 0) return [];
+  const db = await getDb();
+  return db.transaction(async (tx) => {
+    const changeSetId = items[0]!.changeSetId;
+    // Serialises appends to one set, so two tool calls of a turn never take the same position.
+    await tx.execute(sql`select id from change_sets where id = ${changeSetId} for update`);
+    const [{ next }] = (await tx
+      .select({ next: sql<number>`coalesce(max(${changeItems.seq}), 0) + 1` })
+      .from(changeItems)
+      .where(eq(changeItems.changeSetId, changeSetId))) as [{ next: number }];
+    const rows = await tx
+      .insert(changeItems)
+      .values(
+        items.map(({ now, ...item }, index) => ({
+          ...item,
+          seq: Number(next) + index,
+          before: item.before ?? null,
+          after: item.after ?? null,
+          afterState: item.afterState ?? null,
+          versionAfter: item.versionAfter ?? null,
+          revisionId: item.revisionId ?? null,
+          createdAt: now,
+          appliedAt: item.status === "applied" ? now : null,
+        })),
+      )
+      .returning();
+    return rows.sort((a, b) => a.seq - b.seq);
+  });
+}
+
+/** Pending items a tool call planned (what its approval shows and what gets written once approved). */
+export async function listPendingItemsForToolCall(input: {
+  conversationId: string;
+  toolCallId: string;
+}): Promise<ChangeItem[]> {
+  const db = await getDb();
+  const rows = await db
+    .select({ item: changeItems })
+    .from(changeItems)
+    .innerJoin(changeSets, eq(changeSets.id, changeItems.changeSetId))
+    .where(
+      and(
+        eq(changeSets.conversationId, input.conversationId),
+        eq(changeItems.toolCallId, input.toolCallId),
+        eq(changeItems.status, "pending"),
+      ),
+    )
+    .orderBy(asc(changeItems.seq));
+  return rows.map((r) => r.item);
+}
+
+/** Records what the site answered for an item that was written. */
+export async function markChangeItemApplied(input: {
+  id: string;
+  ref: string;
+  after: unknown;
+  afterState: Record<string, unknown> | null;
+  versionAfter: string | null;
+  revisionId?: number | null;
+  now: Date;
+}): Promise<void> {
+  const db = await getDb();
+  await db
+    .update(changeItems)
+    .set({
+      status: "applied",
+      ref: input.ref,
+      after: input.after ?? null,
+      afterState: input.afterState,
+      versionAfter: input.versionAfter,
+      revisionId: input.revisionId ?? null,
+      appliedAt: input.now,
+    })
+    .where(eq(changeItems.id, input.id));
+}
+
+/**
+ * Moves items from one status to another, only those still in `from`, in one statement; returns the ids moved.
+ * Undo claims its items this way (applied → undoing), so two undos of one item cannot both run.
+ */
+export async function transitionChangeItems(input: {
+  ids: string[];
+  from: ChangeItemStatus;
+  to: ChangeItemStatus;
+  now: Date;
+}): Promise<string[]> {
+  if (input.ids.length === 0) return [];
+  const db = await getDb();
+  const rows = await db
+    .update(changeItems)
+    .set({ status: input.to, ...(input.to === "undone" ? { undoneAt: input.now } : {}) })
+    .where(and(inArray(changeItems.id, input.ids), eq(changeItems.status, input.from)))
+    .returning({ id: changeItems.id });
+  return rows.map((r) => r.id);
+}
+
+/** Derives the set's status from its items (the contract's words) and stores it; returns the set. */
+export async function refreshChangeSetStatus(input: { id: string; now: Date }): Promise<ChangeSet | undefined> {
+  const db = await getDb();
+  const items = await db
+    .select({ status: changeItems.status })
+    .from(changeItems)
+    .where(eq(changeItems.changeSetId, input.id));
+  const count = (status: ChangeItemStatus) => items.filter((i) => i.status === status).length;
+  const written = count("applied") + count("undone") + count("undoing");
+  const [set] = await db
+    .select({ target: changeSets.target, status: changeSets.status })
+    .from(changeSets)
+    .where(eq(changeSets.id, input.id));
+  let status: ChangeSetStatus;
+  // A sandbox set's items are written in the sandbox; the set waits for Apply or Discard (lib/sandbox/apply.ts).
+  if (set?.target === "sandbox")
+    status = set.status === "applied" || set.status === "discarded" ? set.status : "pending";
+  else if (count("pending") > 0) status = "pending";
+  else if (count("undone") > 0) status = count("applied") + count("undoing") > 0 ? "partially_undone" : "undone";
+  else if (written === 0) status = "discarded";
+  else status = written === items.length ? "applied" : "partially_applied";
+  const [row] = await db
+    .update(changeSets)
+    .set({
+      status,
+      updatedAt: input.now,
+      ...(status === "applied" || status === "partially_applied"
+        ? { appliedAt: sql`coalesce(${changeSets.appliedAt}, ${input.now.toISOString()}::timestamptz)` }
+        : {}),
+      ...(status === "undone" || status === "partially_undone" ? { undoneAt: input.now } : {}),
+    })
+    .where(eq(changeSets.id, input.id))
+    .returning();
+  return row;
+}
+
+async function withItems(sets: ChangeSet[]): Promise<ChangeSetWithItems[]> {
+  if (sets.length === 0) return [];
+  const db = await getDb();
+  const items = await db
+    .select()
+    .from(changeItems)
+    .where(
+      inArray(
+        changeItems.changeSetId,
+        sets.map((s) => s.id),
+      ),
+    )
+    .orderBy(asc(changeItems.seq));
+  return sets.map((set) => ({ ...set, items: items.filter((i) => i.changeSetId === set.id) }));
+}
+
+/** A change set with its items, only for its user and site (undefined otherwise, never saying which). */
+export async function findChangeSet(input: {
+  id: string;
+  userId: string;
+  siteId: string;
+}): Promise<ChangeSetWithItems | undefined> {
+  const db = await getDb();
+  const rows = await db
+    .select()
+    .from(changeSets)
+    .where(and(eq(changeSets.id, input.id), eq(changeSets.userId, input.userId), eq(changeSets.siteId, input.siteId)))
+    .limit(1);
+  return (await withItems(rows))[0];
+}
+
+/** The turn's change set for a target, if the turn changed (or planned to change) anything. */
+export async function findChangeSetForTurn(input: {
+  conversationId: string;
+  turnId: string;
+  target: ChangeTarget;
+}): Promise<ChangeSet | undefined> {
+  const db = await getDb();
+  const [row] = await db
+    .select()
+    .from(changeSets)
+    .where(
+      and(
+        eq(changeSets.conversationId, input.conversationId),
+        eq(changeSets.turnId, input.turnId),
+        eq(changeSets.target, input.target),
+      ),
+    )
+    .limit(1);
+  return row;
+}
+
+/** A site's change sets for its owner, newest first, with their items. */
+export async function listChangeSets(input: {
+  userId: string;
+  siteId: string;
+  limit?: number;
+}): Promise<ChangeSetWithItems[]> {
+  const db = await getDb();
+  const sets = await db
+    .select()
+    .from(changeSets)
+    .where(and(eq(changeSets.userId, input.userId), eq(changeSets.siteId, input.siteId)))
+    .orderBy(desc(changeSets.createdAt), desc(changeSets.id))
+    .limit(input.limit ?? 50);
+  return withItems(sets);
+}
+
+export async function insertChangeAudit(row: {
+  id: string;
+  changeSetId: string;
+  siteId: string;
+  userId: string;
+  action: ChangeAuditAction;
+  itemIds: string[];
+  outcome: string;
+  detail?: string | null;
+  at: Date;
+}): Promise<void> {
+  const db = await getDb();
+  await db.insert(changeAudit).values({ ...row, detail: row.detail ?? null });
+}
+
+export async function listChangeAudit(input: { changeSetId: string }): Promise<ChangeAudit[]> {
+  const db = await getDb();
+  return db
+    .select()
+    .from(changeAudit)
+    .where(eq(changeAudit.changeSetId, input.changeSetId))
+    .orderBy(asc(changeAudit.at), asc(changeAudit.id));
+}

@@ -1,0 +1,83 @@
+/**
+ * The warm pool: sandboxes started ahead of demand so a user's new sandbox is ready at once. Its size holds
+ * across app instances (`reservePoolSlot` decides in the database); one fill runs at a time per process.
+ */
+import { randomUUID } from "node:crypto";
+import { reservePoolSlot } from "@/lib/db/queries";
+import type { Sandbox } from "@/lib/db/schema";
+import { log } from "@/lib/log";
+
+/** What the pool needs from the containers unit. */
+export type PoolContainers = {
+  image(): Promise<string>;
+  launch(row: Sandbox, finalStatus: "pooled"): Promise<Sandbox>;
+  destroy(sandbox: Sandbox): Promise<void>;
+};
+
+export type PoolSettings = {
+  /** SANDBOX_POOL_SIZE; 0 turns the pool off. */
+  size: number;
+  /** A pool member older than this is replaced, so the pool never serves a stale image. */
+  maxAgeMinutes: number;
+};
+
+export class SandboxPool {
+  private filling?: Promise<void>;
+  private closed = false;
+
+  constructor(
+    private readonly containers: PoolContainers,
+    private readonly settings: PoolSettings,
+    private readonly now: () => Date,
+  ) {}
+
+  /** Tops the pool up to its size; resolves when it is full (or the pool is off or closed). */
+  fill(): Promise<void> {
+    if (this.settings.size === 0 || this.closed) return Promise.resolve();
+    this.filling ??= this.fillLoop().finally(() => {
+      this.filling = undefined;
+    });
+    return this.filling;
+  }
+
+  /** Refills in the background, after a member was taken. */
+  refillSoon() {
+    setImmediate(() => {
+      this.fill().catch((error) => log.warn("sandbox pool refill failed", { error }));
+    });
+  }
+
+  /** Stops filling and waits for a fill under way. */
+  async close() {
+    this.closed = true;
+    await this.filling?.catch(() => {});
+  }
+
+  private async fillLoop() {
+    const imageTag = await this.containers.image();
+    while (!this.closed) {
+      const now = this.now();
+      const row = await reservePoolSlot({
+        poolSize: this.settings.size,
+        row: {
+          id: randomUUID(),
+          status: "warming",
+          userId: null,
+          imageTag,
+          fromPool: true,
+          createdAt: now,
+          lastUsedAt: now,
+          // A pool member is recycled after maxAgeMinutes; once taken, its sandbox's expiry replaces this.
+          expiresAt: new Date(now.getTime() + this.settings.maxAgeMinutes * 60_000),
+        },
+      });
+      if (!row) return;
+      try {
+        await this.containers.launch(row, "pooled");
+      } catch (error) {
+        await this.containers.destroy(row).catch(() => {});
+        throw error;
+      }
+    }
+  }
+}

@@ -1,0 +1,344 @@
+/**
+ * Try it in a sandbox first (issue 13), against the real WordPress with our plugin as the live site, real Podman
+ * sandboxes and PostgreSQL; only the language model is scripted. A sandbox-mode chat turn leaves the live site
+ * untouched and its change shows in the preview; apply makes it live in one batch; undo puts the live site back;
+ * a person's edit on the live site in between makes apply refuse, naming the page; discard throws it away.
+ */
+import { randomUUID } from "node:crypto";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { POST as chatRoute } from "@/app/chat/route";
+import { GET as previewRoute } from "@/app/preview/[sandboxId]/[[...path]]/route";
+import { POST as applyRoute } from "@/app/sites/[id]/changes/[changeSetId]/apply/route";
+import { POST as discardRoute } from "@/app/sites/[id]/changes/[changeSetId]/discard/route";
+import { GET as showRoute } from "@/app/sites/[id]/changes/[changeSetId]/route";
+import { POST as undoRoute } from "@/app/sites/[id]/changes/[changeSetId]/undo/route";
+import { setChatDepsForTests } from "@/lib/agent/chat";
+import { setAgentModelForTests } from "@/lib/agent/model";
+import { operationsByName } from "@/lib/agent/operations";
+import {
+  type Chunk,
+  insertSiteRow,
+  parseUiStream,
+  startAgentSite,
+  type AgentTestSite,
+} from "@/lib/agent/testing/fixtures";
+import { scriptedModel, toolResults } from "@/lib/agent/testing/scripted-model";
+import { humanEditPost, writeThroughAgent } from "@/lib/changes/testing";
+import { findConversationSandbox, findSiteForUser, insertConversation, listChangeAudit } from "@/lib/db/queries";
+import { useTestDatabase } from "@/lib/db/testing";
+import { siteClientFor } from "@/lib/sites/sites";
+import type { SiteClient } from "@/lib/sites/types";
+import { newUser } from "@/test/accounts";
+import { call } from "@/test/http";
+import { setSandboxManagerForTests } from "./index";
+import { createTestSandboxes, type TestSandboxes } from "./testing";
+
+useTestDatabase();
+
+const APP = "http://localhost:3000";
+const origin = { origin: APP };
+let wp: AgentTestSite;
+let t: TestSandboxes;
+let owner: { cookie: string; id: string };
+let siteId: string;
+let live: SiteClient;
+
+beforeAll(async () => {
+  wp = await startAgentSite();
+  owner = await newUser("rehearsal");
+  siteId = await insertSiteRow({
+    userId: owner.id,
+    url: wp.local.url,
+    token: wp.token,
+    secret: wp.secret,
+    info: wp.info,
+  });
+  live = siteClientFor((await findSiteForUser({ userId: owner.id, siteId }))!);
+  t = createTestSandboxes(
+    { poolSize: 1, appUrl: APP },
+    { siteSource: async () => ({ client: live, site: { id: siteId, url: wp.local.url } }) },
+  );
+  await t.manager.image();
+  await t.manager.fillPool();
+  await setSandboxManagerForTests(t.manager);
+  setChatDepsForTests({ sandboxesEnabled: () => true, limits: () => limits });
+}, 180_000);
+
+afterAll(async () => {
+  setChatDepsForTests(undefined);
+  setAgentModelForTests(undefined);
+  await setSandboxManagerForTests(undefined);
+  await t?.cleanup();
+  await wp?.local.stop();
+});
+
+afterEach(() => setAgentModelForTests(undefined));
+
+const limits = { maxSteps: 8, maxToolCalls: 12, maxTokens: 100_000, timeoutMs: 60_000 };
+const para = (text: string) => `<!-- wp:paragraph --><p>${text}</p><!-- /wp:paragraph -->`;
+
+async function livePage(title: string, content: string) {
+  const { data } = await wp.admin.post<{ id: number }>("/wp/v2/pages", { title, content, status: "publish" });
+  return data.id;
+}
+const liveContent = async (id: number) =>
+  (await wp.admin.get<{ content: { raw: string } }>(`/wp/v2/pages/${id}`, { context: "edit" })).data.content.raw;
+
+/** Fetches a preview page as the owner's browser would (session cookie), through the preview route. */
+async function preview(sandboxId: string, path: string, cookie = owner.cookie) {
+  return call(previewRoute, { path: `/preview/${sandboxId}${path}`, cookie, params: { sandboxId } });
+}
+
+async function chatTurn(body: Record<string, unknown>) {
+  const res = await call(chatRoute, {
+    body: { siteId, ...body },
+    cookie: owner.cookie,
+    path: "/chat",
+    headers: origin,
+  });
+  expect(res.status).toBe(200);
+  const chunks: Chunk[] = parseUiStream(res.text);
+  const finish = chunks.find((c) => c.type === "finish") as { messageMetadata?: Record<string, any> } | undefined;
+  return { chunks, metadata: finish?.messageMetadata ?? {} };
+}
+
+const changeSetRoute = (route: typeof applyRoute, changeSetId: string, body: Record<string, unknown> = {}) =>
+  call(route, { body, cookie: owner.cookie, headers: origin, params: { id: siteId, changeSetId } });
+
+describe("sandbox mode", () => {
+  it("rehearses a change in a sandbox copy, shows it in the preview, applies it, and undo puts live back", async () => {
+    const id = await livePage("Opening hours", para("Open 8–18"));
+    setAgentModelForTests(
+      scriptedModel([
+        { toolCalls: [{ name: "list_pages", input: { search: "Opening hours" } }] },
+        (prompt) => {
+          const listed = (toolResults(prompt).at(-1)!.output as any).site_data.data.items[0];
+          return {
+            toolCalls: [{ name: "update_page", input: { id: listed.id, content: para("Open 7–19, also on Sundays") } }],
+          };
+        },
+        { text: "Done in the sandbox." },
+      ]),
+    );
+    const turn = await chatTurn({ message: "Change the opening hours to 7–19 and say we open on Sundays" });
+    expect(turn.metadata.mode).toBe("sandbox");
+    const sandboxId = turn.metadata.sandboxId as string;
+    const changeSetId = turn.metadata.changeSetId as string;
+    expect(sandboxId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(changeSetId).toBeDefined();
+    // No click was asked for: the write went to the sandbox; the set waits for Apply.
+    expect(turn.chunks.some((c) => c.type === "tool-approval-request")).toBe(false);
+
+    // The live site is untouched.
+    expect(await liveContent(id)).toBe(para("Open 8–18"));
+    const shown = await changeSetRoute(showRoute, changeSetId);
+    expect(shown.json.changeSet).toMatchObject({ target: "sandbox", sandboxId, status: "pending" });
+    expect(shown.json.changeSet.items[0]).toMatchObject({ kind: "page", title: "Opening hours" });
+
+    // The preview shows the change, with links that stay inside it and no container address.
+    const page = await preview(sandboxId, "/opening-hours/");
+    expect(page.status).toBe(200);
+    expect(page.text).toContain("Open 7–19, also on Sundays");
+    expect(page.text).toContain(`${APP}/preview/${sandboxId}/`);
+    expect(page.text).not.toMatch(/127\.0\.0\.1:\d+/);
+    expect(page.text).not.toContain(wp.local.url);
+    expect(JSON.stringify([...page.headers])).not.toMatch(/127\.0\.0\.1/);
+    expect(page.headers.get("content-security-policy")).toMatch(/^sandbox /);
+    // The sandbox holds only what was copied: no sample content of its own mixes in.
+    const sandboxClient = await t.clientFor(sandboxId);
+    const copied = new Set(
+      (await t.manager.getSandbox({ userId: owner.id, id: sandboxId })).manifest!.items.map((i) => Number(i.sandboxId)),
+    );
+    for (const type of ["pages", "posts"]) {
+      const { data } = await sandboxClient.get<Array<{ id: number }>>(`/wp/v2/${type}`, {
+        status: "any",
+        per_page: 100,
+      });
+      for (const item of data) expect(copied.has(item.id)).toBe(true);
+    }
+
+    // Apply: the live site changes in one batch; the result is a live change set.
+    const applied = await changeSetRoute(applyRoute, changeSetId);
+    expect(applied.status).toBe(200);
+    expect(applied.json.changeSet).toMatchObject({ target: "live", status: "applied" });
+    expect(await liveContent(id)).toBe(para("Open 7–19, also on Sundays"));
+    expect((await changeSetRoute(showRoute, changeSetId)).json.changeSet.status).toBe("applied");
+    expect((await changeSetRoute(applyRoute, changeSetId)).json.error.code).toBe("not_applicable");
+    const audit = await listChangeAudit({ changeSetId });
+    expect(audit.map((a) => [a.action, a.outcome])).toContainEqual(["apply", "ok"]);
+
+    // Undo, like any live change set: the live site as before.
+    const undone = await changeSetRoute(undoRoute, applied.json.changeSet.id);
+    expect(undone.status).toBe(200);
+    expect(undone.json.changeSet.status).toBe("undone");
+    expect(await liveContent(id)).toBe(para("Open 8–18"));
+  });
+
+  it("refuses to apply over a person's edit on the live site, naming the page, and changes nothing", async () => {
+    const id = await livePage("Prices", para("Bread 3 €"));
+    const conversationId = randomUUID();
+    await insertConversation({ id: conversationId, userId: owner.id, siteId, title: "prices", now: new Date() });
+    const rehearsal = await t.manager.rehearsal({ userId: owner.id, siteId, conversationId, live });
+    const sandboxPage = rehearsal.manifest.items.find((item) => item.liveRef === `post:${id}`)!;
+    const written = await writeThroughAgent(
+      {
+        scope: {
+          userId: owner.id,
+          siteId,
+          conversationId,
+          turnId: randomUUID(),
+          target: "sandbox",
+          sandboxId: rehearsal.sandbox.id,
+        },
+        client: rehearsal.client,
+      },
+      operationsByName.get("update_page")!,
+      { id: Number(sandboxPage.sandboxId), content: para("Bread 4 €") },
+    );
+    const changeSetId = (written.data as { changeSetId: string }).changeSetId;
+    expect(await liveContent(id)).toBe(para("Bread 3 €"));
+
+    await humanEditPost(wp.local.wpPath, id, { content: para("Bread 3.50 € (Ana)") });
+    const refused = await changeSetRoute(applyRoute, changeSetId);
+    expect(refused.status).toBe(409);
+    expect(refused.json.error.code).toBe("drifted");
+    expect(refused.json.error.message).toContain('"Prices"');
+    expect(refused.json.error.details.items).toEqual([expect.objectContaining({ title: "Prices" })]);
+    expect(await liveContent(id)).toBe(para("Bread 3.50 € (Ana)"));
+    expect((await changeSetRoute(showRoute, changeSetId)).json.changeSet.status).toBe("pending");
+
+    // The next turn of that conversation keeps the sandbox while the rehearsal waits (apply keeps refusing).
+    const again = await t.manager.rehearsal({ userId: owner.id, siteId, conversationId, live });
+    expect(again.sandbox.id).toBe(rehearsal.sandbox.id);
+  });
+
+  it("discards a rehearsal: the set is discarded, the sandbox copy goes, the live site never changed", async () => {
+    const id = await livePage("Team", para("Ana and Ben"));
+    const conversationId = randomUUID();
+    await insertConversation({ id: conversationId, userId: owner.id, siteId, title: "team", now: new Date() });
+    const rehearsal = await t.manager.rehearsal({ userId: owner.id, siteId, conversationId, live });
+    const sandboxPage = rehearsal.manifest.items.find((item) => item.liveRef === `post:${id}`)!;
+    const written = await writeThroughAgent(
+      {
+        scope: {
+          userId: owner.id,
+          siteId,
+          conversationId,
+          turnId: randomUUID(),
+          target: "sandbox",
+          sandboxId: rehearsal.sandbox.id,
+        },
+        client: rehearsal.client,
+      },
+      operationsByName.get("update_page")!,
+      { id: Number(sandboxPage.sandboxId), content: para("Ana, Ben and Cleo") },
+    );
+    const changeSetId = (written.data as { changeSetId: string }).changeSetId;
+
+    const discarded = await changeSetRoute(discardRoute, changeSetId);
+    expect(discarded.status).toBe(200);
+    expect(discarded.json.changeSet).toMatchObject({ status: "discarded", target: "sandbox" });
+    expect(await liveContent(id)).toBe(para("Ana and Ben"));
+    expect((await preview(rehearsal.sandbox.id, "/team/")).status).toBe(404);
+    expect(await findConversationSandbox({ conversationId })).toBeUndefined();
+    expect((await changeSetRoute(applyRoute, changeSetId)).json.error.code).toBe("not_applicable");
+  });
+
+  it("copies the site again for the next turn when the live site changed and nothing waits for Apply", async () => {
+    const id = await livePage("Menu of the day", para("Soup"));
+    const conversationId = randomUUID();
+    await insertConversation({ id: conversationId, userId: owner.id, siteId, title: "menu", now: new Date() });
+    const first = await t.manager.rehearsal({ userId: owner.id, siteId, conversationId, live });
+    expect(first.fresh).toBe(true);
+    const same = await t.manager.rehearsal({ userId: owner.id, siteId, conversationId, live });
+    expect(same.sandbox.id).toBe(first.sandbox.id);
+
+    await humanEditPost(wp.local.wpPath, id, { content: para("Soup and bread") });
+    const next = await t.manager.rehearsal({ userId: owner.id, siteId, conversationId, live });
+    expect(next.fresh).toBe(true);
+    expect(next.sandbox.id).not.toBe(first.sandbox.id);
+    const copy = next.manifest.items.find((item) => item.liveRef === `post:${id}`)!;
+    const { data } = await next.client.get<{ content: { raw: string } }>(`/wp/v2/pages/${copy.sandboxId}`, {
+      context: "edit",
+    });
+    expect(data.content.raw).toBe(para("Soup and bread"));
+    expect((await findConversationSandbox({ conversationId }))?.sandboxId).toBe(next.sandbox.id);
+    await t.manager.deleteSandbox({ userId: owner.id, id: next.sandbox.id });
+  });
+
+  it("applies creations first with their media mapped to the live site, and undo removes them", async () => {
+    const id = await livePage("Gallery", para("Photos soon"));
+    const conversationId = randomUUID();
+    await insertConversation({ id: conversationId, userId: owner.id, siteId, title: "gallery", now: new Date() });
+    const rehearsal = await t.manager.rehearsal({ userId: owner.id, siteId, conversationId, live });
+    const sandboxPage = rehearsal.manifest.items.find((item) => item.liveRef === `post:${id}`)!;
+    const scope = {
+      userId: owner.id,
+      siteId,
+      conversationId,
+      turnId: randomUUID(),
+      target: "sandbox" as const,
+      sandboxId: rehearsal.sandbox.id,
+    };
+    // An edit, then a creation whose content links to the preview's own address: order and addresses are mapped.
+    await writeThroughAgent({ scope, client: rehearsal.client }, operationsByName.get("update_page")!, {
+      id: Number(sandboxPage.sandboxId),
+      content: para("Photos below"),
+    });
+    const created = await writeThroughAgent(
+      { scope, client: rehearsal.client },
+      operationsByName.get("create_draft")!,
+      {
+        type: "page",
+        title: "Summer photos",
+        content: para(`See <a href="${APP}/preview/${rehearsal.sandbox.id}/gallery/">the gallery</a>`),
+      },
+    );
+    const changeSetId = (created.data as { changeSetId: string }).changeSetId;
+
+    const applied = await changeSetRoute(applyRoute, changeSetId);
+    expect(applied.status).toBe(200);
+    const items = applied.json.changeSet.items as Array<{ action: string; targetId: string; title: string }>;
+    expect(items.map((item) => item.action)).toEqual(["create", "update"]);
+    const newId = Number(items[0]!.targetId.split(":")[1]);
+    const { data: made } = await wp.admin.get<{ status: string; title: { raw: string }; content: { raw: string } }>(
+      `/wp/v2/pages/${newId}`,
+      { context: "edit" },
+    );
+    expect(made).toMatchObject({ status: "draft", title: { raw: "Summer photos" } });
+    expect(made.content.raw).toContain(`href="${wp.local.url}/gallery/"`);
+    expect(made.content.raw).not.toContain("/preview/");
+    expect(await liveContent(id)).toBe(para("Photos below"));
+
+    expect((await changeSetRoute(undoRoute, applied.json.changeSet.id)).status).toBe(200);
+    expect(await liveContent(id)).toBe(para("Photos soon"));
+    const gone = await wp.admin.get(`/wp/v2/pages/${newId}`, { context: "edit" }).catch((error: unknown) => error);
+    expect((gone as { siteStatus?: number }).siteStatus ?? (gone as { status?: number }).status).not.toBe(200);
+  });
+
+  it("writes an approved live plan to the live site, even when sandboxes are the default", async () => {
+    const { data } = await wp.admin.post<{ id: number }>("/wp/v2/pages", { title: "Launch", status: "draft" });
+    setAgentModelForTests(
+      scriptedModel([
+        { toolCalls: [{ name: "publish_page", input: { type: "page", id: data.id } }] },
+        { text: "Published." },
+      ]),
+    );
+    const asked = await chatTurn({ message: `Publish page ${data.id}`, mode: "live" });
+    expect(asked.metadata.mode).toBe("live");
+    const request = asked.chunks.find((c) => c.type === "tool-approval-request") as unknown as
+      | { approvalId: string }
+      | undefined;
+    expect(request).toBeDefined();
+    const conversationId = (
+      asked.chunks.find((c) => c.type === "data-conversation") as unknown as { data: { conversationId: string } }
+    ).data.conversationId;
+
+    // The approval carries no mode: it continues the live turn, and the live page is published.
+    const answered = await chatTurn({ conversationId, approvals: [{ id: request!.approvalId, approved: true }] });
+    expect(answered.metadata.mode).toBe("live");
+    const page = await wp.admin.get<{ status: string }>(`/wp/v2/pages/${data.id}`, { context: "edit" });
+    expect(page.data.status).toBe("publish");
+    expect(await findConversationSandbox({ conversationId })).toBeUndefined();
+  });
+});

@@ -1,0 +1,89 @@
+/**
+ * Sandbox mode (docs/rehearsal.md): the sandbox a conversation rehearses in. One per conversation, made on the
+ * first sandbox-mode turn as a copy of the site's default subset (its published pages, up to 50, its ten latest
+ * posts, and what they reference: menus, navigation, styles, CSS, media through the proxy, site title and
+ * tagline), so the agent's first reads already find what they need. Before each turn the copy is checked against
+ * the live site (the versions the manifest recorded): when a person changed a copied item since, and nothing is
+ * waiting for Apply, the conversation gets a fresh copy; when rehearsed changes are waiting, the sandbox is kept
+ * and Apply will refuse, naming what drifted (it never writes over that edit).
+ */
+import { now as clockNow } from "@/lib/clock";
+import {
+  findConversationSandbox,
+  findSandboxById,
+  findSandboxManifest,
+  hasPendingRehearsal,
+  linkConversationSandbox,
+} from "@/lib/db/queries";
+import type { Sandbox, SandboxManifest } from "@/lib/db/schema";
+import { log } from "@/lib/log";
+import type { SiteClient } from "@/lib/sites/types";
+import { readLiveVersions } from "./subset";
+
+/** What the rehearsal needs of the sandbox manager: a narrow view of it. */
+export type RehearsalSandboxes = {
+  createSandbox(input: { userId: string; siteId: string }): Promise<{ id: string }>;
+  clientFor(sandbox: Sandbox): SiteClient;
+  destroy(sandbox: Sandbox): Promise<void>;
+};
+
+export type Rehearsal = {
+  sandbox: Sandbox;
+  manifest: SandboxManifest;
+  /** The signed client of the sandbox: the agent's operations run against it. */
+  client: SiteClient;
+  /** True when this turn made the copy (first turn, or the live site changed since the last copy). */
+  fresh: boolean;
+};
+
+/** Items copied whose live version is not the one recorded (a person edited them since the copy). */
+export async function driftedItems(
+  live: SiteClient,
+  manifest: SandboxManifest,
+): Promise<Array<{ liveRef: string; title: string }>> {
+  const recorded = manifest.items.filter((item) => item.liveRef && item.liveVersion);
+  if (recorded.length === 0) return [];
+  const current = await readLiveVersions(
+    live,
+    recorded.map((item) => item.liveRef!),
+  );
+  return recorded
+    .filter((item) => current.has(item.liveRef!) && current.get(item.liveRef!) !== item.liveVersion)
+    .map((item) => ({ liveRef: item.liveRef!, title: item.title ?? item.liveRef! }));
+}
+
+export async function rehearsalFor(input: {
+  userId: string;
+  siteId: string;
+  conversationId: string;
+  live: SiteClient;
+  sandboxes: RehearsalSandboxes;
+  now?: () => Date;
+}): Promise<Rehearsal> {
+  const now = input.now ?? clockNow;
+  const link = await findConversationSandbox({ conversationId: input.conversationId });
+  const linked = link ? await findSandboxById({ id: link.sandboxId }) : undefined;
+  if (linked && linked.userId === input.userId && linked.status === "ready" && linked.expiresAt > now()) {
+    const manifest = await findSandboxManifest({ sandboxId: linked.id });
+    if (manifest) {
+      const drifted = await driftedItems(input.live, manifest).catch((error) => {
+        log.warn("could not compare a rehearsal with the live site", { sandboxId: linked.id, error });
+        return [];
+      });
+      if (drifted.length === 0 || (await hasPendingRehearsal({ sandboxId: linked.id }))) {
+        return { sandbox: linked, manifest, client: input.sandboxes.clientFor(linked), fresh: false };
+      }
+      log.info("live site changed since the rehearsal copy: copying again", {
+        sandboxId: linked.id,
+        items: drifted.length,
+      });
+      await input.sandboxes.destroy(linked).catch((error) => log.warn("could not remove a stale rehearsal", { error }));
+    }
+  }
+  const created = await input.sandboxes.createSandbox({ userId: input.userId, siteId: input.siteId });
+  const sandbox = await findSandboxById({ id: created.id });
+  const manifest = await findSandboxManifest({ sandboxId: created.id });
+  if (!sandbox || !manifest) throw new Error(`the rehearsal sandbox ${created.id} vanished while it was made`);
+  await linkConversationSandbox({ conversationId: input.conversationId, sandboxId: sandbox.id, now: now() });
+  return { sandbox, manifest, client: input.sandboxes.clientFor(sandbox), fresh: true };
+}

@@ -1,0 +1,55 @@
+/**
+ * What the review page of a rehearsal shows (a sandbox change set): each changed page before (the live site) and
+ * after (the sandbox, through the preview), side by side, with the change set to apply or discard.
+ */
+import { showChangeSetForOwner } from "@/lib/changes/service";
+import type { PublicChangeSet } from "@/lib/changes/change-sets";
+import { findSandboxManifest } from "@/lib/db/queries";
+import { getOwnedSite } from "@/lib/sites/sites";
+import { sandboxConfig } from "./config";
+import { previewUrl } from "./preview";
+
+export type ReviewedPage = {
+  itemId: string;
+  title: string;
+  summary: string;
+  liveUrl: string | null;
+  previewUrl: string | null;
+};
+
+export type RehearsalReview = {
+  site: { id: string; url: string; name: string | null };
+  changeSet: PublicChangeSet;
+  pages: ReviewedPage[];
+};
+
+export async function loadRehearsalReview(input: {
+  userId: string;
+  siteId: string;
+  changeSetId: string;
+}): Promise<RehearsalReview> {
+  const site = await getOwnedSite(input);
+  const changeSet = await showChangeSetForOwner(input);
+  const manifest = changeSet.sandboxId ? await findSandboxManifest({ sandboxId: changeSet.sandboxId }) : undefined;
+  const preview = changeSet.sandboxId ? previewUrl(sandboxConfig().appUrl, changeSet.sandboxId) : null;
+  const liveBase = site.url.replace(/\/+$/, "");
+  const seen = new Set<string>();
+  const pages: ReviewedPage[] = [];
+  for (const item of changeSet.items) {
+    const match = /^post:(\d+)$/.exec(item.targetId);
+    if (!match || seen.has(item.targetId)) continue;
+    seen.add(item.targetId);
+    const sandboxPostId = Number(match[1]);
+    const param = item.kind === "page" ? "page_id" : "p";
+    const copied = manifest?.items.find((entry) => entry.sandboxId === sandboxPostId && entry.kind !== "attachment");
+    const liveId = changeSet.target === "sandbox" ? copied?.sourceId : sandboxPostId;
+    pages.push({
+      itemId: item.id,
+      title: item.title,
+      summary: item.summary,
+      liveUrl: typeof liveId === "number" ? `${liveBase}/?${param}=${liveId}` : null,
+      previewUrl: preview && changeSet.target === "sandbox" ? `${preview}?${param}=${sandboxPostId}` : null,
+    });
+  }
+  return { site: { id: site.id, url: site.url, name: site.name }, changeSet, pages };
+}

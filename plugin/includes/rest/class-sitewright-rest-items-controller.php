@@ -1,0 +1,193 @@
+<?php
+/**
+ * GET and POST /sitewright/v1/items: versioned reads of the items change sets touch, and atomic conditional batch
+ * writes (every change names the version it expects; a mismatch anywhere changes nothing: 409 sitewright_stale).
+ *
+ * @package Sitewright
+ */
+
+declare(strict_types=1);
+
+defined( 'ABSPATH' ) || exit;
+
+/**
+ * Items.
+ */
+final class Sitewright_REST_Items_Controller extends Sitewright_REST_Controller {
+
+	/**
+	 * Resource base.
+	 *
+	 * @var string
+	 */
+	protected $rest_base = 'items';
+
+	/**
+	 * Registers GET and POST /items.
+	 */
+	public function register_routes(): void {
+		register_rest_route(
+			$this->namespace,
+			'/' . $this->rest_base,
+			array(
+				array(
+					'methods'             => WP_REST_Server::READABLE,
+					'callback'            => array( $this, 'get_items' ),
+					'permission_callback' => array( $this, 'get_items_permissions_check' ),
+					'args'                => array(
+						'refs' => array(
+							'description' => __( 'Comma-separated refs: post:<id>, option:<name>, custom_css:<stylesheet>, menu:<id>, global_styles:<stylesheet>, template_part:<slug>.', 'sitewright-connector' ),
+							'type'        => 'string',
+						),
+					),
+				),
+				array(
+					'methods'             => WP_REST_Server::CREATABLE,
+					'callback'            => array( $this, 'create_item' ),
+					'permission_callback' => array( $this, 'create_item_permissions_check' ),
+					'args'                => array(
+						'changes' => array(
+							'description' => __( 'The changes, applied in order, all or nothing: {ref, expect, action, fields}.', 'sitewright-connector' ),
+							'type'        => 'array',
+							'items'       => array( 'type' => 'object' ),
+						),
+					),
+				),
+				'schema' => array( $this, 'get_public_item_schema' ),
+			)
+		);
+	}
+
+	/**
+	 * Signed and scoped; each ref's kind is checked in get_items.
+	 *
+	 * @param WP_REST_Request $request Request.
+	 * @return true|WP_Error
+	 */
+	public function get_items_permissions_check( $request ) {
+		return $this->signed_permission( $request );
+	}
+
+	/**
+	 * Signed, and the token holds at least one write scope; each change is checked per kind in create_item.
+	 *
+	 * @param WP_REST_Request $request Request.
+	 * @return true|WP_Error
+	 */
+	public function create_item_permissions_check( $request ) {
+		$allowed = $this->signed_permission( $request );
+		if ( true !== $allowed ) {
+			return $allowed;
+		}
+		$scopes = (array) Sitewright_Agent_User::scopes();
+		if ( ! array_intersect( array( 'content:write', 'design:write', 'settings:write' ), $scopes ) ) {
+			return new WP_Error(
+				'sitewright_scope',
+				__( 'This token\'s scopes do not allow this request.', 'sitewright-connector' ),
+				array(
+					'status'   => 403,
+					'required' => array( 'content:write' ),
+				)
+			);
+		}
+		return true;
+	}
+
+	/**
+	 * The current state and version of each ref.
+	 *
+	 * @param WP_REST_Request $request Request.
+	 * @return WP_REST_Response|WP_Error
+	 */
+	public function get_items( $request ) {
+		$refs = array_values( array_filter( explode( ',', (string) $request->get_param( 'refs' ) ) ) );
+		if ( ! $refs || count( $refs ) > Sitewright_Items::MAX_BATCH ) {
+			/* translators: %d: maximum */
+			return new WP_Error( 'rest_invalid_param', sprintf( __( 'Give between 1 and %d refs, e.g. ?refs=post:12,option:blogname.', 'sitewright-connector' ), Sitewright_Items::MAX_BATCH ), array( 'status' => 400 ) );
+		}
+		$scopes = (array) Sitewright_Agent_User::scopes();
+		$items  = array();
+		foreach ( $refs as $ref ) {
+			$parsed = Sitewright_Items::parse_ref( $ref );
+			if ( null === $parsed || 'new' === $parsed[1] ) {
+				/* translators: %s: a ref */
+				return new WP_Error( 'rest_invalid_param', sprintf( __( 'Unknown ref: %s.', 'sitewright-connector' ), $ref ), array( 'status' => 400 ) );
+			}
+			$scope = Sitewright_Items::read_scope( $parsed[0] );
+			if ( ! in_array( $scope, $scopes, true ) ) {
+				return new WP_Error(
+					'sitewright_scope',
+					__( 'This token\'s scopes do not allow reading this item.', 'sitewright-connector' ),
+					array(
+						'status'   => 403,
+						'required' => array( $scope ),
+					)
+				);
+			}
+			$item = Sitewright_Items::read( $ref );
+			if ( 'post' === $parsed[0] && $item['exists'] && ! current_user_can( 'read_post', (int) $parsed[1] ) ) {
+				return new WP_Error( 'rest_forbidden', __( 'This site does not let Sitewright read this item.', 'sitewright-connector' ), array( 'status' => 403 ) );
+			}
+			$items[] = $item;
+		}
+		return rest_ensure_response( array( 'items' => $items ) );
+	}
+
+	/**
+	 * Applies a batch of changes, all or nothing, each only over the version it expects.
+	 *
+	 * @param WP_REST_Request $request Request.
+	 * @return WP_REST_Response|WP_Error
+	 */
+	public function create_item( $request ) {
+		$changes = $request->get_param( 'changes' );
+		if ( ! is_array( $changes ) || ! $changes || count( $changes ) > Sitewright_Items::MAX_BATCH ) {
+			/* translators: %d: maximum */
+			return new WP_Error( 'rest_invalid_param', sprintf( __( 'Give between 1 and %d changes.', 'sitewright-connector' ), Sitewright_Items::MAX_BATCH ), array( 'status' => 400 ) );
+		}
+		$scopes = (array) Sitewright_Agent_User::scopes();
+		foreach ( array_values( $changes ) as $index => $change ) {
+			$refused = Sitewright_Items::refuse_change( $change, $scopes );
+			if ( null !== $refused ) {
+				return new WP_Error(
+					$refused['code'],
+					$refused['message'],
+					array(
+						'status' => $refused['status'],
+						'index'  => $index,
+						'ref'    => is_array( $change ) && is_string( $change['ref'] ?? null ) ? $change['ref'] : null,
+					)
+				);
+			}
+		}
+		$result = Sitewright_Items::apply_batch( array_values( $changes ) );
+		if ( is_wp_error( $result ) ) {
+			return $result;
+		}
+		return rest_ensure_response( $result );
+	}
+
+	/**
+	 * The response schema of one item.
+	 *
+	 * @return array<string, mixed>
+	 */
+	public function get_item_schema() {
+		return array(
+			'$schema'    => 'http://json-schema.org/draft-04/schema#',
+			'title'      => 'sitewright-item',
+			'type'       => 'object',
+			'properties' => array(
+				'ref'        => array( 'type' => 'string' ),
+				'kind'       => array( 'type' => 'string' ),
+				'exists'     => array( 'type' => 'boolean' ),
+				'title'      => array( 'type' => 'string' ),
+				'state'      => array( 'type' => array( 'object', 'null' ) ),
+				'version'    => array( 'type' => array( 'string', 'null' ) ),
+				'before'     => array( 'type' => array( 'object', 'null' ) ),
+				'after'      => array( 'type' => array( 'object', 'null' ) ),
+				'revisionId' => array( 'type' => 'integer' ),
+			),
+		);
+	}
+}

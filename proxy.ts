@@ -1,0 +1,31 @@
+/**
+ * Refuses paths Next.js cannot decode (`/sites/%FF`, `/sessions/%C0%AF`) before routing. Next.js throws a
+ * DecodeError for such a dynamic segment inside the route's bundle and its server, loaded from another bundle,
+ * does not recognise it (the same once-per-bundle `instanceof` trap as docs/operations.md describes), so the client
+ * got a bare 500. An id that is not one of ours is `404 not_found`; the route wrapper checks everything else.
+ */
+import { NextResponse, type NextRequest } from "next/server";
+
+const ESCAPE = /%[0-9a-fA-F]{2}/;
+
+function decodes(segment: string): boolean {
+  if (!ESCAPE.test(segment)) return true;
+  try {
+    decodeURIComponent(segment);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function proxy(request: NextRequest) {
+  const rawPath = new URL(request.url).pathname;
+  if (rawPath.split("/").every(decodes)) return NextResponse.next();
+  return NextResponse.json(
+    { error: { code: "not_found", message: "There is nothing at this address." } },
+    { status: 404, headers: { "Cache-Control": "no-store" } },
+  );
+}
+
+// Only the paths with dynamic segments; /health, pages without parameters and static files never run this.
+export const config = { matcher: ["/sites/:path+", "/sessions/:path+", "/sandbox/:path+"] };

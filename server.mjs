@@ -1,0 +1,77 @@
+/**
+ * `npm start`: the production server. Next.js's own request handler behind a plain Node HTTP server, so that the
+ * one thing route handlers cannot see — the TCP peer's address — is decided here and passed on in a header this
+ * server controls (lib/http/forwarded.mjs; TRUSTED_PROXY_HOPS, docs/operations.md). Everything else is Next.js's
+ * (the documented custom-server API: `next({ dev: false })`, `getRequestHandler()`).
+ *
+ *   node server.mjs [-p|--port PORT] [-H|--hostname HOST]      (defaults: $PORT or 3000, every interface)
+ *
+ * `npm run dev` stays `next dev` (Turbopack, HMR); there route handlers fall back to X-Forwarded-For as before.
+ */
+import { createServer } from "node:http";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { CLIENT_IP_ENV, CLIENT_IP_HEADER, parseProxyHops, stampClientAddress } from "./lib/http/forwarded.mjs";
+
+function option(names) {
+  const args = process.argv.slice(2);
+  for (let i = 0; i < args.length; i++) {
+    for (const name of names) {
+      if (args[i] === name) return args[i + 1];
+      if (args[i].startsWith(`${name}=`)) return args[i].slice(name.length + 1);
+    }
+  }
+  return undefined;
+}
+
+process.env.NODE_ENV ??= "production";
+const port = Number(option(["-p", "--port"]) ?? (process.env.PORT || 3000));
+const hostname = option(["-H", "--hostname"]);
+if (!Number.isInteger(port) || port < 1 || port > 65535) {
+  console.error(`server.mjs: not a port: ${port}`);
+  process.exit(1);
+}
+
+// Tells lib/http/client-ip.ts that every request carries the header this server sets (set before Next.js starts,
+// so any worker it runs inherits it).
+process.env[CLIENT_IP_ENV] = CLIENT_IP_HEADER;
+
+const { default: next } = await import("next");
+const app = next({ dev: false, dir: path.dirname(fileURLToPath(import.meta.url)), hostname, port });
+const handle = app.getRequestHandler();
+await app.prepare();
+
+// Read after prepare(): Next.js has loaded .env by then, as lib/env.ts sees it.
+let hops;
+try {
+  hops = parseProxyHops(process.env.TRUSTED_PROXY_HOPS);
+} catch (error) {
+  console.error(`server.mjs: ${error.message}`);
+  process.exit(1);
+}
+const server = createServer((req, res) => {
+  stampClientAddress(req, hops);
+  handle(req, res).catch((error) => {
+    console.error("server.mjs: request failed", error);
+    if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });
+    res.end("Internal Server Error");
+  });
+});
+
+server.listen(port, hostname, () => {
+  const shown = hostname && hostname !== "0.0.0.0" && hostname !== "::" ? hostname : "localhost";
+  console.log(`> Sitewright ready on http://${shown}:${port} (TRUSTED_PROXY_HOPS=${hops})`);
+});
+
+let closing = false;
+for (const signal of ["SIGTERM", "SIGINT"]) {
+  process.on(signal, () => {
+    if (closing) return;
+    closing = true;
+    server.close(() => {
+      app.close().finally(() => process.exit(0));
+    });
+    server.closeIdleConnections?.();
+    setTimeout(() => process.exit(0), 10_000).unref();
+  });
+}
