@@ -1,10 +1,40 @@
 /**
- * Fixed-window rate limits stored in the database, so every app instance shares the counters. Checked before any
- * expensive work (scrypt), so a flood costs us one UPDATE per request.
+ * Sliding-window rate limits stored in the database, so every app instance shares the counters. Checked before any
+ * expensive work (scrypt), so a flood costs us one statement per request.
+ *
+ * Each key counts attempts in fixed windows; an attempt is judged on the current window's count plus the previous
+ * window's count weighted by how much of it still lies inside the last `windowMs` (the approximation Cloudflare and
+ * nginx use). A fixed window alone lets twice the limit through around a window's edge, and makes a test that
+ * straddles the edge see its counter reset.
  */
 import { AppError } from "@/lib/errors";
 import { nowMs } from "@/lib/clock";
 import { incrementRateLimit } from "@/lib/db/queries";
+
+export type WindowCounts = { current: number; previous: number };
+
+/** The weighted count an attempt at `at` is judged on; `counts.current` already includes that attempt. */
+export function slidingCount(counts: WindowCounts, at: number, windowMs: number): number {
+  const elapsed = (at % windowMs) / windowMs;
+  return counts.current + counts.previous * (1 - elapsed);
+}
+
+/**
+ * Milliseconds from `at` until one more attempt would be allowed, if nobody tries in between: later in this window
+ * once enough of the previous one has slid out, or else in the next window once enough of this one has.
+ */
+export function retryAfterMs(counts: WindowCounts, at: number, windowMs: number, limit: number): number {
+  const windowStart = Math.floor(at / windowMs) * windowMs;
+  const roomNow = limit - counts.current - 1;
+  if (roomNow >= 0) {
+    // Only the previous window's weight is in the way: wait until it has shrunk to the room left.
+    const fraction = counts.previous > 0 ? Math.max(0, 1 - roomNow / counts.previous) : 0;
+    return Math.max(0, windowStart + fraction * windowMs - at);
+  }
+  // This window is full: in the next one, this window becomes the previous and must shrink to limit - 1.
+  const fraction = counts.current > 0 ? Math.max(0, 1 - (limit - 1) / counts.current) : 0;
+  return Math.max(0, windowStart + windowMs + fraction * windowMs - at);
+}
 
 export async function enforceRateLimit({
   key,
@@ -15,11 +45,11 @@ export async function enforceRateLimit({
   limit: number;
   windowMs?: number;
 }) {
-  const now = nowMs();
-  const windowStart = Math.floor(now / windowMs) * windowMs;
-  const count = await incrementRateLimit({ key, windowStart });
-  if (count > limit) {
-    const retryAfter = Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000));
+  const at = nowMs();
+  const windowStart = Math.floor(at / windowMs) * windowMs;
+  const counts = await incrementRateLimit({ key, windowStart, previousWindowStart: windowStart - windowMs });
+  if (slidingCount(counts, at, windowMs) > limit) {
+    const retryAfter = Math.max(1, Math.ceil(retryAfterMs(counts, at, windowMs, limit) / 1000));
     throw new AppError("rate_limited", `Too many attempts. Try again in ${retryAfter} seconds.`, {
       headers: { "Retry-After": String(retryAfter) },
       details: { retryAfterSeconds: retryAfter },

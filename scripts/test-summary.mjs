@@ -20,13 +20,11 @@ const vitest = read("vitest.json");
 if (vitest) {
   const report = JSON.parse(vitest);
   totals.passed += report.numPassedTests;
-  totals.failed +=
-    report.numFailedTests +
-    (report.numFailedTestSuites > 0 && report.numFailedTests === 0 ? report.numFailedTestSuites : 0);
+  // numFailedTestSuites counts describe blocks too; a file that failed to load has no failed test, so count files.
+  const failedFiles = (report.testResults ?? []).filter((file) => file.status === "failed").length;
+  totals.failed += report.numFailedTests + (failedFiles > 0 && report.numFailedTests === 0 ? failedFiles : 0);
   totals.skipped += report.numPendingTests + (report.numTodoTests ?? 0);
-  console.log(
-    `vitest: ${report.numPassedTests} passed, ${report.numFailedTests} failed, ${report.numFailedTestSuites} files failed`,
-  );
+  console.log(`vitest: ${report.numPassedTests} passed, ${report.numFailedTests} failed, ${failedFiles} files failed`);
 }
 
 const phpunit = read("phpunit.xml");

@@ -88,11 +88,12 @@ describe.each(STORES)("the data layer %s", (kind) => {
   });
 
   it("counts rate-limit hits atomically under concurrency", async () => {
-    const counts = await Promise.all(
-      Array.from({ length: 40 }, () => incrementRateLimit({ key: "k", windowStart: 60_000 })),
-    );
-    expect([...counts].sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
-    expect(await incrementRateLimit({ key: "k", windowStart: 120_000 })).toBe(1);
+    const hit = (windowStart: number) =>
+      incrementRateLimit({ key: "k", windowStart, previousWindowStart: windowStart - 60_000 });
+    const counts = await Promise.all(Array.from({ length: 40 }, () => hit(60_000)));
+    expect(counts.map((c) => c.current).sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+    expect(counts.every((c) => c.previous === 0)).toBe(true);
+    expect(await hit(120_000)).toEqual({ current: 1, previous: 40 });
   });
 
   describe("pairings", () => {

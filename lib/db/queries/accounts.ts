@@ -79,18 +79,33 @@ export async function deleteSessionsIdleOrExpired({ now, idleBefore }: { now: Da
   return deleted.length;
 }
 
-/** One atomic statement: bump the counter for (key, window) and return the new count. */
-export async function incrementRateLimit({ key, windowStart }: { key: string; windowStart: number }): Promise<number> {
+/**
+ * One atomic statement: bump the counter for (key, window) and return it with the previous window's count, which a
+ * sliding window weighs in.
+ */
+export async function incrementRateLimit({
+  key,
+  windowStart,
+  previousWindowStart,
+}: {
+  key: string;
+  windowStart: number;
+  previousWindowStart: number;
+}): Promise<{ current: number; previous: number }> {
   const db = await getDb();
-  const [row] = await db
-    .insert(rateLimits)
-    .values({ key, windowStart, count: 1 })
-    .onConflictDoUpdate({
-      target: [rateLimits.key, rateLimits.windowStart],
-      set: { count: sql`${rateLimits.count} + 1` },
-    })
-    .returning({ count: rateLimits.count });
-  return row?.count ?? 1;
+  const rows = await db.execute<{ current: number | string; previous: number | string }>(sql`
+    with bumped as (
+      insert into ${rateLimits} (key, window_start, count) values (${key}, ${windowStart}, 1)
+      on conflict (key, window_start) do update set count = ${rateLimits}.count + 1
+      returning count
+    )
+    select (select count from bumped) as current,
+      coalesce((select count from ${rateLimits} where key = ${key} and window_start = ${previousWindowStart}), 0)
+        as previous`);
+  const row = (Array.isArray(rows) ? rows[0] : (rows as { rows: unknown[] }).rows[0]) as
+    | { current: number | string; previous: number | string }
+    | undefined;
+  return { current: Number(row?.current ?? 1), previous: Number(row?.previous ?? 0) };
 }
 
 export async function deleteRateLimitsBefore({ windowStart }: { windowStart: number }) {
