@@ -11,6 +11,8 @@ const KIND_NAMES: Record<string, string> = {
   menu: "menu",
   custom_css: "Additional CSS",
   global_styles: "styles",
+  template_part: "template part",
+  wp_template_part: "template part",
 };
 
 type Props = { sandboxes: SandboxView[]; sites: Array<{ id: string; label: string }> };

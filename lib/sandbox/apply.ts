@@ -217,7 +217,7 @@ async function planLiveChanges(input: {
     bySandboxRef.set(item.ref, [...(bySandboxRef.get(item.ref) ?? []), item]);
   }
   const current = new Map<string, SiteItem>();
-  const refs = [...bySandboxRef.keys()].filter((ref) => /^(post|option):/.test(ref));
+  const refs = [...bySandboxRef.keys()].filter((ref) => APPLICABLE_REF.test(ref));
   for (let start = 0; start < refs.length; start += 50) {
     for (const item of await readItems(input.sandbox, refs.slice(start, start + 50))) current.set(item.ref, item);
   }
@@ -237,10 +237,15 @@ async function planLiveChanges(input: {
     const title = entry?.title ?? last.title;
     const refuse = (reason: string) => refused.push({ id: first.id, title, reason });
 
-    if (!/^(post|option):/.test(sandboxRef)) {
+    if (!APPLICABLE_REF.test(sandboxRef)) {
       refuse(
         "Applying this kind of change from a sandbox is not supported yet; make it on the live site in live mode.",
       );
+      continue;
+    }
+    const designFields = DESIGN_FIELDS[sandboxRef.slice(0, sandboxRef.indexOf(":"))];
+    if (designFields && !entry?.liveRef) {
+      refuse("The sandbox does not run the live site's theme, so its design cannot be applied; make it in live mode.");
       continue;
     }
     if (created) {
@@ -270,6 +275,24 @@ async function planLiveChanges(input: {
       continue;
     }
     const after = state.state;
+    if (designFields) {
+      // Whole top-level fields (a palette edit sends all of `settings`): the live item is the version copied, so
+      // the sandbox's field is exactly the live one plus the rehearsal's change.
+      const fields: Record<string, unknown> = {};
+      for (const key of designFields) {
+        if (key in after && JSON.stringify(before[key]) !== JSON.stringify(after[key]))
+          fields[key] = toLive(after[key]);
+      }
+      if (Object.keys(fields).length === 0) continue;
+      changes.push({
+        change: { ref: entry.liveRef, expect: entry.liveVersion, action: "update", fields },
+        item: last,
+        title,
+        kind: last.kind,
+        sandboxRef,
+      });
+      continue;
+    }
     if (sandboxRef.startsWith("option:")) {
       if (JSON.stringify(before.value) === JSON.stringify(after.value)) continue;
       changes.push({
@@ -316,9 +339,20 @@ async function planLiveChanges(input: {
   return { changes, refused };
 }
 
+/** Refs a rehearsal can apply: posts (pages, navigation...), options, and the theme's design items. */
+const APPLICABLE_REF = /^(post|option|custom_css|global_styles|template_part):/;
+
+/** The fields of each design kind a change may carry (the plugin's Sitewright_Design_Items::FIELDS and CSS). */
+const DESIGN_FIELDS: Record<string, readonly string[]> = {
+  custom_css: ["css"],
+  global_styles: ["customised", "settings", "styles"],
+  template_part: ["customised", "content"],
+};
+
 function manifestEntry(items: SandboxManifestItem[], sandboxRef: string): SandboxManifestItem | undefined {
   const [kind, key] = sandboxRef.split(":");
-  if (kind === "option") return items.find((item) => item.liveRef === sandboxRef);
+  // Options and design items have the same ref on both sides (a name, a theme, a slug).
+  if (kind !== "post") return items.find((item) => item.liveRef === sandboxRef);
   return items.find(
     (item) => item.liveRef?.startsWith("post:") && String(item.sandboxId) === key && item.kind !== "attachment",
   );

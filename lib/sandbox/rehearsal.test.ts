@@ -23,8 +23,16 @@ import {
   type AgentTestSite,
 } from "@/lib/agent/testing/fixtures";
 import { scriptedModel, toolResults } from "@/lib/agent/testing/scripted-model";
+import { readItem, writeItems } from "@/lib/changes/site-items";
 import { humanEditPost, writeThroughAgent } from "@/lib/changes/testing";
-import { findConversationSandbox, findSiteForUser, insertConversation, listChangeAudit } from "@/lib/db/queries";
+import {
+  findConversationSandbox,
+  findSandboxManifest,
+  findSiteForUser,
+  insertConversation,
+  listChangeAudit,
+  upsertSandboxManifest,
+} from "@/lib/db/queries";
 import { useTestDatabase } from "@/lib/db/testing";
 import { siteClientFor } from "@/lib/sites/sites";
 import type { SiteClient } from "@/lib/sites/types";
@@ -314,6 +322,117 @@ describe("sandbox mode", () => {
     expect(await liveContent(id)).toBe(para("Photos soon"));
     const gone = await wp.admin.get(`/wp/v2/pages/${newId}`, { context: "edit" }).catch((error: unknown) => error);
     expect((gone as { siteStatus?: number }).siteStatus ?? (gone as { status?: number }).status).not.toBe(200);
+  });
+
+  it("applies a rehearsed palette and header to the live site in one batch, undo puts them back, and a person's later edit of the styles is never overwritten", async () => {
+    const { data: info } = await live.get<{ theme: { stylesheet: string; isBlockTheme: boolean } }>(
+      "/sitewright/v1/info",
+    );
+    expect(info.theme.isBlockTheme).toBe(true);
+    const stylesRef = `global_styles:${info.theme.stylesheet}`;
+    // Earlier tests leave rehearsals waiting; one user holds at most SANDBOX_MAX_PER_USER sandboxes.
+    for (const open of await t.manager.listSandboxes({ userId: owner.id })) {
+      await t.manager.deleteSandbox({ userId: owner.id, id: open.id });
+    }
+    const conversationId = randomUUID();
+    await insertConversation({ id: conversationId, userId: owner.id, siteId, title: "design", now: new Date() });
+    const rehearsal = await t.manager.rehearsal({ userId: owner.id, siteId, conversationId, live });
+    const { data: parts } = await wp.admin.get<Array<{ slug: string; area: string; theme: string }>>(
+      "/wp/v2/template-parts",
+      { context: "edit", _fields: "slug,area,theme" },
+    );
+    const header = (parts.find((part) => part.area === "header") ?? parts[0])!.slug;
+    const partRef = `template_part:${header}`;
+    // The copy runs the live theme and records the live versions of its design items.
+    const recorded = new Map(rehearsal.manifest.items.map((item) => [item.liveRef, item.liveVersion]));
+    const liveStyles = await readItem(live, stylesRef);
+    const livePart = await readItem(live, partRef);
+    expect(recorded.get(stylesRef)).toBe(liveStyles.version);
+    expect(recorded.get(partRef)).toBe(livePart.version);
+    const frontBefore = (await wp.local.fetch("/")).body;
+
+    const scope = {
+      userId: owner.id,
+      siteId,
+      conversationId,
+      turnId: randomUUID(),
+      target: "sandbox" as const,
+      sandboxId: rehearsal.sandbox.id,
+    };
+    await writeThroughAgent({ scope, client: rehearsal.client }, operationsByName.get("update_global_styles")!, {
+      colors: { primary: "#123456" },
+    });
+    const written = await writeThroughAgent(
+      { scope, client: rehearsal.client },
+      operationsByName.get("update_template_part")!,
+      {
+        slug: header,
+        position: "1",
+        action: "before",
+        markup: "<!-- wp:paragraph -->\n<p>Rehearsed header line</p>\n<!-- /wp:paragraph -->",
+      },
+    );
+    const changeSetId = (written.data as { changeSetId: string }).changeSetId;
+    expect((await preview(rehearsal.sandbox.id, "/")).text).toContain("Rehearsed header line");
+    expect((await readItem(live, stylesRef)).version).toBe(liveStyles.version);
+    expect((await wp.local.fetch("/")).body).not.toContain("Rehearsed header line");
+
+    const applied = await changeSetRoute(applyRoute, changeSetId);
+    expect(applied.status, JSON.stringify(applied.json)).toBe(200);
+    expect(applied.json.changeSet).toMatchObject({ target: "live", status: "applied" });
+    expect(applied.json.changeSet.items.map((item: { kind: string }) => item.kind).sort()).toEqual([
+      "global_styles",
+      "template_part",
+    ]);
+    expect((await wp.local.fetch("/")).body).toContain("Rehearsed header line");
+    expect(JSON.stringify((await readItem(live, stylesRef)).state)).toContain("#123456");
+
+    const undone = await changeSetRoute(undoRoute, applied.json.changeSet.id);
+    expect(undone.status, JSON.stringify(undone.json)).toBe(200);
+    expect((await readItem(live, stylesRef)).version).toBe(liveStyles.version);
+    expect((await readItem(live, partRef)).version).toBe(livePart.version);
+    expect((await wp.local.fetch("/")).body).toBe(frontBefore);
+
+    // A second rehearsal of the styles; meanwhile the owner changes the live styles in the Site Editor.
+    const next = await t.manager.rehearsal({ userId: owner.id, siteId, conversationId, live });
+    const second = await writeThroughAgent(
+      { scope: { ...scope, turnId: randomUUID(), sandboxId: next.sandbox.id }, client: next.client },
+      operationsByName.get("update_global_styles")!,
+      { colors: { primary: "#654321" } },
+    );
+    const current = await readItem(live, stylesRef);
+    await writeItems(wp.admin, [
+      {
+        ref: stylesRef,
+        expect: current.version,
+        action: "update",
+        fields: { styles: { color: { background: "#fdf6e3" } } },
+      },
+    ]);
+    const personal = await readItem(live, stylesRef);
+    const refused = await changeSetRoute(applyRoute, (second.data as { changeSetId: string }).changeSetId);
+    expect(refused.status).toBe(409);
+    expect(refused.json.error.code).toBe("drifted");
+    expect(refused.json.error.message).toContain('"Global styles"');
+    expect((await readItem(live, stylesRef)).version).toBe(personal.version);
+    expect(JSON.stringify(personal.state)).not.toContain("#654321");
+
+    // A copy that could not run the live theme records no design items: apply refuses them by name, writing nothing.
+    const manifest = (await findSandboxManifest({ sandboxId: next.sandbox.id }))!;
+    await upsertSandboxManifest({
+      ...manifest,
+      items: manifest.items.filter((item) => !item.liveRef?.startsWith("global_styles:")),
+    });
+    const otherTheme = await changeSetRoute(applyRoute, (second.data as { changeSetId: string }).changeSetId);
+    expect(otherTheme.status).toBe(409);
+    expect(otherTheme.json.error).toMatchObject({ code: "not_applicable" });
+    expect(otherTheme.json.error.details.items[0].reason).toContain("theme");
+    expect((await readItem(live, stylesRef)).version).toBe(personal.version);
+
+    await writeItems(wp.admin, [
+      { ref: stylesRef, expect: personal.version, action: "update", fields: { customised: false } },
+    ]);
+    await t.manager.deleteSandbox({ userId: owner.id, id: next.sandbox.id });
   });
 
   it("writes an approved live plan to the live site, even when sandboxes are the default", async () => {

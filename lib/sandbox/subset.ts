@@ -2,7 +2,9 @@
  * Copies a subset of a paired live site into a sandbox through the plugin: `GET /sitewright/v1/export` on the
  * source (the chosen posts/pages and what they depend on: menus, media as URLs, whitelisted options, theme mods,
  * custom CSS, global styles; never users, tokens or secrets), media URLs rewritten to the service's media proxy,
- * then `POST /sitewright/v1/import` on the sandbox. Returns the manifest items (ids on both sides, checksums).
+ * then `POST /sitewright/v1/import` on the sandbox. Returns the manifest items (ids on both sides, checksums, and
+ * for what a rehearsal may apply back, the live ref and its version: posts, pages, navigation, title and tagline,
+ * and when the sandbox runs the live theme, its Additional CSS, global styles and template parts).
  */
 import { createHash } from "node:crypto";
 import { AppError } from "@/lib/errors";
@@ -30,7 +32,13 @@ export type Snapshot = {
   globalStyles?: string;
   [key: string]: unknown;
 };
-type ImportResult = { imported?: Record<string, number>; idMap?: Record<string, number>; warnings?: string[] };
+type ImportResult = {
+  imported?: Record<string, number>;
+  idMap?: Record<string, number>;
+  /** The theme the sandbox runs after the import (plugins before 1.1 do not say). */
+  theme?: string;
+  warnings?: string[];
+};
 
 export type SubsetResult = {
   items: SandboxManifestItem[];
@@ -95,6 +103,39 @@ export async function readLiveVersions(source: SiteClient, refs: string[]): Prom
   return versions;
 }
 
+/** A design item of the live site a rehearsal may change and apply: keyed by theme or slug, the same on both sides. */
+type DesignRef = { ref: string; kind: "global_styles" | "custom_css" | "template_part"; title: string };
+
+/**
+ * The live site's design items, named as the items route names them: the theme's Additional CSS and, on a block
+ * theme, its global styles and template parts. Their refs hold no ids, so they are the same in a sandbox that runs
+ * the same theme.
+ */
+async function liveDesignRefs(source: SiteClient): Promise<{ stylesheet: string | null; refs: DesignRef[] }> {
+  const info = await source
+    .get<{ theme?: { stylesheet?: unknown; isBlockTheme?: unknown } }>("/sitewright/v1/info")
+    .catch(() => undefined);
+  const stylesheet = info?.data?.theme?.stylesheet;
+  if (typeof stylesheet !== "string" || !/^[A-Za-z0-9_-]{1,100}$/.test(stylesheet))
+    return { stylesheet: null, refs: [] };
+  const refs: DesignRef[] = [{ ref: `custom_css:${stylesheet}`, kind: "custom_css", title: "Additional CSS" }];
+  if (info?.data?.theme?.isBlockTheme !== true) return { stylesheet, refs };
+  refs.push({ ref: `global_styles:${stylesheet}`, kind: "global_styles", title: "Global styles" });
+  const parts = await source
+    .get<Array<{ slug?: unknown; theme?: unknown; title?: { raw?: unknown } }>>("/wp/v2/template-parts", {
+      context: "edit",
+      _fields: "slug,theme,title",
+    })
+    .catch(() => undefined);
+  for (const part of Array.isArray(parts?.data) ? parts.data : []) {
+    if (part.theme !== stylesheet || typeof part.slug !== "string" || !/^[a-z0-9][a-z0-9_-]{0,99}$/i.test(part.slug))
+      continue;
+    const title = typeof part.title?.raw === "string" && part.title.raw ? part.title.raw : part.slug;
+    refs.push({ ref: `template_part:${part.slug}`, kind: "template_part", title });
+  }
+  return { stylesheet, refs };
+}
+
 /** Ids to copy when the user named none: the published pages (up to 50) and the ten latest posts. */
 async function defaultSubsetIds(source: SiteClient): Promise<number[]> {
   const ids = async (route: string, perPage: number) => {
@@ -127,9 +168,11 @@ export async function copySubset(input: {
     };
   // Versions first, export second: a person's edit racing the copy leaves the recorded version older than the
   // copied content, so applying later refuses (drifted) instead of silently overwriting that edit.
+  const design = await liveDesignRefs(input.source);
   const versions = await readLiveVersions(input.source, [
     ...ids.map((id) => `post:${id}`),
     ...LIVE_OPTIONS.map((name) => `option:${name}`),
+    ...design.refs.map((item) => item.ref),
   ]);
   const exported = (await input.source.get<Snapshot>("/sitewright/v1/export", { ids: ids.join(",") })).data;
   if (!exported || exported.format !== SNAPSHOT_FORMAT) {
@@ -173,14 +216,36 @@ export async function copySubset(input: {
       title: menu.name,
     })),
   ];
+  // Design items apply back only when the sandbox runs the live theme (the import switches to it when installed).
+  const sameTheme = design.stylesheet !== null && result.theme === design.stylesheet;
+  const designValue: Record<DesignRef["kind"], unknown> = {
+    custom_css: exported.customCss,
+    global_styles: exported.globalStyles,
+    template_part: undefined,
+  };
   for (const [kind, value] of [
     ["options", exported.options],
     ["theme_mods", exported.themeMods],
     ["custom_css", exported.customCss],
     ["global_styles", exported.globalStyles],
   ] as const) {
+    if (sameTheme && (kind === "custom_css" || kind === "global_styles")) continue;
     if (value !== undefined && value !== null && value !== "")
       items.push({ kind, sourceId: null, sandboxId: null, checksum: checksum(value) });
+  }
+  if (sameTheme) {
+    for (const item of design.refs) {
+      const key = item.ref.slice(item.ref.indexOf(":") + 1);
+      items.push({
+        kind: item.kind,
+        sourceId: key,
+        sandboxId: key,
+        checksum: checksum(designValue[item.kind] ?? null),
+        title: item.title,
+        liveRef: item.ref,
+        liveVersion: versions.get(item.ref) ?? null,
+      });
+    }
   }
   for (const name of LIVE_OPTIONS) {
     const value = exported.options?.[name];

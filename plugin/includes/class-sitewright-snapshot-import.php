@@ -58,6 +58,8 @@ final class Sitewright_Snapshot_Import {
 				'menus' => $menus,
 			),
 			'idMap'    => (object) $this->map,
+			// The theme the copy runs: design items (global styles, template parts) apply back only when it is the live one.
+			'theme'    => get_stylesheet(),
 			'warnings' => $this->warnings,
 		);
 	}

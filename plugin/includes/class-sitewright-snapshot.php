@@ -64,8 +64,8 @@ final class Sitewright_Snapshot {
 				'fields'      => 'ids',
 			)
 		);
-		$wanted   = array_values( array_unique( array_merge( $wanted, array_map( 'intval', $navs ) ) ) );
 		$theme    = wp_get_theme();
+		$wanted   = array_values( array_unique( array_merge( $wanted, array_map( 'intval', $navs ), self::customised_template_parts( $theme->get_stylesheet() ) ) ) );
 		$media_id = array();
 
 		foreach ( $wanted as $id ) {
@@ -151,6 +151,36 @@ final class Sitewright_Snapshot {
 			'customCss'    => wp_get_custom_css(),
 			'globalStyles' => self::global_styles_content( $theme->get_stylesheet() ),
 		);
+	}
+
+	/**
+	 * The ids of the active theme's customised template parts (header, footer...): a copy without them shows the
+	 * theme's own parts, not the site's.
+	 *
+	 * @param string $stylesheet Theme.
+	 * @return array<int, int>
+	 */
+	private static function customised_template_parts( string $stylesheet ): array {
+		if ( ! function_exists( 'wp_is_block_theme' ) || ! wp_is_block_theme() ) {
+			return array();
+		}
+		$ids = get_posts(
+			array(
+				'post_type'   => 'wp_template_part',
+				'post_status' => 'publish',
+				'numberposts' => 50,
+				'fields'      => 'ids',
+				// phpcs:ignore WordPress.DB.SlowDBQuery.slow_db_query_tax_query -- at most 50 rows, once per copy.
+				'tax_query'   => array(
+					array(
+						'taxonomy' => 'wp_theme',
+						'field'    => 'name',
+						'terms'    => $stylesheet,
+					),
+				),
+			)
+		);
+		return array_map( 'intval', $ids );
 	}
 
 	/**

@@ -130,6 +130,40 @@ final class SnapshotTest extends Sitewright_Test_Case {
 		$this->assertSame( 'nav > a { content: "\"x\""; }', wp_get_custom_css() );
 	}
 
+	public function test_a_customised_template_part_travels_with_the_copy_and_the_import_names_its_theme(): void {
+		$this->assertTrue( wp_is_block_theme(), 'The test WordPress runs a block theme.' );
+		$slugs = wp_list_pluck( get_block_templates( array(), 'wp_template_part' ), 'slug' );
+		$slug  = in_array( 'header', $slugs, true ) ? 'header' : (string) $slugs[0];
+		$saved = Sitewright_Items::apply_batch(
+			array(
+				array(
+					'ref'    => 'template_part:' . $slug,
+					'expect' => Sitewright_Items::read( 'template_part:' . $slug )['version'],
+					'action' => 'update',
+					'fields' => array( 'content' => '<!-- wp:paragraph --><p>Our own header</p><!-- /wp:paragraph -->' ),
+				),
+			)
+		);
+		$this->assertIsArray( $saved, is_wp_error( $saved ) ? $saved->get_error_message() : '' );
+		$part = get_block_template( get_stylesheet() . '//' . $slug, 'wp_template_part' );
+		$this->assertSame( 'custom', $part->source );
+
+		$made   = $this->make_content();
+		$export = Sitewright_Snapshot::export( array( $made['page'] ) );
+		$types  = array_column( $export['posts'], 'type', 'id' );
+		$this->assertSame( 'wp_template_part', $types[ $part->wp_id ] ?? null, 'The customised part is exported.' );
+
+		wp_delete_post( (int) $part->wp_id, true );
+		$this->assertSame( 'theme', get_block_template( get_stylesheet() . '//' . $slug, 'wp_template_part' )->source );
+		$result = Sitewright_Snapshot::import( $export );
+		$this->assertIsArray( $result );
+		$this->assertSame( get_stylesheet(), $result['theme'] );
+		$copied = get_block_template( get_stylesheet() . '//' . $slug, 'wp_template_part' );
+		$this->assertSame( 'custom', $copied->source );
+		$this->assertStringContainsString( 'Our own header', $copied->content );
+		wp_delete_post( (int) $copied->wp_id, true );
+	}
+
 	public function test_import_refuses_something_that_is_not_a_snapshot(): void {
 		$result = Sitewright_Snapshot::import( array( 'format' => 'other' ) );
 		$this->assertRefused( $result, 'sitewright_bad_snapshot', 400 );
