@@ -18,6 +18,7 @@ import { setDatabaseForTests } from "@/lib/db";
 import { createTestDatabase } from "@/lib/db/testing";
 import { insertUser } from "@/lib/db/queries";
 import { env } from "@/lib/env";
+import { refreshSiteInfo } from "@/lib/sites/sites";
 import type { SiteClient } from "@/lib/sites/types";
 
 const STEPS = 40;
@@ -30,9 +31,29 @@ const percentile = (values: number[], p: number) => {
 };
 const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
 
+/** What the bench site's plugin says about it (read again at the start of every turn). */
+const benchInfo = {
+  name: "Bench",
+  homeUrl: "https://bench.localhost",
+  restUrl: "https://bench.localhost/wp-json/",
+  wordpress: "6.1",
+  php: "8.2",
+  theme: { name: "Bench", stylesheet: "bench", isBlockTheme: false },
+  pageBuilder: "gutenberg",
+  token: {
+    lastFour: "abcd",
+    scopes: ["site:read", "content:read", "content:write"],
+    capabilities: ["edit_posts", "edit_pages", "publish_posts", "publish_pages", "upload_files"],
+  },
+};
+
 /** Answers every request at once, so the site's latency is not part of the loop's overhead. */
 const instantSite: SiteClient = {
-  get: async <T>() => ({ status: 200, data: { name: "Bench", wordpress: "6.1" } as T, headers: new Headers() }),
+  get: async <T>(route: string) => ({
+    status: 200,
+    data: (route === "/sitewright/v1/info" ? benchInfo : { name: "Bench", wordpress: "6.1" }) as T,
+    headers: new Headers(),
+  }),
   post: async <T>() => ({ status: 200, data: {} as T, headers: new Headers() }),
   put: async <T>() => ({ status: 200, data: {} as T, headers: new Headers() }),
   delete: async <T>() => ({ status: 200, data: {} as T, headers: new Headers() }),
@@ -56,10 +77,14 @@ export async function benchAgent(): Promise<Record<string, number>> {
       url: "https://bench.localhost",
       token: "t",
       secret: "s",
-      info: { name: "Bench", token: { scopes: ["site:read", "content:read", "content:write"], capabilities: null } },
+      info: benchInfo,
     });
     const limits = { maxSteps: STEPS + 1, maxToolCalls: STEPS + 1, maxTokens: 10_000_000, timeoutMs: 60_000 };
-    setChatDepsForTests({ siteClient: () => instantSite, limits: () => limits });
+    setChatDepsForTests({
+      siteClient: () => instantSite,
+      refreshSite: (site) => refreshSiteInfo(site, instantSite),
+      limits: () => limits,
+    });
     const headers = {
       "content-type": "application/json",
       cookie: `${cookie.name}=${cookie.value}`,

@@ -498,7 +498,13 @@ describe("destructive operations", () => {
       },
       { text: "Added." },
     ]);
-    // Classic menus are offered on classic themes only: this conversation is about the site as a classic one.
+    // Classic menus are offered on classic themes only: this conversation is about the site as a classic one. The
+    // test WordPress has only a block theme, so the chat keeps the stored description instead of reading it again.
+    setChatDepsForTests({
+      siteClient: (site) => countingClient(siteClientFor(site), counter),
+      limits: () => limits,
+      refreshSite: async (site) => site,
+    });
     const theme = wp.info.theme as Record<string, unknown>;
     const classicSiteId = await insertSiteRow({
       userId: user.id,

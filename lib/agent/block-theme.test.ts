@@ -7,6 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { POST } from "@/app/chat/route";
 import { POST as UNDO } from "@/app/sites/[id]/changes/[changeSetId]/undo/route";
 import { readItem } from "@/lib/changes/site-items";
+import { findSiteForUser } from "@/lib/db/queries";
 import { useTestDatabase } from "@/lib/db/testing";
 import { siteClientFor } from "@/lib/sites/sites";
 import { newUser } from "@/test/accounts";
@@ -95,6 +96,30 @@ describe("a block-theme site", () => {
     );
     expect(offered).not.toContain("change_menu");
     expect(offered).not.toContain("update_custom_css");
+  });
+
+  it("follows a theme switch after pairing: a site paired on a classic theme is offered block operations once it runs a block theme", async () => {
+    // Stored when the site was paired on a classic theme; the site has since switched to its block theme.
+    const pairedOnClassic = {
+      ...wp.info,
+      theme: { ...(wp.info.theme as Record<string, unknown>), isBlockTheme: false, stylesheet: "classic-theme" },
+    };
+    const switchedId = await insertSiteRow({
+      userId: user.id,
+      url: wp.local.url,
+      token: wp.token,
+      secret: wp.secret,
+      info: pairedOnClassic,
+    });
+    expect(allowedOperations(grantFromSiteInfo(pairedOnClassic)).operations.map((op) => op.name)).not.toContain(
+      "read_global_styles",
+    );
+    useModel([{ toolCalls: [{ name: "read_global_styles", input: {} }] }, { text: "Read them." }]);
+    const turn = await chat({ siteId: switchedId, message: "What colours does my site use?" });
+    expect(turn.chunks.filter((c) => c.type === "tool-input-error")).toEqual([]);
+    expect(turn.chunks.some((c) => c.type === "tool-output-available")).toBe(true);
+    const stored = await findSiteForUser({ userId: user.id, siteId: switchedId });
+    expect(stored?.siteInfo).toMatchObject({ theme: { isBlockTheme: true } });
   });
 
   it("through the chat: changes the accent colour and adds a navigation link, both on the front page; undo restores it exactly", async () => {

@@ -18,12 +18,13 @@ import type { Site } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { effectiveStatus } from "@/lib/sites/site-view";
-import { siteClientFor } from "@/lib/sites/sites";
+import { refreshSiteInfo, siteClientFor } from "@/lib/sites/sites";
 import type { SiteClient } from "@/lib/sites/types";
 import { recordApprovalDecision } from "@/lib/changes/change-sets";
 import { getSandboxManager } from "@/lib/sandbox";
 import { sandboxConfig } from "@/lib/sandbox/config";
 import { decideApproval } from "./approvals";
+import { siteBreaker } from "./breaker";
 import { MAX_MESSAGE_BYTES } from "./chat-constants";
 import { budgetFromEnv, type BudgetLimits } from "./budget";
 import { agentModel, isAgentConfigured, type AgentModel } from "./model";
@@ -64,6 +65,8 @@ export type ChatDeps = {
   /** Whether sandboxes are on (then sandbox mode is the default). */
   sandboxesEnabled(): boolean;
   rehearsal: RehearsalSource;
+  /** The site's description read again (theme, builder, capabilities), or the stored one if it does not answer. */
+  refreshSite(site: Site): Promise<Site>;
 };
 
 export const defaultChatDeps: ChatDeps = {
@@ -77,6 +80,8 @@ export const defaultChatDeps: ChatDeps = {
     const rehearsal = await getSandboxManager().rehearsal(input);
     return { sandboxId: rehearsal.sandbox.id, client: rehearsal.client };
   },
+  // Not while the site's breaker is open or trying again: a paused site gets no extra request from us.
+  refreshSite: async (site) => (siteBreaker(site.id).snapshot().state === "closed" ? refreshSiteInfo(site) : site),
 };
 
 let depsOverride: Partial<ChatDeps> | undefined;
@@ -211,6 +216,8 @@ export async function startChatTurn(
     throw new AppError("site_not_active", "This site is not connected yet. Finish pairing it before chatting.");
   }
   const liveClient = deps.siteClient(site);
+  // Read while the history loads and the sandbox is prepared: the operations offered follow what the site is now.
+  const described = deps.refreshSite(site);
 
   const history = existing ? (await listMessages({ conversationId: existing.id })).map(toChatMessage) : [];
   // Answers to approval requests continue the turn that asked, where it worked (an approved live plan is written
@@ -255,10 +262,11 @@ export async function startChatTurn(
       : undefined;
   const client = rehearsal?.client ?? liveClient;
 
-  const { operations } = allowedOperations(grantFromSiteInfo(site.siteInfo, site.capabilities), deps.allowlist());
+  const current = await described;
+  const { operations } = allowedOperations(grantFromSiteInfo(current.siteInfo, current.capabilities), deps.allowlist());
   const stream = streamTurn({
     userId: request.userId,
-    site: { id: site.id, url: site.url, name: site.name, pageBuilder: site.pageBuilder },
+    site: { id: site.id, url: site.url, name: current.name, pageBuilder: current.pageBuilder },
     conversationId: scope.conversationId,
     history,
     operations,

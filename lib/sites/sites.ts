@@ -12,12 +12,15 @@ import {
   revokeOtherConnections,
   revokeSite,
   sweepPairings,
+  updateSiteInfo,
 } from "@/lib/db/queries";
 import type { Site } from "@/lib/db/schema";
 import { createSiteClient, type SignedSiteClient, type SiteClientOptions } from "./client";
+import type { SiteClient } from "./types";
 import { decryptSecret, isUnreadableSecret } from "./crypto";
 import { effectiveStatus, publicSite } from "./site-view";
 import { parsePluginInfo, parsePreflight } from "./plugin-schemas";
+import { canonicalJson } from "@/lib/canonical-json";
 
 const notFound = () => new AppError("not_found", "There is no such site in your account.");
 
@@ -93,6 +96,35 @@ export async function confirmSite({ userId, siteId }: { userId: string; siteId: 
   await revokeOtherConnections({ userId, url: site.url, keepId: site.id, now: at });
   log.info("site confirmed", { siteId: site.id, userId });
   return { site: publicSite(activated), preflight };
+}
+
+/**
+ * The site as the plugin describes it now: a signed `GET /info` at the start of each chat turn, so the operations
+ * offered follow a theme switch (classic ↔ block), a page builder installed, or the token user's capabilities
+ * changed since pairing. Stored when anything changed. When the site does not answer, the stored description
+ * stands: the turn goes on, and its own requests will say what is wrong.
+ */
+export async function refreshSiteInfo(site: Site, client?: SiteClient): Promise<Site> {
+  try {
+    const reader = client ?? siteClientFor(site, { timeoutMs: 3000 });
+    const info = parsePluginInfo((await reader.get("/sitewright/v1/info")).data);
+    const next = {
+      name: info.name.slice(0, 200),
+      pageBuilder: info.pageBuilder.slice(0, 40),
+      capabilities: info.token.capabilities,
+      siteInfo: info as Record<string, unknown>,
+    };
+    const same =
+      canonicalJson([next.name, next.pageBuilder, next.capabilities, next.siteInfo]) ===
+      canonicalJson([site.name, site.pageBuilder, site.capabilities, site.siteInfo]);
+    if (same) return site;
+    const updated = await updateSiteInfo({ id: site.id, now: now(), ...next });
+    if (updated) log.info("site description changed since it was last read", { siteId: site.id });
+    return updated ?? site;
+  } catch (error) {
+    log.warn("could not read the site's description; using the stored one", { siteId: site.id, error });
+    return site;
+  }
 }
 
 /**

@@ -193,6 +193,33 @@ export async function activateSite(input: {
   return row;
 }
 
+/**
+ * What the plugin reported at the start of a chat turn: theme, builder, the token user's capabilities can change
+ * after pairing (a theme switch, a demoted user). Only an active site is updated; `last_seen_at` moves too.
+ */
+export async function updateSiteInfo(input: {
+  id: string;
+  now: Date;
+  name: string | null;
+  pageBuilder: string | null;
+  capabilities: string[];
+  siteInfo: Record<string, unknown>;
+}): Promise<Site | undefined> {
+  const db = await getDb();
+  const [row] = await db
+    .update(sites)
+    .set({
+      name: input.name,
+      pageBuilder: input.pageBuilder,
+      capabilities: input.capabilities,
+      siteInfo: input.siteInfo,
+      lastSeenAt: input.now,
+    })
+    .where(and(eq(sites.id, input.id), eq(sites.status, "active")))
+    .returning();
+  return row;
+}
+
 /** Older connections of the same user to the same URL end when a new one is confirmed. */
 export async function revokeOtherConnections({
   userId,
