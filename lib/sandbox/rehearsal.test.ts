@@ -435,6 +435,71 @@ describe("sandbox mode", () => {
     await t.manager.deleteSandbox({ userId: owner.id, id: next.sandbox.id });
   });
 
+  it("finds what the first copy did not bring (a draft, a private page), copies it in, and applies the edit live", async () => {
+    for (const open of await t.manager.listSandboxes({ userId: owner.id })) {
+      await t.manager.deleteSandbox({ userId: owner.id, id: open.id });
+    }
+    const shop = await livePage("Shop", para("Everything we sell"));
+    const { data: draft } = await wp.admin.post<{ id: number }>("/wp/v2/pages", {
+      title: "Summer sale",
+      content: para("Twenty percent off"),
+      status: "draft",
+      parent: shop,
+    });
+    const { data: secret } = await wp.admin.post<{ id: number }>("/wp/v2/pages", {
+      title: "Staff notes",
+      content: para("Inventory on Friday"),
+      status: "private",
+    });
+    setAgentModelForTests(
+      scriptedModel([
+        { toolCalls: [{ name: "list_pages", input: { search: "Summer sale" } }] },
+        (prompt) => {
+          const found = (toolResults(prompt).at(-1)!.output as any).site_data.data.items;
+          expect(found.map((item: { title: string }) => item.title)).toEqual(["Summer sale"]);
+          return {
+            toolCalls: [
+              { name: "update_page", input: { id: found[0].id, content: para("Thirty percent off") } },
+              { name: "read_page", input: { type: "page", id: secret.id } },
+            ],
+          };
+        },
+        { text: "Changed the sale in the sandbox." },
+      ]),
+    );
+    const turn = await chatTurn({ message: "Make the summer sale thirty percent off" });
+    expect(turn.metadata.mode).toBe("sandbox");
+    const sandboxId = turn.metadata.sandboxId as string;
+    const outputs = turn.chunks
+      .filter((c) => c.type === "tool-output-available")
+      .map((c) => c.output as Record<string, any>);
+    expect(outputs.map((o) => o.ok)).toEqual([true, true, true]);
+    expect(JSON.stringify(outputs[2])).toContain("Inventory on Friday");
+
+    // Both were copied in and recorded with their live versions; the draft keeps its parent, mapped to the copy.
+    const manifest = (await findSandboxManifest({ sandboxId }))!;
+    const entry = (id: number) => manifest.items.find((item) => item.liveRef === `post:${id}`);
+    expect(entry(draft.id)?.liveVersion).toBe((await readItem(live, `post:${draft.id}`)).version);
+    expect(entry(secret.id)?.liveVersion).toBeTruthy();
+    const sandboxClient = await t.clientFor(sandboxId);
+    const { data: copy } = await sandboxClient.get<{ parent: number; status: string; content: { raw: string } }>(
+      `/wp/v2/pages/${entry(draft.id)!.sandboxId}`,
+      { context: "edit" },
+    );
+    expect(copy).toMatchObject({ parent: entry(shop)!.sandboxId, status: "draft" });
+    expect(copy.content.raw).toBe(para("Thirty percent off"));
+    expect(await liveContent(draft.id)).toBe(para("Twenty percent off"));
+
+    const applied = await changeSetRoute(applyRoute, turn.metadata.changeSetId as string);
+    expect(applied.status, JSON.stringify(applied.json)).toBe(200);
+    expect(await liveContent(draft.id)).toBe(para("Thirty percent off"));
+    const { data: after } = await wp.admin.get<{ parent: number; status: string }>(`/wp/v2/pages/${draft.id}`, {
+      context: "edit",
+    });
+    expect(after).toMatchObject({ parent: shop, status: "draft" });
+    await t.manager.deleteSandbox({ userId: owner.id, id: sandboxId });
+  });
+
   it("writes an approved live plan to the live site, even when sandboxes are the default", async () => {
     const { data } = await wp.admin.post<{ id: number }>("/wp/v2/pages", { title: "Launch", status: "draft" });
     setAgentModelForTests(

@@ -2,7 +2,8 @@
  * Sandbox mode (docs/rehearsal.md): the sandbox a conversation rehearses in. One per conversation, made on the
  * first sandbox-mode turn as a copy of the site's default subset (its published pages, up to 50, its ten latest
  * posts, and what they reference: menus, navigation, styles, CSS, media through the proxy, site title and
- * tagline), so the agent's first reads already find what they need. Before each turn the copy is checked against
+ * tagline), so the agent's first reads already find what they need; what else it looks for is copied in on the
+ * way (pull-through.ts). Before each turn the copy is checked against
  * the live site (the versions the manifest recorded): when a person changed a copied item since, and nothing is
  * waiting for Apply, the conversation gets a fresh copy; when rehearsed changes are waiting, the sandbox is kept
  * and Apply will refuse, naming what drifted (it never writes over that edit).
@@ -14,18 +15,56 @@ import {
   findSandboxManifest,
   hasPendingRehearsal,
   linkConversationSandbox,
+  upsertSandboxManifest,
 } from "@/lib/db/queries";
 import type { Sandbox, SandboxManifest } from "@/lib/db/schema";
 import { log } from "@/lib/log";
 import type { SiteClient } from "@/lib/sites/types";
-import { readLiveVersions } from "./subset";
+import { pullThroughClient } from "./pull-through";
+import { pullIntoSandbox, readLiveVersions } from "./subset";
 
 /** What the rehearsal needs of the sandbox manager: a narrow view of it. */
 export type RehearsalSandboxes = {
   createSandbox(input: { userId: string; siteId: string }): Promise<{ id: string }>;
   clientFor(sandbox: Sandbox): SiteClient;
   destroy(sandbox: Sandbox): Promise<void>;
+  /** The media proxy's base for a sandbox, ending with `/` (what copied content's media URLs point at). */
+  mediaBaseUrl(sandboxId: string): string;
 };
+
+/**
+ * The agent's client for a rehearsal: the sandbox, filled from the live site with what the agent looks for that
+ * the first copy did not bring (pull-through.ts), each copy recorded in the manifest.
+ */
+function rehearsalClient(input: {
+  sandbox: Sandbox;
+  manifest: SandboxManifest;
+  live: SiteClient;
+  sandboxes: RehearsalSandboxes;
+}): SiteClient {
+  const target = input.sandboxes.clientFor(input.sandbox);
+  return pullThroughClient({
+    sandbox: target,
+    live: input.live,
+    items: input.manifest.items,
+    sandboxId: input.sandbox.id,
+    pull: async (ids, copied) => {
+      const pulled = await pullIntoSandbox({
+        source: input.live,
+        target,
+        ids,
+        copied,
+        mediaBaseUrl: input.sandboxes.mediaBaseUrl(input.sandbox.id),
+        uploadsBaseUrl: input.manifest.sourceUploadsUrl,
+      });
+      return pulled.items;
+    },
+    save: async (items) => {
+      const current = await findSandboxManifest({ sandboxId: input.sandbox.id });
+      await upsertSandboxManifest({ ...(current ?? input.manifest), items });
+    },
+  });
+}
 
 export type Rehearsal = {
   sandbox: Sandbox;
@@ -71,7 +110,8 @@ export async function rehearsalFor(input: {
         return [];
       });
       if (drifted.length === 0 || (await hasPendingRehearsal({ sandboxId: linked.id }))) {
-        return { sandbox: linked, manifest, client: input.sandboxes.clientFor(linked), fresh: false };
+        const client = rehearsalClient({ sandbox: linked, manifest, live: input.live, sandboxes: input.sandboxes });
+        return { sandbox: linked, manifest, client, fresh: false };
       }
       log.info("live site changed since the rehearsal copy: copying again", {
         sandboxId: linked.id,
@@ -85,5 +125,6 @@ export async function rehearsalFor(input: {
   const manifest = await findSandboxManifest({ sandboxId: created.id });
   if (!sandbox || !manifest) throw new Error(`the rehearsal sandbox ${created.id} vanished while it was made`);
   await linkConversationSandbox({ conversationId: input.conversationId, sandboxId: sandbox.id, now: now() });
-  return { sandbox, manifest, client: input.sandboxes.clientFor(sandbox), fresh: true };
+  const client = rehearsalClient({ sandbox, manifest, live: input.live, sandboxes: input.sandboxes });
+  return { sandbox, manifest, client, fresh: true };
 }

@@ -288,6 +288,7 @@ export class SandboxManager implements Collectable {
         createSandbox: (create) => this.createSandbox(create),
         clientFor: (sandbox) => this.fleet.clientFor(sandbox),
         destroy: (sandbox) => this.fleet.destroy(sandbox),
+        mediaBaseUrl: (sandboxId) => this.mediaBaseUrl(sandboxId),
       },
     });
   }

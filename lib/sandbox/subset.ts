@@ -149,6 +149,83 @@ async function defaultSubsetIds(source: SiteClient): Promise<number[]> {
   return [...(await ids("/wp/v2/pages", 50)), ...(await ids("/wp/v2/posts", 10))];
 }
 
+/** Manifest items of a snapshot's posts (with the live versions) and media. */
+function contentItems(
+  exported: Snapshot,
+  mapped: (id: number) => number | null,
+  versions: Map<string, string | null>,
+): SandboxManifestItem[] {
+  return [
+    ...(exported.posts ?? []).map((post) => ({
+      kind: post.type,
+      sourceId: post.id,
+      sandboxId: mapped(post.id),
+      checksum: checksum(post),
+      title: typeof post.title === "string" ? post.title : undefined,
+      liveRef: `post:${post.id}`,
+      liveVersion: versions.get(`post:${post.id}`) ?? null,
+    })),
+    ...(exported.media ?? []).map((media) => ({
+      kind: "attachment",
+      sourceId: media.id,
+      sandboxId: mapped(media.id),
+      checksum: checksum(media),
+      title: media.url,
+    })),
+  ];
+}
+
+async function exportFrom(source: SiteClient, ids: number[]): Promise<Snapshot> {
+  const exported = (await source.get<Snapshot>("/sitewright/v1/export", { ids: ids.join(",") })).data;
+  if (!exported || exported.format !== SNAPSHOT_FORMAT) {
+    throw new AppError(
+      "site_rejected",
+      "The site's plugin sent an export Sitewright does not understand. Update the plugin.",
+      { details: { format: exported?.format ?? null } },
+    );
+  }
+  return exported;
+}
+
+/**
+ * Copies more posts or pages into a sandbox that already holds a copy (sandbox mode, when the agent looks for
+ * something the first copy did not bring: a draft, an older post). Only content travels: posts not copied before
+ * and the media they reference that is not there yet. Menus, settings, theme and styles are left alone, so nothing
+ * the rehearsal changed in the sandbox is overwritten. Returns the new manifest items.
+ */
+export async function pullIntoSandbox(input: {
+  source: SiteClient;
+  target: SiteClient;
+  ids: number[];
+  /** The posts and media the sandbox already holds: live id → sandbox id. */
+  copied: { posts: Map<number, number>; media: Map<number, number> };
+  mediaBaseUrl: string;
+  uploadsBaseUrl: string | null;
+}): Promise<{ items: SandboxManifestItem[]; warnings: string[] }> {
+  const ids = [...new Set(input.ids)].filter((id) => !input.copied.posts.has(id)).slice(0, MAX_SUBSET_IDS);
+  if (ids.length === 0) return { items: [], warnings: [] };
+  const versions = await readLiveVersions(
+    input.source,
+    ids.map((id) => `post:${id}`),
+  );
+  const exported = await exportFrom(input.source, ids);
+  const content: Snapshot = {
+    format: exported.format,
+    ...(exported.source ? { source: exported.source } : {}),
+    knownIds: Object.fromEntries([...input.copied.posts, ...input.copied.media]),
+    posts: (exported.posts ?? []).filter((post) => !input.copied.posts.has(post.id)),
+    media: (exported.media ?? []).filter((media) => !input.copied.media.has(media.id)),
+  };
+  if ((content.posts ?? []).length === 0) return { items: [], warnings: [] };
+  const uploads = input.uploadsBaseUrl ?? uploadsBaseUrl(exported);
+  const toImport = uploads ? rewriteMediaUrls(content, uploads, input.mediaBaseUrl) : content;
+  if (toImport.source && exported.source) toImport.source.homeUrl = exported.source.homeUrl;
+  const result = (await input.target.post<ImportResult>("/sitewright/v1/import", toImport)).data ?? {};
+  const idMap = result.idMap ?? {};
+  const mapped = (id: number) => (idMap[String(id)] === undefined ? null : Number(idMap[String(id)]));
+  return { items: contentItems(content, mapped, versions), warnings: result.warnings ?? [] };
+}
+
 /** Copies the posts and pages `ids` (none given: the default subset) from `source` into the sandbox `target`. */
 export async function copySubset(input: {
   source: SiteClient;
@@ -174,16 +251,7 @@ export async function copySubset(input: {
     ...LIVE_OPTIONS.map((name) => `option:${name}`),
     ...design.refs.map((item) => item.ref),
   ]);
-  const exported = (await input.source.get<Snapshot>("/sitewright/v1/export", { ids: ids.join(",") })).data;
-  if (!exported || exported.format !== SNAPSHOT_FORMAT) {
-    throw new AppError(
-      "site_rejected",
-      "The site's plugin sent an export Sitewright does not understand. Update the plugin.",
-      {
-        details: { format: exported?.format ?? null },
-      },
-    );
-  }
+  const exported = await exportFrom(input.source, ids);
   const uploads = uploadsBaseUrl(exported);
   const toImport = uploads ? rewriteMediaUrls(exported, uploads, input.mediaBaseUrl) : exported;
   if (toImport.source && exported.source) toImport.source.homeUrl = exported.source.homeUrl;
@@ -192,22 +260,7 @@ export async function copySubset(input: {
   const mapped = (id: number) => (idMap[String(id)] === undefined ? null : Number(idMap[String(id)]));
 
   const items: SandboxManifestItem[] = [
-    ...(exported.posts ?? []).map((post) => ({
-      kind: post.type,
-      sourceId: post.id,
-      sandboxId: mapped(post.id),
-      checksum: checksum(post),
-      title: typeof post.title === "string" ? post.title : undefined,
-      liveRef: `post:${post.id}`,
-      liveVersion: versions.get(`post:${post.id}`) ?? null,
-    })),
-    ...(exported.media ?? []).map((media) => ({
-      kind: "attachment",
-      sourceId: media.id,
-      sandboxId: mapped(media.id),
-      checksum: checksum(media),
-      title: media.url,
-    })),
+    ...contentItems(exported, mapped, versions),
     ...(exported.menus ?? []).map((menu) => ({
       kind: "menu",
       sourceId: menu.id,

@@ -41,6 +41,13 @@ final class Sitewright_Snapshot_Import {
 		if ( null !== $refused ) {
 			return $refused;
 		}
+		// A later, content-only import into the same sandbox names what an earlier one copied (live id => id here), so
+		// parents, featured images and media inside content keep pointing at those.
+		foreach ( (array) ( $data['knownIds'] ?? array() ) as $old => $new ) {
+			if ( (int) $old > 0 && (int) $new > 0 ) {
+				$this->map[ (int) $old ] = (int) $new;
+			}
+		}
 		$this->switch_theme( (string) ( $data['theme']['stylesheet'] ?? '' ) );
 		$this->import_media( (array) ( $data['media'] ?? array() ) );
 		$posts = (array) ( $data['posts'] ?? array() );

@@ -164,6 +164,36 @@ final class SnapshotTest extends Sitewright_Test_Case {
 		wp_delete_post( (int) $copied->wp_id, true );
 	}
 
+	public function test_a_later_content_only_import_keeps_parents_and_images_that_an_earlier_import_copied(): void {
+		$made   = $this->make_content();
+		$child  = wp_insert_post(
+			array(
+				'post_type'    => 'page',
+				'post_status'  => 'draft',
+				'post_title'   => 'Team',
+				'post_parent'  => $made['page'],
+				'post_content' => '<!-- wp:image {"id":' . $made['image'] . '} --><figure class="wp-block-image"><img class="wp-image-' . $made['image'] . '"/></figure><!-- /wp:image -->',
+			)
+		);
+		$export = Sitewright_Snapshot::export( array( $child ) );
+		$only   = array(
+			'format'   => $export['format'],
+			'posts'    => array_values( array_filter( $export['posts'], static fn( array $p ): bool => (int) $p['id'] === $child ) ),
+			// The parent and the image were copied earlier, under other ids here.
+			'knownIds' => array(
+				$made['page']  => 4242,
+				$made['image'] => 4343,
+			),
+		);
+		$result = Sitewright_Snapshot::import( $only );
+		$this->assertIsArray( $result );
+		$copy = get_post( ( (array) $result['idMap'] )[ $child ] );
+		$this->assertSame( 4242, (int) $copy->post_parent );
+		$this->assertStringContainsString( 'wp-image-4343', $copy->post_content );
+		$this->assertStringContainsString( '"id":4343', $copy->post_content );
+		$this->assertSame( $made['page'], (int) get_option( 'page_on_front' ), 'Options are left alone.' );
+	}
+
 	public function test_import_refuses_something_that_is_not_a_snapshot(): void {
 		$result = Sitewright_Snapshot::import( array( 'format' => 'other' ) );
 		$this->assertRefused( $result, 'sitewright_bad_snapshot', 400 );
