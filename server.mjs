@@ -58,6 +58,16 @@ const server = createServer((req, res) => {
   });
 });
 
+// A port another process holds is the operator's mistake to fix, said plainly, with a failing exit code.
+server.on("error", (error) => {
+  const where = `${hostname ?? "every interface"}:${port}`;
+  console.error(
+    error.code === "EADDRINUSE"
+      ? `server.mjs: port ${port} is already in use (EADDRINUSE on ${where}); stop the other server or pass -p PORT.`
+      : `server.mjs: cannot listen on ${where}: ${error.message}`,
+  );
+  process.exit(1);
+});
 server.listen(port, hostname, () => {
   const shown = hostname && hostname !== "0.0.0.0" && hostname !== "::" ? hostname : "localhost";
   console.log(`> Sitewright ready on http://${shown}:${port} (TRUSTED_PROXY_HOPS=${hops})`);

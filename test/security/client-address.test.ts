@@ -6,12 +6,15 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import { CLIENT_IP_HEADER } from "@/lib/http/forwarded.mjs";
 import { pluginRedeemBody } from "@/test/pairing";
 import { INSTANCE_SECRETS, request } from "@/test/reliability/support/instances";
+import { freePort } from "@/test/reliability/support/private-postgres";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const LIMIT = 3;
@@ -19,11 +22,21 @@ const PASSWORD = "a long and unusual passphrase 7";
 
 type Server = { url: string; stop(): Promise<void>; output(): string };
 
+/** The built app on a free loopback port from the OS; another process may take it first, so: EADDRINUSE retries. */
 async function startBuiltApp(env: Record<string, string>): Promise<Server> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await launchBuiltApp(env, await freePort());
+    } catch (error) {
+      if (attempt >= 3 || !String(error).includes("EADDRINUSE")) throw error;
+    }
+  }
+}
+
+async function launchBuiltApp(env: Record<string, string>, port: number): Promise<Server> {
   if (!existsSync(path.join(root, ".next", "BUILD_ID"))) {
     throw new Error("No production build: run `npm run build` first (npm test does).");
   }
-  const port = 20000 + Math.floor(Math.random() * 20000);
   const child: ChildProcess = spawn(process.execPath, ["server.mjs", "-p", String(port), "-H", "127.0.0.1"], {
     cwd: root,
     env: {
@@ -169,5 +182,27 @@ describe("TRUSTED_PROXY_HOPS that is not a small whole number", () => {
       (error: Error) => error,
     );
     expect(failed?.message).toMatch(/TRUSTED_PROXY_HOPS/);
+  });
+});
+
+describe("a port another process holds", () => {
+  it("stops server.mjs with exit code 1 and says which port is in use", async () => {
+    // An HTTP server that is not ours (it answers 503, so the readiness poll waits for server.mjs to give up).
+    const holder = createServer((_req, res) => res.writeHead(503).end());
+    await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
+    const port = (holder.address() as AddressInfo).port;
+    try {
+      const failed = await launchBuiltApp({}, port).then(
+        async (server) => {
+          await server.stop();
+          return undefined;
+        },
+        (error: Error) => error,
+      );
+      expect(failed?.message).toMatch(/^server\.mjs exited with 1:/);
+      expect(failed?.message).toContain(`port ${port} is already in use`);
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+    }
   });
 });
