@@ -95,7 +95,14 @@ test("health shows the sandbox pool (counts only, no ids) from the process-wide 
   const res = await anyone.request("GET", "/health");
   expect(res.status).toBe(200);
   expect(res.json.checks).toEqual({ store: "ok", sandbox: "enabled", agent: "disabled" });
-  expect(res.json.details.sandboxPool).toEqual({ ready: 1, starting: 0, size: 1, inUse: 0, capacity: 1 });
+  expect(res.json.details.sandboxPool).toEqual({
+    ready: 1,
+    starting: 0,
+    size: 1,
+    inUse: 0,
+    capacity: 1,
+    network: "isolated",
+  });
   expect(res.json.details.breakers).toBeUndefined(); // the agent has not run
   expect(JSON.stringify(res.json)).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-/);
 });

@@ -56,5 +56,7 @@ async function sandboxPoolCounts() {
     countSandboxes({ statuses: ["warming"] }),
     countSandboxes({ statuses: ["starting", "ready"] }),
   ]);
-  return { ready, starting, size: poolSize, inUse, capacity: max };
+  const { getSandboxManager } = await import("@/lib/sandbox");
+  // "not_isolated": sandboxes are refused until the operator installs the firewall rules (docs/operations.md).
+  return { ready, starting, size: poolSize, inUse, capacity: max, network: getSandboxManager().networkState() };
 }

@@ -45,6 +45,11 @@ export const envSchema = z
     SANDBOX_TTL_MINUTES: withDefault(positiveInt, 60),
     /** The IPv4 range sandbox networks take their /28 subnets from; the host firewall drops what they start. */
     SANDBOX_NETWORK_POOL: withDefault(z.string().regex(/^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/), "10.213.0.0/16"),
+    /** "false" lets sandboxes run when the network check finds them not isolated (development only). */
+    SANDBOX_REQUIRE_ISOLATION: withDefault(
+      z.enum(["true", "false"]).transform((value) => value === "true"),
+      "true",
+    ),
     SITE_HOST_ALLOWLIST: withDefault(csv, ""),
     SITEWRIGHT_CACHE: withDefault(z.string(), "/var/cache/sitewright"),
     AUTH_RATE_LIMIT: withDefault(positiveInt, 10),

@@ -10,6 +10,8 @@ export type SandboxConfig = {
   dockerHost: string | undefined;
   /** SANDBOX_NETWORK_POOL: the range sandbox networks take their subnets from. */
   networkPool: string;
+  /** SANDBOX_REQUIRE_ISOLATION: refuse sandboxes while the network check finds them not isolated (default). */
+  requireIsolation: boolean;
   /** A prebuilt image to run instead of building ours. */
   image: string | undefined;
   poolSize: number;
@@ -52,6 +54,7 @@ export function sandboxConfig(overrides: Partial<SandboxConfig> = {}): SandboxCo
     enabled: e.SANDBOX_DRIVER === "docker",
     dockerHost: e.DOCKER_HOST ?? (existsSync(PODMAN_SOCKET) ? `unix://${PODMAN_SOCKET}` : undefined),
     networkPool: e.SANDBOX_NETWORK_POOL,
+    requireIsolation: e.SANDBOX_REQUIRE_ISOLATION,
     image: e.SANDBOX_IMAGE,
     poolSize: e.SANDBOX_POOL_SIZE,
     max: e.SANDBOX_MAX,

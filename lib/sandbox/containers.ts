@@ -34,13 +34,20 @@ export type ContainerSettings = {
   namespace: string;
   /** The service's URL, written into the sandbox's plugin credentials. */
   appUrl: string;
+  /** Refuse sandboxes while the network check finds them not isolated (SANDBOX_REQUIRE_ISOLATION). */
+  requireIsolation: boolean;
 };
+
+/** What this process last found about the sandbox network (`/health`'s `sandboxPool.network`). */
+export type NetworkState = "isolated" | "not_isolated" | "unchecked";
 
 export type IsolationCheck = { isolated: boolean; gateway: string | undefined; outcome: string };
 
 export class SandboxContainers implements SandboxFleet {
   private imageTag?: Promise<string>;
-  private isolationChecked = false;
+  /** The last network check's result; checked again on each launch until a check finds the network isolated. */
+  private isolation?: IsolationCheck;
+  private isolationCheck?: Promise<IsolationCheck | undefined>;
 
   constructor(
     private readonly engine: SandboxEngine,
@@ -82,6 +89,7 @@ export class SandboxContainers implements SandboxFleet {
     });
     await updateSandbox({ id: row.id, containerId, hostPort });
     const credentials = await this.provision(containerId, hostPort);
+    await this.ensureIsolated(containerId);
     const sealed = encryptSecret(JSON.stringify(credentials), row.id);
     const updated = await transitionSandbox({
       id: row.id,
@@ -94,20 +102,49 @@ export class SandboxContainers implements SandboxFleet {
       await this.engine.remove(containerId).catch(() => {});
       throw new AppError("not_found", "There is no such sandbox in your account.");
     }
-    if (!this.isolationChecked) {
-      // Once per process, in the background: an operator who forgot the firewall rules hears about it.
-      this.isolationChecked = true;
-      this.checkIsolation(containerId)
-        .then((check) => {
-          if (!check.isolated) {
-            log.error("sandbox network is not isolated: run scripts/setup/sandbox-network.sh (docs/operations.md)", {
-              ...check,
-            });
-          }
-        })
-        .catch((error) => log.warn("could not check the sandbox network", { error }));
-    }
     return updated;
+  }
+
+  networkState(): NetworkState {
+    if (!this.isolation) return "unchecked";
+    return this.isolation.isolated ? "isolated" : "not_isolated";
+  }
+
+  /**
+   * Before a sandbox is handed out: until a check in this process found the network isolated, check it from inside
+   * this container (one check at a time; about 2 s, the probe's timeout, when all is well). Not isolated, the
+   * launch fails with `sandbox_unavailable` and says what the operator must do, unless SANDBOX_REQUIRE_ISOLATION is
+   * false (then it is logged). A check that could not run is logged and retried on the next launch.
+   */
+  private async ensureIsolated(containerId: string): Promise<void> {
+    if (this.isolation?.isolated) return;
+    this.isolationCheck ??= this.checkIsolation(containerId)
+      .then(
+        (check) => {
+          this.isolation = check;
+          return check;
+        },
+        (error) => {
+          log.warn("could not check the sandbox network", { error });
+          return undefined;
+        },
+      )
+      .finally(() => {
+        this.isolationCheck = undefined;
+      });
+    const check = await this.isolationCheck;
+    if (!check || check.isolated) return;
+    log.error("sandbox network is not isolated: run scripts/setup/sandbox-network.sh (docs/operations.md)", {
+      ...check,
+      refused: this.settings.requireIsolation,
+    });
+    if (this.settings.requireIsolation) {
+      throw new AppError(
+        "sandbox_unavailable",
+        "Sandboxes are off on this service until their network is isolated. The operator runs scripts/setup/sandbox-network.sh (docs/operations.md).",
+        { headers: { "Retry-After": "60" } },
+      );
+    }
   }
 
   /**

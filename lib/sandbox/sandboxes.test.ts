@@ -433,15 +433,35 @@ describe("the sandbox network", () => {
     const row = await findSandboxById({ id: first.id });
     const check = await t.manager.fleet.checkIsolation(row!.containerId!);
     expect(check, JSON.stringify(check)).toMatchObject({ isolated: true });
+    expect(t.manager.networkState()).toBe("isolated");
   });
 
-  it("finds a sandbox on a range the firewall does not cover not isolated", async () => {
+  it("refuses sandboxes on a range the firewall does not cover, says why, and leaves no container behind", async () => {
     const uncovered = createTestSandboxes({ poolSize: 0, networkPool: "10.214.0.0/16" });
+    try {
+      expect(uncovered.manager.networkState()).toBe("unchecked");
+      const refused = await uncovered.manager.createSandbox({ userId: await newUserId() }).catch((e: unknown) => e);
+      expect(refused).toMatchObject({ code: "sandbox_unavailable", headers: { "Retry-After": "60" } });
+      expect(String((refused as Error).message)).toContain("scripts/setup/sandbox-network.sh");
+      expect(uncovered.manager.networkState()).toBe("not_isolated");
+      expect(await uncovered.engine.list(uncovered.namespace)).toEqual([]);
+      // Asked again (the operator may have installed the rules since), it checks again, and still refuses.
+      await expect(uncovered.manager.createSandbox({ userId: await newUserId() })).rejects.toMatchObject({
+        code: "sandbox_unavailable",
+      });
+    } finally {
+      await uncovered.cleanup();
+    }
+  });
+
+  it("finds a sandbox on a range the firewall does not cover not isolated, and runs it only when told to", async () => {
+    const uncovered = createTestSandboxes({ poolSize: 0, networkPool: "10.214.0.0/16", requireIsolation: false });
     try {
       const sandbox = await uncovered.manager.createSandbox({ userId: await newUserId() });
       const row = await findSandboxById({ id: sandbox.id });
       const check = await uncovered.manager.fleet.checkIsolation(row!.containerId!);
       expect(check, JSON.stringify(check)).toMatchObject({ isolated: false });
+      expect(uncovered.manager.networkState()).toBe("not_isolated");
     } finally {
       await uncovered.cleanup();
     }

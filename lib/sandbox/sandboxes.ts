@@ -18,7 +18,7 @@ import {
   upsertSandboxManifest,
 } from "@/lib/db/queries";
 import type { Sandbox, SandboxManifest } from "@/lib/db/schema";
-import { AppError } from "@/lib/errors";
+import { AppError, isAppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { decryptSecret, isUnreadableSecret } from "@/lib/sites/crypto";
 import type { SiteClient } from "@/lib/sites/types";
@@ -99,6 +99,7 @@ export class SandboxManager implements Collectable {
         imagePaths: deps.imagePaths ?? defaultImagePaths(config.cacheDir),
         namespace: config.namespace,
         appUrl: config.appUrl,
+        requireIsolation: config.requireIsolation,
       },
     );
     this.pool = new SandboxPool(
@@ -124,6 +125,11 @@ export class SandboxManager implements Collectable {
   /** The image tag sandboxes run, built on first use when missing. */
   image(): Promise<string> {
     return this.fleet.image();
+  }
+
+  /** What this process last found about the sandbox network (`/health`). */
+  networkState() {
+    return this.fleet.networkState();
   }
 
   // ------------------------------------------------------------------ a user's sandboxes
@@ -242,7 +248,9 @@ export class SandboxManager implements Collectable {
       await this.fleet
         .destroy(sandbox)
         .catch((cause) => log.error("could not remove a failed sandbox", { sandboxId: sandbox.id, error: cause }));
-      if (isEngineDown(error)) throw sandboxUnavailable(error);
+      if (isEngineDown(error) && !(isAppError(error) && error.code === "sandbox_unavailable")) {
+        throw sandboxUnavailable(error);
+      }
       throw error;
     }
   }
