@@ -19,6 +19,7 @@ import {
   closeRehearsalChangeSet,
   findSandboxManifest,
   hasPendingRehearsal,
+  listChangeAudit,
   upsertSandboxManifest,
 } from "@/lib/db/queries";
 import type { ChangeItem, ItemChange, SandboxManifest, SandboxManifestItem } from "@/lib/db/schema";
@@ -51,10 +52,16 @@ export async function applyRehearsal(
   const set = await getChangeSet(request);
   if (set.target !== "sandbox")
     throw notApplicable("This change set was made on the live site: there is nothing to apply.");
-  if (set.status !== "pending")
+  if (set.status !== "pending" && set.status !== "partially_applied")
     throw notApplicable(`This change set is ${set.status.replaceAll("_", " ")}: it cannot be applied again.`);
+  // Items an earlier Apply of some items (`itemIds`) already made live: the audit of each successful Apply.
+  const alreadyLive = new Set(
+    (await listChangeAudit({ changeSetId: set.id }))
+      .filter((entry) => entry.action === "apply" && entry.outcome === "ok")
+      .flatMap((entry) => entry.itemIds),
+  );
   const written = set.items.filter((item) => item.status === "applied");
-  let chosen = written;
+  let chosen = written.filter((item) => !alreadyLive.has(item.id));
   if (request.itemIds?.length) {
     const wanted = new Set(request.itemIds);
     chosen = set.items.filter((item) => wanted.has(item.id));
@@ -62,6 +69,17 @@ export async function applyRehearsal(
       throw new AppError("not_found", "Some of those items are not in this change set.");
     if (chosen.some((item) => item.status !== "applied"))
       throw notApplicable("Some of those items were never written in the sandbox.");
+    if (chosen.some((item) => alreadyLive.has(item.id)))
+      throw notApplicable("Some of those items were already applied to the live site.");
+    // The sandbox holds an item's latest state only: its changes cannot be replayed one without the other.
+    const split = written.find(
+      (item) => !wanted.has(item.id) && !alreadyLive.has(item.id) && chosen.some((c) => c.ref === item.ref),
+    );
+    if (split) {
+      throw notApplicable(`Changes to "${split.title}" are applied together: choose all of them, or none.`, {
+        items: [{ id: split.id, title: split.title, reason: "Another change to the same item was chosen." }],
+      });
+    }
   }
   if (chosen.length === 0) throw notApplicable("Nothing in this change set was written in the sandbox.");
 
@@ -151,7 +169,8 @@ export async function applyRehearsal(
       versionRead: entry.change.expect,
     };
   });
-  const applyId = `apply-${set.id}`;
+  // One live change set per Apply: a later Apply of the remaining items is another one, undoable on its own.
+  const applyId = alreadyLive.size === 0 ? `apply-${set.id}` : `apply-${set.id}-${alreadyLive.size}`;
   const recorded = await recordWritten(
     { userId: request.userId, siteId: set.siteId, conversationId: set.conversationId, turnId: applyId, target: "live" },
     applyId,
@@ -159,7 +178,8 @@ export async function applyRehearsal(
     done,
   );
   const at = now();
-  await closeRehearsalChangeSet({ id: set.id, status: "applied", now: at });
+  const complete = written.every((item) => alreadyLive.has(item.id) || chosen.some((c) => c.id === item.id));
+  await closeRehearsalChangeSet({ id: set.id, status: complete ? "applied" : "partially_applied", now: at });
   await audit("ok", `live change set ${recorded.changeSetId}`);
   // The live items now hold the applied versions: a later rehearsal set of this sandbox applies over them.
   await upsertSandboxManifest({ ...manifest, items: updatedManifestItems(manifest.items, plan.changes, done) }).catch(
@@ -176,7 +196,7 @@ export async function discardRehearsal(
   const set = await getChangeSet(request);
   if (set.target !== "sandbox")
     throw notApplicable("This change set was made on the live site: undo it instead of discarding it.");
-  if (set.status !== "pending")
+  if (set.status !== "pending" && set.status !== "partially_applied")
     throw notApplicable(`This change set is ${set.status.replaceAll("_", " ")}: it cannot be discarded.`);
   await closeRehearsalChangeSet({ id: set.id, status: "discarded", now: now() });
   await auditChange({

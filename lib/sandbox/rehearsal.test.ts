@@ -500,6 +500,71 @@ describe("sandbox mode", () => {
     await t.manager.deleteSandbox({ userId: owner.id, id: sandboxId });
   });
 
+  it("applies some items first (partially applied), refuses them twice and a split of one page, then the rest", async () => {
+    for (const open of await t.manager.listSandboxes({ userId: owner.id })) {
+      await t.manager.deleteSandbox({ userId: owner.id, id: open.id });
+    }
+    const hours = await livePage("Hours", para("9 to 5"));
+    const prices = await livePage("Price list", para("Tea 2 €"));
+    const conversationId = randomUUID();
+    await insertConversation({ id: conversationId, userId: owner.id, siteId, title: "two", now: new Date() });
+    const rehearsal = await t.manager.rehearsal({ userId: owner.id, siteId, conversationId, live });
+    const sandboxIdOf = (id: number) =>
+      Number(rehearsal.manifest.items.find((item) => item.liveRef === `post:${id}`)!.sandboxId);
+    const scope = {
+      userId: owner.id,
+      siteId,
+      conversationId,
+      turnId: randomUUID(),
+      target: "sandbox" as const,
+      sandboxId: rehearsal.sandbox.id,
+    };
+    const update = operationsByName.get("update_page")!;
+    await writeThroughAgent({ scope, client: rehearsal.client }, update, {
+      id: sandboxIdOf(hours),
+      content: para("8 to 6"),
+    });
+    await writeThroughAgent({ scope, client: rehearsal.client }, update, { id: sandboxIdOf(prices), title: "Prices" });
+    const last = await writeThroughAgent({ scope, client: rehearsal.client }, update, {
+      id: sandboxIdOf(prices),
+      content: para("Tea 2.50 €"),
+    });
+    const changeSetId = (last.data as { changeSetId: string }).changeSetId;
+    const items = (await changeSetRoute(showRoute, changeSetId)).json.changeSet.items as Array<{
+      id: string;
+      title: string;
+    }>;
+    expect(items).toHaveLength(3);
+    const [hoursItem, pricesTitle] = items;
+
+    const split = await changeSetRoute(applyRoute, changeSetId, { itemIds: [pricesTitle!.id] });
+    expect(split.status).toBe(409);
+    expect(split.json.error.code).toBe("not_applicable");
+    expect(await liveContent(prices)).toBe(para("Tea 2 €"));
+
+    const first = await changeSetRoute(applyRoute, changeSetId, { itemIds: [hoursItem!.id] });
+    expect(first.status, JSON.stringify(first.json)).toBe(200);
+    expect(await liveContent(hours)).toBe(para("8 to 6"));
+    expect(await liveContent(prices)).toBe(para("Tea 2 €"));
+    expect((await changeSetRoute(showRoute, changeSetId)).json.changeSet.status).toBe("partially_applied");
+    const again = await changeSetRoute(applyRoute, changeSetId, { itemIds: [hoursItem!.id] });
+    expect(again.status).toBe(409);
+    expect(again.json.error.message).toContain("already applied");
+
+    const rest = await changeSetRoute(applyRoute, changeSetId);
+    expect(rest.status, JSON.stringify(rest.json)).toBe(200);
+    expect(rest.json.changeSet.id).not.toBe(first.json.changeSet.id);
+    expect(rest.json.changeSet.items).toHaveLength(1);
+    expect(await liveContent(prices)).toBe(para("Tea 2.50 €"));
+    const { data: page } = await wp.admin.get<{ title: { raw: string } }>(`/wp/v2/pages/${prices}`, {
+      context: "edit",
+    });
+    expect(page.title.raw).toBe("Prices");
+    expect((await changeSetRoute(showRoute, changeSetId)).json.changeSet.status).toBe("applied");
+    expect((await changeSetRoute(applyRoute, changeSetId)).json.error.code).toBe("not_applicable");
+    await t.manager.deleteSandbox({ userId: owner.id, id: rehearsal.sandbox.id });
+  });
+
   it("writes an approved live plan to the live site, even when sandboxes are the default", async () => {
     const { data } = await wp.admin.post<{ id: number }>("/wp/v2/pages", { title: "Launch", status: "draft" });
     setAgentModelForTests(

@@ -188,7 +188,10 @@ export async function refreshChangeSetStatus(input: { id: string; now: Date }): 
   let status: ChangeSetStatus;
   // A sandbox set's items are written in the sandbox; the set waits for Apply or Discard (lib/sandbox/apply.ts).
   if (set?.target === "sandbox")
-    status = set.status === "applied" || set.status === "discarded" ? set.status : "pending";
+    status =
+      set.status === "applied" || set.status === "partially_applied" || set.status === "discarded"
+        ? set.status
+        : "pending";
   else if (count("pending") > 0) status = "pending";
   else if (count("undone") > 0) status = count("applied") + count("undoing") > 0 ? "partially_undone" : "undone";
   else if (written === 0) status = "discarded";

@@ -278,22 +278,41 @@ export async function hasPendingRehearsal({ sandboxId }: { sandboxId: string }):
   const [row] = await db
     .select({ id: changeSets.id })
     .from(changeSets)
-    .where(and(eq(changeSets.sandboxId, sandboxId), eq(changeSets.target, "sandbox"), eq(changeSets.status, "pending")))
+    .where(
+      and(
+        eq(changeSets.sandboxId, sandboxId),
+        eq(changeSets.target, "sandbox"),
+        inArray(changeSets.status, ["pending", "partially_applied"]),
+      ),
+    )
     .limit(1);
   return Boolean(row);
 }
 
-/** Closes a pending rehearsal (sandbox change set) as applied or discarded; undefined when it was not pending. */
-export async function closeRehearsalChangeSet(input: { id: string; status: "applied" | "discarded"; now: Date }) {
+/**
+ * Moves a rehearsal (sandbox change set) that still waits for Apply (pending, or partially applied) to applied,
+ * partially applied or discarded; undefined when it was not waiting any more.
+ */
+export async function closeRehearsalChangeSet(input: {
+  id: string;
+  status: "applied" | "partially_applied" | "discarded";
+  now: Date;
+}) {
   const db = await getDb();
   const [row] = await db
     .update(changeSets)
     .set({
       status: input.status,
       updatedAt: input.now,
-      ...(input.status === "applied" ? { appliedAt: input.now } : {}),
+      ...(input.status === "discarded" ? {} : { appliedAt: input.now }),
     })
-    .where(and(eq(changeSets.id, input.id), eq(changeSets.target, "sandbox"), eq(changeSets.status, "pending")))
+    .where(
+      and(
+        eq(changeSets.id, input.id),
+        eq(changeSets.target, "sandbox"),
+        inArray(changeSets.status, ["pending", "partially_applied"]),
+      ),
+    )
     .returning();
   return row;
 }

@@ -29,6 +29,9 @@ export default async function ReviewPage({ params }: { params: Promise<{ id: str
       <p data-testid="change-set-status">
         Status: <strong>{changeSet.status.replaceAll("_", " ")}</strong>
         {rehearsal && changeSet.status === "pending" ? " — your live site is unchanged until you apply." : null}
+        {rehearsal && changeSet.status === "partially_applied"
+          ? " — some of these changes are on your live site; the rest wait for you to apply them."
+          : null}
       </p>
       <ul>
         {changeSet.items.map((item) => (

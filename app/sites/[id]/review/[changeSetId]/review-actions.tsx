@@ -36,7 +36,8 @@ export function ReviewActions({ siteId, changeSet }: Props) {
     }
   };
 
-  const pending = changeSet.status === "pending" && changeSet.target === "sandbox";
+  const partly = changeSet.status === "partially_applied";
+  const pending = (changeSet.status === "pending" || partly) && changeSet.target === "sandbox";
   return (
     <div className={styles.actions}>
       {pending && !liveSetId ? (
@@ -51,7 +52,7 @@ export function ReviewActions({ siteId, changeSet }: Props) {
               })
             }
           >
-            Apply to live site
+            {partly ? "Apply the rest to live site" : "Apply to live site"}
           </button>
           <button
             type="button"
