@@ -200,6 +200,12 @@ describe("a chat turn", () => {
     useModel([{ text: "First answer." }]);
     const first = await chat({ message: "Remember the word tangerine" });
     const model = useModel([{ text: "Second answer.", delayMs: 400 }]);
+    // What is timed is the turn's own work before the model answers, not the site's /info round trip.
+    setChatDepsForTests({
+      siteClient: (site) => countingClient(siteClientFor(site), counter),
+      limits: () => limits,
+      refreshSite: async (site) => site,
+    });
     const started = performance.now();
     const res = await POST(
       new Request("http://localhost:3000/chat", {

@@ -91,6 +91,9 @@ export function setChatDepsForTests(overrides: Partial<ChatDeps> | undefined) {
   depsOverride = overrides;
 }
 
+/** How long a turn waits for the site's description before it goes on with the stored one. */
+const REFRESH_WAIT_MS = 1000;
+
 const notFound = (what: string) => new AppError("not_found", `There is no such ${what} in your account.`);
 
 function toChatMessage(row: { id: string; role: string; parts: unknown[]; metadata: unknown }): ChatMessage {
@@ -262,7 +265,11 @@ export async function startChatTurn(
       : undefined;
   const client = rehearsal?.client ?? liveClient;
 
-  const current = await described;
+  // At most a second: a slow site keeps its stored description for this turn, and the refresh lands for the next.
+  const current = await Promise.race([
+    described,
+    new Promise<Site>((resolve) => setTimeout(() => resolve(site), REFRESH_WAIT_MS).unref()),
+  ]);
   const { operations } = allowedOperations(grantFromSiteInfo(current.siteInfo, current.capabilities), deps.allowlist());
   const stream = streamTurn({
     userId: request.userId,

@@ -94,7 +94,8 @@ describe("the warm pool", () => {
 
     expect(sandbox.fromPool).toBe(true);
     expect(sandbox.status).toBe("ready");
-    expect(elapsed).toBeLessThan(500);
+    // The bench measures the acquire (ms); here it only has to be clearly not a cold start (seconds).
+    expect(elapsed).toBeLessThan(3000);
     expect(sandbox.previewUrl).toBe(`${t.config.appUrl}/preview/${sandbox.id}/`);
     const index = await fetch(`${await t.directUrl(sandbox.id)}/wp-json/`);
     expect(index.status).toBe(200);

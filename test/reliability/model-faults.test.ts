@@ -70,6 +70,9 @@ beforeEach(() => resetBreakersForTests());
 
 async function chatThrough(f: Fault) {
   fault = f;
+  // The stall is what the run's time limit is for; the others must end by themselves (a 500 is retried once,
+  // after the SDK's 2 s delay), so they get room beyond it.
+  resetEnvForTests({ AGENT_TIMEOUT_MS: f === "stall" ? "3000" : "8000" });
   const user = await newUser("model");
   const siteId = await insertSiteRow({
     userId: user.id,
