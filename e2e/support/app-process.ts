@@ -4,7 +4,7 @@
  * npm, Next.js and its workers together.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, openSync } from "node:fs";
+import { mkdirSync, openSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
 
@@ -65,10 +65,13 @@ export function environmentWithout(extra: Record<string, string> = {}): Record<s
 
 export type AppProcess = { url: string; port: number; log: string; stop(): Promise<void> };
 
-async function waitForHealth(url: string, child: ChildProcess, ms: number) {
+async function waitForHealth(url: string, child: ChildProcess, ms: number, log?: string) {
   const deadline = Date.now() + ms;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`the app exited with ${child.exitCode} before answering`);
+    if (child.exitCode !== null) {
+      const tail = log ? readFileSync(log, "utf8").slice(-1500) : "";
+      throw new Error(`the app exited with ${child.exitCode} before answering\n${tail}`);
+    }
     try {
       const res = await fetch(`${url}/health`);
       if (res.status === 200) return;
@@ -121,7 +124,25 @@ function launch(command: string, args: string[], env: Record<string, string>, na
  * The production build as `npm start` runs it (`server.mjs`: Next's handler behind the server that decides client
  * addresses), on loopback, with `env` as its configuration (APP_URL: its own address).
  */
-export async function startProductionApp(name: string, env: Record<string, string>): Promise<AppProcess> {
+export function startProductionApp(name: string, env: Record<string, string>): Promise<AppProcess> {
+  return onAFreePort(() => startProductionAppOnce(name, env));
+}
+
+/**
+ * A port from the OS may be taken by another process before the app binds it (seconds later, after Next.js has
+ * prepared): then the app says `already in use` and exits, and it starts again on another port, up to three times.
+ */
+async function onAFreePort(start: () => Promise<AppProcess>): Promise<AppProcess> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await start();
+    } catch (error) {
+      if (attempt >= 3 || !/already in use|EADDRINUSE/i.test(String(error))) throw error;
+    }
+  }
+}
+
+async function startProductionAppOnce(name: string, env: Record<string, string>): Promise<AppProcess> {
   const port = await freePort();
   const { child, url, log } = launch(
     process.execPath,
@@ -130,7 +151,7 @@ export async function startProductionApp(name: string, env: Record<string, strin
     name,
     port,
   );
-  await waitForHealth(url, child, 90_000);
+  await waitForHealth(url, child, 90_000, log);
   return { url, port, log, stop: () => stopGroup(child) };
 }
 
@@ -138,7 +159,11 @@ export async function startProductionApp(name: string, env: Record<string, strin
  * `npm run dev` as the README says, with no app configuration. `extra` is for what is not app configuration
  * (NODE_EXTRA_CA_CERTS) and for the PORT: this machine is shared, so 3000 may be taken.
  */
-export async function startDevServer(name: string, extra: Record<string, string>): Promise<AppProcess> {
+export function startDevServer(name: string, extra: Record<string, string>): Promise<AppProcess> {
+  return onAFreePort(() => startDevServerOnce(name, extra));
+}
+
+async function startDevServerOnce(name: string, extra: Record<string, string>): Promise<AppProcess> {
   const port = await freePort();
   const { child, url, log } = launch(
     "npm",
@@ -147,6 +172,6 @@ export async function startDevServer(name: string, extra: Record<string, string>
     name,
     port,
   );
-  await waitForHealth(url, child, 180_000);
+  await waitForHealth(url, child, 180_000, log);
   return { url, port, log, stop: () => stopGroup(child) };
 }

@@ -254,7 +254,21 @@ function stopProcess(child: ChildProcess): Promise<void> {
   });
 }
 
+/**
+ * Starts the site; when php or Caddy could not bind the port picked for it (another process took it between the
+ * pick and the bind, which a busy machine makes possible), starts again on new ports, up to three times.
+ */
 export async function startLocalSite(options: LocalSiteOptions = {}): Promise<LocalSite> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await startLocalSiteOnce(options);
+    } catch (error) {
+      if (attempt >= 3 || !/address already in use|EADDRINUSE/i.test(String(error))) throw error;
+    }
+  }
+}
+
+async function startLocalSiteOnce(options: LocalSiteOptions): Promise<LocalSite> {
   const permalinks = options.permalinks ?? true;
   const withPlugin = options.plugin ?? true;
   const tls = ensureTestCa();
@@ -280,7 +294,6 @@ export async function startLocalSite(options: LocalSiteOptions = {}): Promise<Lo
     mkdirSync(join(dir, "database"));
 
     const ipv6 = await canListen(0, "::1");
-    const phpPort = await freePort(["127.0.0.1"]);
     const port = await freePort(ipv6 ? ["127.0.0.1", "::1"] : ["127.0.0.1"]);
     const url = `https://localhost:${port}`;
 
@@ -311,6 +324,8 @@ export async function startLocalSite(options: LocalSiteOptions = {}): Promise<Lo
     ]);
     const installed = JSON.parse(stdout.trim().split("\n").pop() as string) as { restUrl: string };
 
+    // Picked just before php binds it (the install above takes seconds).
+    const phpPort = await freePort(["127.0.0.1"]);
     const phpLog = openSync(join(dir, "php-server.log"), "a");
     const php = spawn("php", ["-S", `127.0.0.1:${phpPort}`, "-t", wpPath, join(HERE, "router.php")], {
       cwd: wpPath,
@@ -351,7 +366,18 @@ export async function startLocalSite(options: LocalSiteOptions = {}): Promise<Lo
       for (const child of children) {
         const spawnError = spawnErrors.get(child);
         if (spawnError) throw new Error(`Could not start ${child.spawnfile}: ${spawnError.message}`);
-        if (child.exitCode !== null) throw new Error(`${child.spawnfile} exited early; see logs in ${dir}`);
+        if (child.exitCode !== null) {
+          const logs = ["php-server.log", "caddy.log"]
+            .map((name) => {
+              try {
+                return readFileSync(join(dir, name), "utf8").slice(-2000);
+              } catch {
+                return "";
+              }
+            })
+            .join("\n");
+          throw new Error(`${child.spawnfile} exited early; see logs in ${dir}:\n${logs}`);
+        }
       }
       try {
         const res = await fetchSite(withPlugin ? "/?rest_route=/sitewright/v1" : "/?rest_route=/");
