@@ -110,6 +110,23 @@ async function chatTurn(body: Record<string, unknown>) {
   return { chunks, metadata: finish?.messageMetadata ?? {} };
 }
 
+/** A turn's scope in the conversation's rehearsal sandbox (what writeThroughAgent records the writes under). */
+const sandboxScope = (conversationId: string, sandboxId: string) => ({
+  userId: owner.id,
+  siteId,
+  conversationId,
+  turnId: randomUUID(),
+  target: "sandbox" as const,
+  sandboxId,
+});
+
+/** Earlier tests leave rehearsals waiting; one user holds at most SANDBOX_MAX_PER_USER sandboxes. */
+async function closeOwnersSandboxes() {
+  for (const open of await t.manager.listSandboxes({ userId: owner.id })) {
+    await t.manager.deleteSandbox({ userId: owner.id, id: open.id });
+  }
+}
+
 const changeSetRoute = (route: typeof applyRoute, changeSetId: string, body: Record<string, unknown> = {}) =>
   call(route, { body, cookie: owner.cookie, headers: origin, params: { id: siteId, changeSetId } });
 
@@ -190,14 +207,7 @@ describe("sandbox mode", () => {
     const sandboxPage = rehearsal.manifest.items.find((item) => item.liveRef === `post:${id}`)!;
     const written = await writeThroughAgent(
       {
-        scope: {
-          userId: owner.id,
-          siteId,
-          conversationId,
-          turnId: randomUUID(),
-          target: "sandbox",
-          sandboxId: rehearsal.sandbox.id,
-        },
+        scope: sandboxScope(conversationId, rehearsal.sandbox.id),
         client: rehearsal.client,
       },
       operationsByName.get("update_page")!,
@@ -228,14 +238,7 @@ describe("sandbox mode", () => {
     const sandboxPage = rehearsal.manifest.items.find((item) => item.liveRef === `post:${id}`)!;
     const written = await writeThroughAgent(
       {
-        scope: {
-          userId: owner.id,
-          siteId,
-          conversationId,
-          turnId: randomUUID(),
-          target: "sandbox",
-          sandboxId: rehearsal.sandbox.id,
-        },
+        scope: sandboxScope(conversationId, rehearsal.sandbox.id),
         client: rehearsal.client,
       },
       operationsByName.get("update_page")!,
@@ -280,14 +283,7 @@ describe("sandbox mode", () => {
     await insertConversation({ id: conversationId, userId: owner.id, siteId, title: "gallery", now: new Date() });
     const rehearsal = await t.manager.rehearsal({ userId: owner.id, siteId, conversationId, live });
     const sandboxPage = rehearsal.manifest.items.find((item) => item.liveRef === `post:${id}`)!;
-    const scope = {
-      userId: owner.id,
-      siteId,
-      conversationId,
-      turnId: randomUUID(),
-      target: "sandbox" as const,
-      sandboxId: rehearsal.sandbox.id,
-    };
+    const scope = sandboxScope(conversationId, rehearsal.sandbox.id);
     // An edit, then a creation whose content links to the preview's own address: order and addresses are mapped.
     await writeThroughAgent({ scope, client: rehearsal.client }, operationsByName.get("update_page")!, {
       id: Number(sandboxPage.sandboxId),
@@ -330,10 +326,7 @@ describe("sandbox mode", () => {
     );
     expect(info.theme.isBlockTheme).toBe(true);
     const stylesRef = `global_styles:${info.theme.stylesheet}`;
-    // Earlier tests leave rehearsals waiting; one user holds at most SANDBOX_MAX_PER_USER sandboxes.
-    for (const open of await t.manager.listSandboxes({ userId: owner.id })) {
-      await t.manager.deleteSandbox({ userId: owner.id, id: open.id });
-    }
+    await closeOwnersSandboxes();
     const conversationId = randomUUID();
     await insertConversation({ id: conversationId, userId: owner.id, siteId, title: "design", now: new Date() });
     const rehearsal = await t.manager.rehearsal({ userId: owner.id, siteId, conversationId, live });
@@ -351,14 +344,7 @@ describe("sandbox mode", () => {
     expect(recorded.get(partRef)).toBe(livePart.version);
     const frontBefore = (await wp.local.fetch("/")).body;
 
-    const scope = {
-      userId: owner.id,
-      siteId,
-      conversationId,
-      turnId: randomUUID(),
-      target: "sandbox" as const,
-      sandboxId: rehearsal.sandbox.id,
-    };
+    const scope = sandboxScope(conversationId, rehearsal.sandbox.id);
     await writeThroughAgent({ scope, client: rehearsal.client }, operationsByName.get("update_global_styles")!, {
       colors: { primary: "#123456" },
     });
@@ -436,9 +422,7 @@ describe("sandbox mode", () => {
   });
 
   it("finds what the first copy did not bring (a draft, a private page), copies it in, and applies the edit live", async () => {
-    for (const open of await t.manager.listSandboxes({ userId: owner.id })) {
-      await t.manager.deleteSandbox({ userId: owner.id, id: open.id });
-    }
+    await closeOwnersSandboxes();
     const shop = await livePage("Shop", para("Everything we sell"));
     const { data: draft } = await wp.admin.post<{ id: number }>("/wp/v2/pages", {
       title: "Summer sale",
@@ -501,9 +485,7 @@ describe("sandbox mode", () => {
   });
 
   it("applies some items first (partially applied), refuses them twice and a split of one page, then the rest", async () => {
-    for (const open of await t.manager.listSandboxes({ userId: owner.id })) {
-      await t.manager.deleteSandbox({ userId: owner.id, id: open.id });
-    }
+    await closeOwnersSandboxes();
     const hours = await livePage("Hours", para("9 to 5"));
     const prices = await livePage("Price list", para("Tea 2 €"));
     const conversationId = randomUUID();
@@ -511,14 +493,7 @@ describe("sandbox mode", () => {
     const rehearsal = await t.manager.rehearsal({ userId: owner.id, siteId, conversationId, live });
     const sandboxIdOf = (id: number) =>
       Number(rehearsal.manifest.items.find((item) => item.liveRef === `post:${id}`)!.sandboxId);
-    const scope = {
-      userId: owner.id,
-      siteId,
-      conversationId,
-      turnId: randomUUID(),
-      target: "sandbox" as const,
-      sandboxId: rehearsal.sandbox.id,
-    };
+    const scope = sandboxScope(conversationId, rehearsal.sandbox.id);
     const update = operationsByName.get("update_page")!;
     await writeThroughAgent({ scope, client: rehearsal.client }, update, {
       id: sandboxIdOf(hours),

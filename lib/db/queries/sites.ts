@@ -166,27 +166,33 @@ export async function listSitesForUser({ userId }: { userId: string }): Promise<
     .orderBy(desc(sites.createdAt));
 }
 
-export async function activateSite(input: {
-  id: string;
-  now: Date;
+/** What the plugin's `/info` says about a site, as the sites row keeps it. */
+export type SiteDescription = {
   name: string | null;
   pageBuilder: string | null;
   capabilities: string[];
   siteInfo: Record<string, unknown>;
-  preflight: Record<string, unknown>;
-}): Promise<Site | undefined> {
+};
+
+const describedAs = (input: SiteDescription & { now: Date }) => ({
+  name: input.name,
+  pageBuilder: input.pageBuilder,
+  capabilities: input.capabilities,
+  siteInfo: input.siteInfo,
+  lastSeenAt: input.now,
+});
+
+export async function activateSite(
+  input: SiteDescription & { id: string; now: Date; preflight: Record<string, unknown> },
+): Promise<Site | undefined> {
   const db = await getDb();
   const [row] = await db
     .update(sites)
     .set({
+      ...describedAs(input),
       status: "active",
-      name: input.name,
-      pageBuilder: input.pageBuilder,
-      capabilities: input.capabilities,
-      siteInfo: input.siteInfo,
       preflight: input.preflight,
       confirmedAt: sql`coalesce(${sites.confirmedAt}, ${input.now.toISOString()}::timestamptz)`,
-      lastSeenAt: input.now,
     })
     .where(and(eq(sites.id, input.id), inArray(sites.status, ["redeemed", "active"] satisfies SiteStatus[])))
     .returning();
@@ -197,24 +203,11 @@ export async function activateSite(input: {
  * What the plugin reported at the start of a chat turn: theme, builder, the token user's capabilities can change
  * after pairing (a theme switch, a demoted user). Only an active site is updated; `last_seen_at` moves too.
  */
-export async function updateSiteInfo(input: {
-  id: string;
-  now: Date;
-  name: string | null;
-  pageBuilder: string | null;
-  capabilities: string[];
-  siteInfo: Record<string, unknown>;
-}): Promise<Site | undefined> {
+export async function updateSiteInfo(input: SiteDescription & { id: string; now: Date }): Promise<Site | undefined> {
   const db = await getDb();
   const [row] = await db
     .update(sites)
-    .set({
-      name: input.name,
-      pageBuilder: input.pageBuilder,
-      capabilities: input.capabilities,
-      siteInfo: input.siteInfo,
-      lastSeenAt: input.now,
-    })
+    .set(describedAs(input))
     .where(and(eq(sites.id, input.id), eq(sites.status, "active")))
     .returning();
   return row;
