@@ -127,6 +127,20 @@ async function closeOwnersSandboxes() {
   }
 }
 
+/** A conversation whose rehearsal changed one live page's content in its sandbox (one update_page). */
+async function rehearsedEdit(id: number, title: string, content: string) {
+  const conversationId = randomUUID();
+  await insertConversation({ id: conversationId, userId: owner.id, siteId, title, now: new Date() });
+  const rehearsal = await t.manager.rehearsal({ userId: owner.id, siteId, conversationId, live });
+  const sandboxPage = rehearsal.manifest.items.find((item) => item.liveRef === `post:${id}`)!;
+  const written = await writeThroughAgent(
+    { scope: sandboxScope(conversationId, rehearsal.sandbox.id), client: rehearsal.client },
+    operationsByName.get("update_page")!,
+    { id: Number(sandboxPage.sandboxId), content },
+  );
+  return { conversationId, rehearsal, changeSetId: (written.data as { changeSetId: string }).changeSetId };
+}
+
 const changeSetRoute = (route: typeof applyRoute, changeSetId: string, body: Record<string, unknown> = {}) =>
   call(route, { body, cookie: owner.cookie, headers: origin, params: { id: siteId, changeSetId } });
 
@@ -201,19 +215,7 @@ describe("sandbox mode", () => {
 
   it("refuses to apply over a person's edit on the live site, naming the page, and changes nothing", async () => {
     const id = await livePage("Prices", para("Bread 3 €"));
-    const conversationId = randomUUID();
-    await insertConversation({ id: conversationId, userId: owner.id, siteId, title: "prices", now: new Date() });
-    const rehearsal = await t.manager.rehearsal({ userId: owner.id, siteId, conversationId, live });
-    const sandboxPage = rehearsal.manifest.items.find((item) => item.liveRef === `post:${id}`)!;
-    const written = await writeThroughAgent(
-      {
-        scope: sandboxScope(conversationId, rehearsal.sandbox.id),
-        client: rehearsal.client,
-      },
-      operationsByName.get("update_page")!,
-      { id: Number(sandboxPage.sandboxId), content: para("Bread 4 €") },
-    );
-    const changeSetId = (written.data as { changeSetId: string }).changeSetId;
+    const { conversationId, rehearsal, changeSetId } = await rehearsedEdit(id, "prices", para("Bread 4 €"));
     expect(await liveContent(id)).toBe(para("Bread 3 €"));
 
     await humanEditPost(wp.local.wpPath, id, { content: para("Bread 3.50 € (Ana)") });
@@ -232,19 +234,7 @@ describe("sandbox mode", () => {
 
   it("discards a rehearsal: the set is discarded, the sandbox copy goes, the live site never changed", async () => {
     const id = await livePage("Team", para("Ana and Ben"));
-    const conversationId = randomUUID();
-    await insertConversation({ id: conversationId, userId: owner.id, siteId, title: "team", now: new Date() });
-    const rehearsal = await t.manager.rehearsal({ userId: owner.id, siteId, conversationId, live });
-    const sandboxPage = rehearsal.manifest.items.find((item) => item.liveRef === `post:${id}`)!;
-    const written = await writeThroughAgent(
-      {
-        scope: sandboxScope(conversationId, rehearsal.sandbox.id),
-        client: rehearsal.client,
-      },
-      operationsByName.get("update_page")!,
-      { id: Number(sandboxPage.sandboxId), content: para("Ana, Ben and Cleo") },
-    );
-    const changeSetId = (written.data as { changeSetId: string }).changeSetId;
+    const { conversationId, rehearsal, changeSetId } = await rehearsedEdit(id, "team", para("Ana, Ben and Cleo"));
 
     const discarded = await changeSetRoute(discardRoute, changeSetId);
     expect(discarded.status).toBe(200);

@@ -29,11 +29,23 @@ answers() {
   curl -fsS --max-time 2 --unix-socket "$SOCKET_PATH" http://d/v1.41/_ping >/dev/null 2>&1
 }
 
+# A service left running from a directory that no longer exists answers pings but cannot start a container:
+# restart it from /.
+for pid in $(pgrep -f "podman system service .*unix://$SOCKET_PATH" || true); do
+  if [[ "$(readlink "/proc/$pid/cwd" 2>/dev/null)" == *" (deleted)" ]]; then
+    echo "podman.sh: the Podman API service runs from a deleted directory; restarting it" >&2
+    kill "$pid" 2>/dev/null || true
+    for _ in $(seq 1 25); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+  fi
+done
+
 if ! answers; then
   mkdir -p "$(dirname "$SOCKET_PATH")"
   rm -f "$SOCKET_PATH"
   echo "podman.sh: starting the Podman API service on $SOCKET_PATH" >&2
-  nohup setsid podman system service --time=0 "unix://$SOCKET_PATH" >/var/log/podman-service.log 2>&1 < /dev/null &
+  # From /: the service's working directory is inherited by every conmon it starts, and conmon fails ("Failed to
+  # get working directory", exec's "write child: broken pipe") once that directory is gone, as a CI checkout is.
+  (cd / && exec nohup setsid podman system service --time=0 "unix://$SOCKET_PATH" >/var/log/podman-service.log 2>&1 < /dev/null) &
   for _ in $(seq 1 50); do
     answers && break
     sleep 0.2
