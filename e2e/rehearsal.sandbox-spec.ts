@@ -154,3 +154,35 @@ test("refuses to apply over a person's edit on the live site, naming the page; d
   await expect(page.getByTestId("change-set-status")).toContainText("discarded");
   expect(await liveContent()).toBe(para("Bread 3.50 € (Ana)"));
 });
+
+test("finds a draft the first copy did not bring, rehearses the edit on it, and applies it as a draft", async ({
+  page,
+}) => {
+  const { appUrl } = e2eState();
+  const { siteId, admin } = await connectSite(await signUp(page, "pull"), ALL_SCOPES);
+  // A draft: the first copy brings published pages only, so the agent's search must bring it in.
+  const title = `Summer sale ${Date.now()}`;
+  const { data: draft } = await admin.post<{ id: number }>("/wp/v2/pages", {
+    title,
+    status: "draft",
+    content: para("Twenty percent off"),
+  });
+  const live = async () =>
+    (await admin.get<{ status: string; content: { raw: string } }>(`/wp/v2/pages/${draft.id}`, { context: "edit" }))
+      .data;
+
+  await page.goto(`${appUrl}/sites/${siteId}/chat`);
+  await page.getByLabel("Message").fill(`Change the text of "${title}" to "Thirty percent off"`);
+  await page.getByRole("button", { name: "Send" }).click();
+  const rehearsed = page.getByTestId("rehearsal-link");
+  await expect(rehearsed).toBeVisible({ timeout: 60_000 });
+  await expect(page.getByText(`Changed the text of “${title}”.`)).toBeVisible();
+  expect((await live()).content.raw).toBe(para("Twenty percent off"));
+
+  await rehearsed.getByRole("link", { name: "Review and apply" }).click();
+  await expect(page.getByTestId("change-set-status")).toContainText("pending");
+  await expect(page.getByText(title).first()).toBeVisible();
+  await page.getByRole("button", { name: "Apply to live site" }).click();
+  await expect(page.getByTestId("review-outcome")).toContainText("Applied");
+  expect(await live()).toMatchObject({ status: "draft", content: { raw: para("Thirty percent off") } });
+});
