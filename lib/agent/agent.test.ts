@@ -22,6 +22,7 @@ import { DEFAULT_OPERATIONS } from "./registry";
 import {
   countingClient,
   insertSiteRow,
+  pairAgentSite,
   parseUiStream,
   startAgentSite,
   startFaultyLink,
@@ -44,13 +45,7 @@ const limits = { maxSteps: 8, maxToolCalls: 12, maxTokens: 100_000, timeoutMs: 2
 beforeAll(async () => {
   wp = await startAgentSite();
   user = await newUser("agent");
-  siteId = await insertSiteRow({
-    userId: user.id,
-    url: wp.local.url,
-    token: wp.token,
-    secret: wp.secret,
-    info: wp.info,
-  });
+  siteId = await pairAgentSite(wp, user.id);
 });
 
 afterAll(async () => {
@@ -512,11 +507,7 @@ describe("destructive operations", () => {
       refreshSite: async (site) => site,
     });
     const theme = wp.info.theme as Record<string, unknown>;
-    const classicSiteId = await insertSiteRow({
-      userId: user.id,
-      url: wp.local.url,
-      token: wp.token,
-      secret: wp.secret,
+    const classicSiteId = await pairAgentSite(wp, user.id, {
       info: { ...wp.info, theme: { ...theme, isBlockTheme: false } },
     });
     const asked = await chat({ siteId: classicSiteId, message: "Add the page to the menu" });
@@ -653,13 +644,7 @@ describe("the owner's click rule", () => {
 
   it("closes an approved plan the site could not be reached for, and says so in the audit", async () => {
     const link = await startFaultyLink(wp.local.port);
-    const flakySite = await insertSiteRow({
-      userId: user.id,
-      url: link.url,
-      token: wp.token,
-      secret: wp.secret,
-      info: wp.info,
-    });
+    const flakySite = await pairAgentSite(wp, user.id, { url: link.url });
     try {
       const live = await createPage("Gallery", undefined, "publish");
       useModel([{ toolCalls: [{ name: "update_page", input: { id: live, title: "Photo gallery" } }] }, { text: "ok" }]);
@@ -857,13 +842,7 @@ describe("the budget", () => {
 describe("circuit breakers", () => {
   it("open for a failing site after five failures, fail fast, and recover after the cool-down", async () => {
     const link = await startFaultyLink(wp.local.port);
-    const flakySite = await insertSiteRow({
-      userId: user.id,
-      url: link.url,
-      token: wp.token,
-      secret: wp.secret,
-      info: wp.info,
-    });
+    const flakySite = await pairAgentSite(wp, user.id, { url: link.url });
     try {
       link.down();
       useModel([{ toolCalls: [{ name: "get_site_info", input: {} }] }]);
@@ -960,13 +939,7 @@ describe("POST /chat refuses before any model call", () => {
     useModel([{ text: "mine" }]);
     const mine = await chat({ message: "hi" });
     const other = await newUser("intruder");
-    const theirSite = await insertSiteRow({
-      userId: other.id,
-      url: wp.local.url,
-      token: wp.token,
-      secret: wp.secret,
-      info: wp.info,
-    });
+    const theirSite = await pairAgentSite(wp, other.id);
     const res = await chat({ siteId: theirSite, conversationId: mine.conversationId, message: "hi" }, other.cookie);
     expect(res.status).toBe(404);
   });

@@ -19,7 +19,7 @@ import { setAgentModelForTests } from "./model";
 import { readGlobalStyles } from "./operations/global-styles-site";
 import { listNavigations } from "./operations/navigation-posts";
 import { allowedOperations, grantFromSiteInfo } from "./registry";
-import { type AgentTestSite, type Chunk, insertSiteRow, parseUiStream, startAgentSite } from "./testing/fixtures";
+import { type AgentTestSite, type Chunk, pairAgentSite, parseUiStream, startAgentSite } from "./testing/fixtures";
 import { scriptedModel, type Script } from "./testing/scripted-model";
 
 useTestDatabase();
@@ -31,13 +31,7 @@ let siteId: string;
 beforeAll(async () => {
   wp = await startAgentSite();
   user = await newUser("blocktheme");
-  siteId = await insertSiteRow({
-    userId: user.id,
-    url: wp.local.url,
-    token: wp.token,
-    secret: wp.secret,
-    info: wp.info,
-  });
+  siteId = await pairAgentSite(wp, user.id);
 });
 afterAll(async () => {
   setChatDepsForTests(undefined);
@@ -104,13 +98,7 @@ describe("a block-theme site", () => {
       ...wp.info,
       theme: { ...(wp.info.theme as Record<string, unknown>), isBlockTheme: false, stylesheet: "classic-theme" },
     };
-    const switchedId = await insertSiteRow({
-      userId: user.id,
-      url: wp.local.url,
-      token: wp.token,
-      secret: wp.secret,
-      info: pairedOnClassic,
-    });
+    const switchedId = await pairAgentSite(wp, user.id, { info: pairedOnClassic });
     expect(allowedOperations(grantFromSiteInfo(pairedOnClassic)).operations.map((op) => op.name)).not.toContain(
       "read_global_styles",
     );

@@ -17,7 +17,7 @@ import { setAgentModelForTests } from "@/lib/agent/model";
 import { operationsByName } from "@/lib/agent/operations";
 import {
   type Chunk,
-  insertSiteRow,
+  pairAgentSite,
   parseUiStream,
   startAgentSite,
   type AgentTestSite,
@@ -54,13 +54,7 @@ let live: SiteClient;
 beforeAll(async () => {
   wp = await startAgentSite();
   owner = await newUser("rehearsal");
-  siteId = await insertSiteRow({
-    userId: owner.id,
-    url: wp.local.url,
-    token: wp.token,
-    secret: wp.secret,
-    info: wp.info,
-  });
+  siteId = await pairAgentSite(wp, owner.id);
   live = siteClientFor((await findSiteForUser({ userId: owner.id, siteId }))!);
   t = createTestSandboxes(
     { poolSize: 1, appUrl: APP },

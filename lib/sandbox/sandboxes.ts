@@ -248,9 +248,10 @@ export class SandboxManager implements Collectable {
       await this.fleet
         .destroy(sandbox)
         .catch((cause) => log.error("could not remove a failed sandbox", { sandboxId: sandbox.id, error: cause }));
-      if (isEngineDown(error) && !(isAppError(error) && error.code === "sandbox_unavailable")) {
-        throw sandboxUnavailable(error);
-      }
+      // A 503 we raised already says why (the network check's names its fix); anything else that a dead engine
+      // caused, a failed provisioning request included, becomes the generic 503.
+      if (isAppError(error) && error.code === "sandbox_unavailable") throw error;
+      if (isEngineDown(error)) throw sandboxUnavailable(error);
       throw error;
     }
   }

@@ -42,6 +42,24 @@ export async function startAgentSite(scopes = ALL_SCOPES): Promise<AgentTestSite
 }
 
 /** An active (or other status) site row for `userId`, as pairing and confirmation would leave it. */
+/**
+ * The agent test site paired to a user in the store, as the chat finds it. `url` and `info` stand in for a faulty
+ * link in front of the site or a description stored before the site changed (a theme switch).
+ */
+export function pairAgentSite(
+  wp: AgentTestSite,
+  userId: string,
+  overrides: { url?: string; info?: Record<string, unknown> } = {},
+): Promise<string> {
+  return insertSiteRow({
+    userId,
+    url: overrides.url ?? wp.local.url,
+    token: wp.token,
+    secret: wp.secret,
+    info: overrides.info ?? wp.info,
+  });
+}
+
 export async function insertSiteRow(input: {
   userId: string;
   url: string;
