@@ -37,6 +37,22 @@ const staleSchema = z.object({
   items: z.array(z.object({ ref: z.string(), reason: z.string() })),
 });
 
+const filteredSchema = z.object({
+  ref: z.string().optional(),
+  lost: z.array(z.object({ ref: z.string().optional(), field: z.string(), lost: z.string() })),
+});
+
+/**
+ * The site would have stored something other than the plan (kses, a `save_post` hook, another plugin changed bytes;
+ * `409 sitewright_filtered`): it rolled the write back, nothing was written. `lost` says what would have changed.
+ */
+export class FilteredItemsError extends Error {
+  constructor(readonly lost: Array<{ ref?: string; field: string; lost: string }>) {
+    super("The site would have changed the content while saving it; nothing was written.");
+    this.name = "FilteredItemsError";
+  }
+}
+
 /** The site refused the batch because items changed since they were read; nothing was written. */
 export class StaleItemsError extends Error {
   constructor(readonly items: Array<{ ref: string; reason: string }>) {
@@ -56,7 +72,10 @@ export async function readItem(client: SiteClient, ref: string): Promise<SiteIte
   return item;
 }
 
-/** Writes a batch, all or nothing. Throws StaleItemsError on `409 sitewright_stale`. */
+/**
+ * Writes a batch, all or nothing. Throws StaleItemsError on `409 sitewright_stale`, FilteredItemsError on
+ * `409 sitewright_filtered`.
+ */
 export async function writeItems(client: SiteClient, changes: ItemChange[]): Promise<WrittenItem[]> {
   try {
     const { data } = await client.post<unknown>(ITEMS_ROUTE, { changes });
@@ -65,6 +84,12 @@ export async function writeItems(client: SiteClient, changes: ItemChange[]): Pro
     if (isSiteRequestError(error) && error.siteCode === "sitewright_stale") {
       const parsed = staleSchema.safeParse(error.siteData);
       throw new StaleItemsError(parsed.success ? parsed.data.items : []);
+    }
+    if (isSiteRequestError(error) && error.siteCode === "sitewright_filtered") {
+      const parsed = filteredSchema.safeParse(error.siteData);
+      throw new FilteredItemsError(
+        parsed.success ? parsed.data.lost.map((l) => ({ ...l, ref: l.ref ?? parsed.data.ref })) : [],
+      );
     }
     throw error;
   }
