@@ -36,6 +36,7 @@ require_once __DIR__ . '/includes/class-sitewright-items.php';
 require_once __DIR__ . '/includes/class-sitewright-design-items.php';
 require_once __DIR__ . '/includes/class-sitewright-snapshot-import.php';
 require_once __DIR__ . '/includes/class-sitewright-custom-css.php';
+require_once __DIR__ . '/includes/class-sitewright-cache.php';
 require_once __DIR__ . '/includes/class-sitewright-pairing.php';
 require_once __DIR__ . '/includes/class-sitewright-plugin.php';
 require_once __DIR__ . '/includes/class-sitewright-uninstaller.php';
@@ -46,6 +47,7 @@ require_once __DIR__ . '/includes/rest/class-sitewright-rest-connection-controll
 require_once __DIR__ . '/includes/rest/class-sitewright-rest-snapshot-controller.php';
 require_once __DIR__ . '/includes/rest/class-sitewright-rest-custom-css-controller.php';
 require_once __DIR__ . '/includes/rest/class-sitewright-rest-items-controller.php';
+require_once __DIR__ . '/includes/rest/class-sitewright-rest-purge-controller.php';
 
 if ( is_admin() ) {
 	require_once __DIR__ . '/admin/class-sitewright-admin.php';

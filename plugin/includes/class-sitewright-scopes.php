@@ -46,6 +46,8 @@ final class Sitewright_Scopes {
 			'sitewright-css'       => array( '#^/sitewright/v1/custom-css$#i', array( 'site:read' ), array( 'design:write' ) ),
 			// Items: the controller checks each item's kind (content, design or settings write) on top.
 			'sitewright-items'     => array( '#^/sitewright/v1/items$#i', array( 'site:read' ), array( 'site:read' ) ),
+			// Purging caches before the look at the live site changes nothing a visitor sees.
+			'sitewright-purge'     => array( '#^/sitewright/v1/purge$#i', null, array( 'site:read' ) ),
 			// Core: who the agent is, and the site's settings.
 			'core-me'            => array( '#^/wp/v2/users/me$#i', array( 'site:read' ), null ),
 			'core-settings'      => array( '#^/wp/v2/settings$#i', array( 'site:read' ), array( 'settings:write' ) ),
