@@ -1,0 +1,76 @@
+import { describe, expect, it } from "vitest";
+import { expectationFor } from "./expectations";
+import { pageText } from "./page-text";
+
+const page = (status: string, title: string, content: string) => ({ status, title, content, password: "" });
+const para = (html: string) => `<!-- wp:paragraph --><p>${html}</p><!-- /wp:paragraph -->`;
+
+describe("what a visitor should see", () => {
+  it("expects the new link address in the page source when only a link changed", () => {
+    const before = page("publish", "Members", para('Members: <a href="https://example.com/login">Sign in</a>.'));
+    const after = page("publish", "Members", para('Members: <a href="https://evil.example/login">Sign in</a>.'));
+    const expectation = expectationFor({ ref: "post:4", kind: "page", title: "Members", from: before, to: after });
+    expect(expectation?.sourcePresent).toEqual(["https://evil.example/login"]);
+    expect(expectation?.absent).toEqual([]); // the text is the same on both sides
+  });
+
+  it("does not expect an old title to be gone when the new title contains it", () => {
+    const expectation = expectationFor({
+      ref: "post:4",
+      kind: "page",
+      title: "About us",
+      from: page("publish", "About", para("x")),
+      to: page("publish", "About us", para("x")),
+    });
+    expect(expectation).toMatchObject({ present: ["About us"], absent: [] });
+  });
+
+  it("expects a trashed page to be gone and ignores drafts", () => {
+    const published = page("publish", "Old", para("Gone soon"));
+    expect(
+      expectationFor({
+        ref: "post:4",
+        kind: "page",
+        title: "Old",
+        from: published,
+        to: { ...published, status: "trash" },
+      }),
+    ).toMatchObject({ gone: true, page: "item" });
+    expect(
+      expectationFor({
+        ref: "post:5",
+        kind: "page",
+        title: "D",
+        from: page("draft", "D", ""),
+        to: page("draft", "E", ""),
+      }),
+    ).toBeNull();
+  });
+
+  it("looks at the home page for the site title and for added CSS values", () => {
+    expect(
+      expectationFor({
+        ref: "option:blogname",
+        kind: "setting",
+        title: "Site title",
+        from: { value: "A" },
+        to: { value: "Bakery & Co" },
+      }),
+    ).toMatchObject({ page: "home", present: ["Bakery & Co"] });
+    expect(
+      expectationFor({
+        ref: "custom_css:twentytwentythree",
+        kind: "custom_css",
+        title: "css",
+        from: { css: "a{color:red}" },
+        to: { css: "a{color:red} h1 { color: #123456; }" },
+      })?.sourcePresent,
+    ).toEqual(["#123456"]);
+  });
+
+  it("reads text as a visitor does: entities, curly quotes and dashes folded", () => {
+    expect(pageText("<p>It&#8217;s 9&ndash;5 &amp; more&hellip;</p><script>var x = 1;</script>")).toBe(
+      "It's 9-5 & more...",
+    );
+  });
+});

@@ -1,0 +1,172 @@
+/**
+ * What a visitor should see after a change set was written, applied or undone: per item, which public page shows
+ * it (the item's own page, or the home page for what every page shows) and what that page must now contain or no
+ * longer contain. Pure: the states come from the change items (docs/verification.md).
+ */
+import { parseBlocks } from "@/lib/agent/blocks";
+import { pageText, sourceForSearch } from "./page-text";
+
+/** One item as it was and as it should now be (for an undo: the other way round). */
+export type VerifiableItem = {
+  ref: string;
+  kind: string;
+  title: string;
+  from: Record<string, unknown> | null;
+  to: Record<string, unknown> | null;
+};
+
+export type Expectation = {
+  ref: string;
+  title: string;
+  /** Where a visitor sees it: the item's own page, or the home page for settings and design. */
+  page: "item" | "home";
+  /** Text (as a visitor reads it) that must be on the page. */
+  present: string[];
+  /** Text that must be gone. */
+  absent: string[];
+  /** Raw values (link addresses, image sources, CSS values) that must appear in the page's source. */
+  sourcePresent: string[];
+  /** The page must no longer be public (unpublished, trashed, deleted). */
+  gone?: boolean;
+};
+
+const VISIBLE = new Set(["publish"]);
+const DESIGN_POST_KINDS = new Set(["navigation", "template", "template_part", "global_styles"]);
+/** Options whose value a visitor reads on every page. */
+const TEXT_OPTIONS = new Set(["option:blogname", "option:blogdescription"]);
+/** Longest snippet we look for: long runs are more likely to be broken by the theme's own markup. */
+const MAX_SNIPPET = 160;
+
+const str = (value: unknown) => (typeof value === "string" ? value : "");
+const isPublic = (state: Record<string, unknown> | null) =>
+  !!state && VISIBLE.has(str(state.status)) && !str(state.password);
+
+/** Visible text of the blocks that differ between two versions of block markup, as whole-block texts. */
+export function changedBlockTexts(before: string, after: string): { removed: string[]; added: string[] } {
+  const blocks = (content: string) =>
+    parseBlocks(content)
+      .map((block) => content.slice(block.start, block.end))
+      .filter((source) => source.trim() !== "");
+  const a = blocks(before);
+  const b = blocks(after);
+  let start = 0;
+  while (start < a.length && start < b.length && a[start] === b[start]) start++;
+  let endA = a.length;
+  let endB = b.length;
+  while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) {
+    endA--;
+    endB--;
+  }
+  const texts = (sources: string[]) => sources.map((source) => pageText(source)).filter((text) => text.length >= 3);
+  return { removed: texts(a.slice(start, endA)), added: texts(b.slice(start, endB)) };
+}
+
+/** Link addresses and media sources in markup, as they would appear in the page source. */
+export function addresses(markup: string): string[] {
+  const found = new Set<string>();
+  for (const match of markup.matchAll(/\s(?:href|src|action)\s*=\s*("([^"]*)"|'([^']*)')/gi)) {
+    const value = sourceForSearch(match[2] ?? match[3] ?? "").trim();
+    if (value && !value.startsWith("#")) found.add(value);
+  }
+  return [...found];
+}
+
+const snippet = (text: string) => (text.length > MAX_SNIPPET ? text.slice(0, MAX_SNIPPET).trim() : text);
+
+/** Text present in `removed` that the new version no longer has anywhere (so its absence proves something). */
+function trulyRemoved(removed: string[], allAfterText: string): string[] {
+  return removed.filter((text) => !allAfterText.includes(text)).map(snippet);
+}
+
+function contentExpectations(from: string, to: string) {
+  const { removed, added } = changedBlockTexts(from, to);
+  const afterText = pageText(to);
+  const newAddresses = addresses(to).filter((address) => !addresses(from).includes(address));
+  return {
+    present: added.map(snippet),
+    absent: trulyRemoved(removed, afterText),
+    sourcePresent: newAddresses,
+  };
+}
+
+function titleExpectations(from: string, to: string) {
+  const before = pageText(from);
+  const after = pageText(to);
+  if (before === after) return { present: [] as string[], absent: [] as string[] };
+  return { present: after ? [after] : [], absent: before && !after.includes(before) ? [before] : [] };
+}
+
+/** Leaf string values of a styles/settings tree that changed (colours, sizes, font families). */
+function changedLeaves(from: unknown, to: unknown, out: string[] = []): string[] {
+  if (typeof to === "string") {
+    if (to !== from && to.length >= 2 && !to.startsWith("var:")) out.push(to);
+    return out;
+  }
+  if (to && typeof to === "object") {
+    const previous = from && typeof from === "object" ? (from as Record<string, unknown>) : {};
+    for (const [key, value] of Object.entries(to as Record<string, unknown>)) changedLeaves(previous[key], value, out);
+  }
+  return out;
+}
+
+/** CSS declarations (property: value) added by a change of custom CSS. */
+function addedDeclarations(from: string, to: string): string[] {
+  const declarations = (css: string) =>
+    new Set([...css.matchAll(/([a-z-]+)\s*:\s*([^;{}]+)/gi)].map((m) => `${m[1]!.toLowerCase()}:${m[2]!.trim()}`));
+  const before = declarations(from);
+  return [...declarations(to)].filter((d) => !before.has(d)).map((d) => d.slice(d.indexOf(":") + 1));
+}
+
+export function expectationFor(item: VerifiableItem): Expectation | null {
+  const { ref, title } = item;
+  const from = item.from;
+  const to = item.to;
+  const base = { ref, title, present: [] as string[], absent: [] as string[], sourcePresent: [] as string[] };
+
+  if (ref.startsWith("post:") && !DESIGN_POST_KINDS.has(item.kind)) {
+    if (item.kind === "media") return null;
+    const wasPublic = isPublic(from);
+    const nowPublic = isPublic(to);
+    if (!wasPublic && !nowPublic) return null; // drafts and private items: no visitor sees them either way
+    if (!nowPublic) return { ...base, page: "item", gone: true };
+    const fromForDiff = wasPublic ? from : null;
+    const titles = titleExpectations(str(fromForDiff?.title), str(to?.title));
+    const content = contentExpectations(str(fromForDiff?.content), str(to?.content));
+    return {
+      ...base,
+      page: "item",
+      present: [...titles.present, ...content.present],
+      absent: [...titles.absent, ...content.absent],
+      sourcePresent: content.sourcePresent,
+    };
+  }
+  if (TEXT_OPTIONS.has(ref)) {
+    const titles = titleExpectations(str(from?.value), str(to?.value));
+    return { ...base, page: "home", present: titles.present, absent: titles.absent };
+  }
+  if (ref.startsWith("custom_css:")) {
+    return { ...base, page: "home", sourcePresent: addedDeclarations(str(from?.css), str(to?.css)) };
+  }
+  if (ref.startsWith("global_styles:") || item.kind === "global_styles") {
+    const leaves = [...changedLeaves(from?.styles, to?.styles), ...changedLeaves(from?.settings, to?.settings)];
+    return { ...base, page: "home", sourcePresent: leaves.filter((leaf) => /^#|\d/.test(leaf)).slice(0, 10) };
+  }
+  if (ref.startsWith("template_part:") || ref.startsWith("post:")) {
+    // Template parts and navigation show on every page that uses them; the home page does.
+    const content = contentExpectations(str(from?.content), str(to?.content));
+    return { ...base, page: "home", ...content };
+  }
+  if (ref.startsWith("menu:")) {
+    const names = (state: Record<string, unknown> | null) =>
+      Array.isArray(state?.items) ? (state.items as Array<{ title?: string }>).map((i) => pageText(str(i.title))) : [];
+    const before = names(from);
+    const after = names(to);
+    return {
+      ...base,
+      page: "home",
+      present: after.filter((name) => name && !before.includes(name)),
+      absent: before.filter((name) => name && !after.some((a) => a.includes(name))),
+    };
+  }
+  return null; // settings a page does not show (date format, posts per page): nothing to look for
+}
