@@ -46,7 +46,7 @@ function foldTypography(text: string): string {
     .replace(/\u2026/g, "...")
     .replace(/\u00d7/g, "x")
     .replace(/[\u00a0\u2009\u200a\u202f]/g, " ")
-    .replace(/[\u200b\u200c\u200d\ufeff]/g, "");
+    .replace(/\u200b|\u200c|\u200d|\ufeff/g, "");
 }
 
 /** The visible text of a piece of HTML or block markup. */
