@@ -5,3 +5,4 @@ export * from "./queries/agent";
 export * from "./queries/sandboxes";
 export * from "./queries/changes";
 export * from "./queries/conversations";
+export * from "./queries/verification";

@@ -336,6 +336,8 @@ export const changeSets = pgTable(
     updatedAt: ts("updated_at").notNull(),
     appliedAt: ts("applied_at"),
     undoneAt: ts("undone_at"),
+    /** The look at the public site after the last write, Apply or Undo (docs/verification.md). */
+    verification: jsonb("verification").$type<ChangeSetVerification | null>(),
   },
   (t) => [
     uniqueIndex("change_sets_turn_key").on(t.conversationId, t.turnId, t.target),
@@ -343,6 +345,14 @@ export const changeSets = pgTable(
   ],
 );
 export type ChangeSet = typeof changeSets.$inferSelect;
+
+/** What a visitor's look at the live site found (API.md, "Verification"). */
+export type ChangeSetVerification = {
+  status: "pending" | "verified" | "not_visible" | "unreachable";
+  checkedAt?: string;
+  urls: Array<{ url: string; status: "verified" | "not_visible" | "unreachable"; reason?: string }>;
+  purged?: string[];
+};
 
 export const CHANGE_ITEM_STATUSES = ["pending", "applied", "denied", "failed", "undoing", "undone"] as const;
 export type ChangeItemStatus = (typeof CHANGE_ITEM_STATUSES)[number];
@@ -400,7 +410,7 @@ export const changeItems = pgTable(
 );
 export type ChangeItem = typeof changeItems.$inferSelect;
 
-export const CHANGE_AUDIT_ACTIONS = ["approve", "deny", "write", "apply", "undo", "discard"] as const;
+export const CHANGE_AUDIT_ACTIONS = ["approve", "deny", "write", "apply", "undo", "discard", "verify"] as const;
 export type ChangeAuditAction = (typeof CHANGE_AUDIT_ACTIONS)[number];
 
 /** Who approved, denied, applied or undid which change set items, when, and what came of it. */

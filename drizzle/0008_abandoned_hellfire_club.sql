@@ -1,0 +1,1 @@
+ALTER TABLE "change_sets" ADD COLUMN "verification" jsonb;
