@@ -10,6 +10,8 @@ import { pathToFileURL } from "node:url";
 import { reverseChange } from "@/lib/changes/plan";
 import { readItems, writeItems } from "@/lib/changes/site-items";
 import { createSiteClient } from "@/lib/sites/client";
+import { anonymousFetcher } from "@/lib/verification/fetch-page";
+import { verifyLiveChange } from "@/lib/verification/verify";
 import { startLocalSite } from "@/scripts/site-local/index";
 import { median, round, timed } from "./lib/stats";
 
@@ -87,6 +89,35 @@ export async function benchChanges(): Promise<Record<string, number>> {
       core.push((await timed(() => client.post(`/wp/v2/pages/${target}`, { title: `Core ${i}` }))).ms);
     }
 
+    // Approve to "Verified on the live site": the approved write, then the purge and the look at the public page.
+    const verified: number[] = [];
+    const fetchPage = anonymousFetcher({ ca: readFileSync(site.caPath, "utf8"), allowlist: ["localhost"] });
+    for (let i = 0; i < ITERATIONS; i++) {
+      const [current] = await readItems(client, [`post:${target}`]);
+      const { ms, value } = await timed(async () => {
+        const [done] = await writeItems(client, [
+          { ref: current!.ref, expect: current!.version, action: "update", fields: { title: `Verified ${i}` } },
+        ]);
+        return verifyLiveChange({
+          client,
+          siteUrl: site.url,
+          items: [
+            {
+              ref: current!.ref,
+              kind: "page",
+              title: `Verified ${i}`,
+              from: current!.state,
+              to: done!.after,
+              version: done!.version,
+            },
+          ],
+          fetchPage,
+        });
+      });
+      if (value?.status !== "verified") throw new Error(`verification did not succeed: ${JSON.stringify(value)}`);
+      verified.push(ms);
+    }
+
     const undo = median(undos);
     const ten = median(writes);
     return {
@@ -96,6 +127,7 @@ export async function benchChanges(): Promise<Record<string, number>> {
       changes_checked_write_ms_p50: round(median(checked)),
       changes_core_write_ms_p50: round(median(core)),
       changes_checked_write_over_core_write: round(median(checked) / median(core)),
+      changes_approve_to_verified_ms_p50: round(median(verified)),
     };
   } finally {
     await site.stop();
