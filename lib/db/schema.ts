@@ -431,3 +431,75 @@ export const changeAudit = pgTable(
   (t) => [index("change_audit_set_idx").on(t.changeSetId, t.at)],
 );
 export type ChangeAudit = typeof changeAudit.$inferSelect;
+
+// ------------------------------------------------------------------ MCP clients (OAuth 2.1; docs/mcp.md)
+
+/** A client that registered itself (RFC 7591 dynamic registration): its own name, unverified. */
+export const oauthClients = pgTable("oauth_clients", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  redirectUris: jsonb("redirect_uris").$type<string[]>().notNull(),
+  /** `none` (a public client, PKCE only) or a confidential client's method, whose secret is stored hashed. */
+  authMethod: text("auth_method").notNull(),
+  secretHash: text("secret_hash"),
+  createdAt: ts("created_at").notNull(),
+});
+export type OAuthClient = typeof oauthClients.$inferSelect;
+
+export const MCP_ACCESS = ["read", "propose"] as const;
+export type McpAccess = (typeof MCP_ACCESS)[number];
+
+/** The owner's consent: which client may use which of their sites, reading only or proposing changes. */
+export const oauthGrants = pgTable(
+  "oauth_grants",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    clientId: text("client_id")
+      .notNull()
+      .references(() => oauthClients.id, { onDelete: "cascade" }),
+    siteIds: jsonb("site_ids").$type<string[]>().notNull(),
+    access: text("access").$type<McpAccess>().notNull(),
+    createdAt: ts("created_at").notNull(),
+    lastUsedAt: ts("last_used_at"),
+    revokedAt: ts("revoked_at"),
+  },
+  (t) => [index("oauth_grants_user_idx").on(t.userId)],
+);
+export type OAuthGrant = typeof oauthGrants.$inferSelect;
+
+/** Authorization codes, stored hashed: single use, minutes long, bound to the client, redirect URI and PKCE. */
+export const oauthCodes = pgTable("oauth_codes", {
+  codeHash: text("code_hash").primaryKey(),
+  grantId: text("grant_id")
+    .notNull()
+    .references(() => oauthGrants.id, { onDelete: "cascade" }),
+  clientId: text("client_id").notNull(),
+  redirectUri: text("redirect_uri").notNull(),
+  codeChallenge: text("code_challenge").notNull(),
+  resource: text("resource").notNull(),
+  expiresAt: ts("expires_at").notNull(),
+  usedAt: ts("used_at"),
+});
+
+/** Access and refresh tokens, stored hashed; refresh tokens rotate within a family, reuse revokes the family. */
+export const oauthTokens = pgTable(
+  "oauth_tokens",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    kind: text("kind").$type<"access" | "refresh">().notNull(),
+    grantId: text("grant_id")
+      .notNull()
+      .references(() => oauthGrants.id, { onDelete: "cascade" }),
+    familyId: text("family_id").notNull(),
+    resource: text("resource").notNull(),
+    createdAt: ts("created_at").notNull(),
+    expiresAt: ts("expires_at").notNull(),
+    usedAt: ts("used_at"),
+    revokedAt: ts("revoked_at"),
+  },
+  (t) => [index("oauth_tokens_family_idx").on(t.familyId), index("oauth_tokens_grant_idx").on(t.grantId)],
+);
+export type OAuthToken = typeof oauthTokens.$inferSelect;
