@@ -6,19 +6,25 @@ import { randomUUID } from "node:crypto";
 import { now } from "@/lib/clock";
 import {
   ensureChangeSet,
+  findChangeItem,
   findChangeSet,
+  findChangeSetSummary,
   insertChangeAudit,
   insertChangeItems,
-  listChangeSets,
+  listChangeItemDiffs,
+  listChangeSetSummaries,
   listPendingItemsForToolCall,
   markChangeItemApplied,
   refreshChangeSetStatus,
   transitionChangeItems,
+  type ChangeItemDiffRow,
   type ChangeSetWithItems,
 } from "@/lib/db/queries";
-import type { ChangeAuditAction, ChangeItem, ChangeTarget } from "@/lib/db/schema";
+import type { ChangeAuditAction, ChangeItem, ChangeSet, ChangeTarget } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
+import { capJson } from "./cap";
+import { decodeItemCursor, decodeSetCursor, encodeItemCursor, encodeSetCursor } from "./cursor";
 import type { PlannedItem } from "./plan";
 import type { WrittenItem } from "./site-items";
 
@@ -43,6 +49,8 @@ export type PublicChangeItem = {
   after: unknown;
   status: string;
   visible: boolean;
+  /** Set when `before` or `after` was cut to DIFF_SIDE_MAX_BYTES; `GET …/items/:itemId` gives the item whole. */
+  truncated?: true;
 };
 
 export type PublicChangeSet = {
@@ -58,7 +66,33 @@ export type PublicChangeSet = {
   items: PublicChangeItem[];
 };
 
-export function publicChangeItem(item: ChangeItem): PublicChangeItem {
+/** Each side of a diff in an answer is at most this much JSON (a page of 100 items stays under about 13 MB). */
+export const DIFF_SIDE_MAX_BYTES = 64 * 1024;
+/** Items per page of a change set's diff. */
+export const ITEMS_PAGE_SIZE = 100;
+/** Change sets per page of the list, unless `?limit=` (up to LIST_MAX_PAGE_SIZE) says otherwise. */
+export const LIST_PAGE_SIZE = 20;
+export const LIST_MAX_PAGE_SIZE = 100;
+const LIST_TITLES = 10;
+const LIST_TITLE_LENGTH = 200;
+
+type ItemFields = Pick<
+  ChangeItem,
+  "id" | "kind" | "ref" | "title" | "summary" | "action" | "before" | "after" | "status" | "visible"
+>;
+
+/** The wire item, each side of its diff capped (`truncated` when cut, in SQL or here). */
+export function publicChangeItem(item: ItemFields & Partial<Pick<ChangeItemDiffRow, "beforeCut" | "afterCut">>) {
+  return wireItem(item, false);
+}
+
+function wireItem(
+  item: ItemFields & Partial<Pick<ChangeItemDiffRow, "beforeCut" | "afterCut">>,
+  whole: boolean,
+): PublicChangeItem {
+  const before = whole ? { value: item.before, cut: false } : capJson(item.before, DIFF_SIDE_MAX_BYTES);
+  const after = whole ? { value: item.after, cut: false } : capJson(item.after, DIFF_SIDE_MAX_BYTES);
+  const truncated = before.cut || after.cut || item.beforeCut === true || item.afterCut === true;
   return {
     id: item.id,
     kind: item.kind,
@@ -66,14 +100,16 @@ export function publicChangeItem(item: ChangeItem): PublicChangeItem {
     title: item.title,
     summary: item.summary,
     action: item.action,
-    before: item.before,
-    after: item.after,
+    before: before.value,
+    after: after.value,
     status: item.status === "undoing" ? "applied" : item.status,
     visible: item.visible,
+    ...(truncated ? { truncated: true as const } : {}),
   };
 }
 
-export function publicChangeSet(set: ChangeSetWithItems): PublicChangeSet {
+/** The set's fields as the wire gives them, without items. */
+function publicChangeSetFields(set: ChangeSet) {
   return {
     id: set.id,
     siteId: set.siteId,
@@ -84,9 +120,18 @@ export function publicChangeSet(set: ChangeSetWithItems): PublicChangeSet {
     createdAt: set.createdAt.toISOString(),
     ...(set.appliedAt ? { appliedAt: set.appliedAt.toISOString() } : {}),
     ...(set.undoneAt ? { undoneAt: set.undoneAt.toISOString() } : {}),
-    items: set.items.map(publicChangeItem),
   };
 }
+
+/** A whole change set (apply, undo, discard and the review page answer with it), each item's diff capped. */
+export function publicChangeSet(set: ChangeSetWithItems): PublicChangeSet {
+  return { ...publicChangeSetFields(set), items: set.items.map(publicChangeItem) };
+}
+
+/** A change set in the list: what it is, how many items and which titles; its diff is fetched when opened. */
+export type ChangeSetSummary = Omit<PublicChangeSet, "siteId" | "items"> & { itemCount: number; titles: string[] };
+
+export type ChangeSetList = { changeSets: ChangeSetSummary[]; nextCursor?: string };
 
 const notFound = () => new AppError("not_found", "There is no such change set for this site.");
 
@@ -100,8 +145,79 @@ export async function getChangeSet(input: {
   return set;
 }
 
-export async function listSiteChangeSets(input: { userId: string; siteId: string }): Promise<PublicChangeSet[]> {
-  return (await listChangeSets({ userId: input.userId, siteId: input.siteId })).map(publicChangeSet);
+/**
+ * A page of a site's change sets, newest first, as summaries computed in SQL (no item's before/after is read);
+ * `nextCursor` names the next page while there is one.
+ */
+export async function listSiteChangeSets(input: {
+  userId: string;
+  siteId: string;
+  limit?: number;
+  cursor?: string;
+}): Promise<ChangeSetList> {
+  const limit = Math.min(Math.max(1, input.limit ?? LIST_PAGE_SIZE), LIST_MAX_PAGE_SIZE);
+  const rows = await listChangeSetSummaries({
+    userId: input.userId,
+    siteId: input.siteId,
+    limit: limit + 1,
+    before: input.cursor === undefined ? undefined : decodeSetCursor(input.cursor),
+    maxTitles: LIST_TITLES,
+    maxTitleLength: LIST_TITLE_LENGTH,
+  });
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    changeSets: page.map((row) => {
+      const { siteId: _siteId, ...fields } = publicChangeSetFields(row);
+      return { ...fields, itemCount: row.itemCount, titles: row.titles };
+    }),
+    ...(rows.length > limit && last
+      ? { nextCursor: encodeSetCursor({ createdAt: last.createdAtKey, id: last.id }) }
+      : {}),
+  };
+}
+
+export type ChangeSetPage = { changeSet: PublicChangeSet & { itemCount: number }; nextCursor?: string };
+
+/** A change set with one page of its items (ITEMS_PAGE_SIZE, in order), each diff capped in SQL and here. */
+export async function showChangeSetPage(input: {
+  userId: string;
+  siteId: string;
+  changeSetId: string;
+  cursor?: string;
+}): Promise<ChangeSetPage> {
+  const afterSeq = input.cursor === undefined ? undefined : decodeItemCursor(input.cursor);
+  const set = await findChangeSetSummary({ id: input.changeSetId, userId: input.userId, siteId: input.siteId });
+  if (!set) throw notFound();
+  const rows = await listChangeItemDiffs({
+    changeSetId: set.id,
+    afterSeq,
+    limit: ITEMS_PAGE_SIZE + 1,
+    cap: DIFF_SIDE_MAX_BYTES,
+  });
+  const page = rows.slice(0, ITEMS_PAGE_SIZE);
+  const last = page.at(-1);
+  return {
+    changeSet: {
+      ...publicChangeSetFields(set),
+      itemCount: set.itemCount,
+      items: page.map(publicChangeItem),
+    },
+    ...(rows.length > ITEMS_PAGE_SIZE && last ? { nextCursor: encodeItemCursor(last.seq) } : {}),
+  };
+}
+
+/** One item of a change set with its `before`/`after` whole (the diff answers cap them). */
+export async function getWholeChangeItem(input: {
+  userId: string;
+  siteId: string;
+  changeSetId: string;
+  itemId: string;
+}): Promise<PublicChangeItem> {
+  const set = await findChangeSetSummary({ id: input.changeSetId, userId: input.userId, siteId: input.siteId });
+  const item = set ? await findChangeItem({ changeSetId: set.id, id: input.itemId }) : undefined;
+  if (!item) throw new AppError("not_found", "There is no such item in this change set.");
+  return wireItem(item, true);
 }
 
 /** Records a change-set event in the audit; a failure to record is logged, never hides the outcome. */

@@ -1,8 +1,11 @@
-/** What the Changes page shows: the site's name and its change sets, newest first (undefined if not the user's). */
+/**
+ * What the Changes page shows: the site's name and the first page of its change set summaries, newest first
+ * (undefined if not the user's). Diffs load when a set is opened.
+ */
 import { findSiteForUser } from "@/lib/db/queries";
-import { listSiteChangeSets, type PublicChangeSet } from "./change-sets";
+import { type ChangeSetList, listSiteChangeSets } from "./change-sets";
 
-export type ChangesPageData = { site: { id: string; url: string; name: string | null }; changeSets: PublicChangeSet[] };
+export type ChangesPageData = { site: { id: string; url: string; name: string | null }; changeSets: ChangeSetList };
 
 export async function loadChangesPage(input: { userId: string; siteId: string }): Promise<ChangesPageData | undefined> {
   const site = await findSiteForUser(input);

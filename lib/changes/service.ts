@@ -7,7 +7,17 @@ import { getSandboxManager } from "@/lib/sandbox";
 import { applyRehearsal, discardRehearsal } from "@/lib/sandbox/apply";
 import { getOwnedSite, siteClientFor } from "@/lib/sites/sites";
 import type { SiteClient } from "@/lib/sites/types";
-import { getChangeSet, listSiteChangeSets, publicChangeSet, type PublicChangeSet } from "./change-sets";
+import {
+  type ChangeSetList,
+  type ChangeSetPage,
+  getChangeSet,
+  getWholeChangeItem,
+  listSiteChangeSets,
+  type PublicChangeItem,
+  type PublicChangeSet,
+  publicChangeSet,
+  showChangeSetPage,
+} from "./change-sets";
 import { applyChangeSet, discardChangeSet, undoChangeSet, type ChangeSetRequest } from "./undo";
 
 export type ChangeDeps = { siteClient(site: Site): SiteClient };
@@ -21,9 +31,29 @@ export function setChangeDepsForTests(deps: Partial<ChangeDeps> | undefined) {
 }
 const deps = (): ChangeDeps => ({ ...defaultDeps, ...override });
 
-export async function listChangesForOwner(input: { userId: string; siteId: string }): Promise<PublicChangeSet[]> {
+export async function listChangesForOwner(input: {
+  userId: string;
+  siteId: string;
+  limit?: number;
+  cursor?: string;
+}): Promise<ChangeSetList> {
   const site = await getOwnedSite(input);
-  return listSiteChangeSets({ userId: input.userId, siteId: site.id });
+  return listSiteChangeSets({ ...input, siteId: site.id });
+}
+
+/** The diff route: the set and one page of its items, each side capped. */
+export async function showChangeSetPageForOwner(
+  request: ChangeSetRequest & { cursor?: string },
+): Promise<ChangeSetPage> {
+  await getOwnedSite(request);
+  return showChangeSetPage(request);
+}
+
+export async function showChangeItemForOwner(
+  request: ChangeSetRequest & { itemId: string },
+): Promise<PublicChangeItem> {
+  await getOwnedSite(request);
+  return getWholeChangeItem(request);
 }
 
 export async function showChangeSetForOwner(request: ChangeSetRequest): Promise<PublicChangeSet> {

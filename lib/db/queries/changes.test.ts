@@ -7,12 +7,16 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { STORES, useStore } from "../testing";
 import {
   ensureChangeSet,
+  findChangeItem,
   findChangeSet,
+  findChangeSetSummary,
   findChangeSetForTurn,
   insertChangeAudit,
   insertChangeItems,
   insertUser,
   listChangeAudit,
+  listChangeItemDiffs,
+  listChangeSetSummaries,
   listChangeSets,
   listPendingItemsForToolCall,
   markChangeItemApplied,
@@ -167,5 +171,81 @@ describe.each(STORES)("change-set queries on %s", (kind) => {
       ["approve", "ok", userId],
       ["undo", "drifted", userId],
     ]);
+  });
+
+  it("summarises sets in SQL: item count, distinct titles in order, a keyset page after a position", async () => {
+    const site = "site-summaries";
+    const sets: Awaited<ReturnType<typeof ensureChangeSet>>[] = [];
+    for (const [turn, seconds] of [
+      ["s-1", 10],
+      ["s-2", 20],
+      ["s-3", 20],
+    ] as const) {
+      sets.push(
+        await ensureChangeSet({
+          id: randomUUID(),
+          userId,
+          siteId: site,
+          conversationId: "conv-s",
+          turnId: turn,
+          target: "live",
+          now: at(seconds),
+        }),
+      );
+    }
+    const titles = ["Home", "Prices", "Home", "Contact", ...Array.from({ length: 12 }, (_, i) => `Page ${i}`)];
+    await insertChangeItems(titles.map((title) => item(sets[0]!.id, { title, status: "applied" })));
+    const page = await listChangeSetSummaries({ userId, siteId: site, limit: 2, maxTitles: 10, maxTitleLength: 5 });
+    // Newest first; the two made at the same moment by id, descending.
+    const sameMoment = [sets[1]!.id, sets[2]!.id].sort().reverse();
+    expect(page.map((s) => s.id)).toEqual(sameMoment);
+    expect(page[0]).toMatchObject({ itemCount: 0, titles: [] });
+    const rest = await listChangeSetSummaries({
+      userId,
+      siteId: site,
+      limit: 10,
+      before: { createdAt: page[1]!.createdAtKey, id: page[1]!.id },
+      maxTitles: 10,
+      maxTitleLength: 5,
+    });
+    expect(rest.map((s) => s.id)).toEqual([sets[0]!.id]);
+    expect(rest[0]!.itemCount).toBe(titles.length);
+    expect(rest[0]!.titles).toEqual(["Home", "Price", "Conta", "Page "]);
+    expect(
+      await listChangeSetSummaries({
+        userId: "someone-else",
+        siteId: site,
+        limit: 10,
+        maxTitles: 10,
+        maxTitleLength: 5,
+      }),
+    ).toEqual([]);
+    expect((await findChangeSetSummary({ id: sets[0]!.id, userId, siteId: site }))?.itemCount).toBe(titles.length);
+    expect(await findChangeSetSummary({ id: sets[0]!.id, userId, siteId: "site-1" })).toBeUndefined();
+  });
+
+  it("pages a set's items in order and trims a big before/after in SQL, keeping every field", async () => {
+    const set = await newSet("turn-diffs", t0, "conv-diffs");
+    const big = "x".repeat(5000);
+    const rows = await insertChangeItems([
+      item(set.id, { title: "Small" }),
+      item(set.id, { title: "Big", before: { title: "Old", content: big }, after: big, status: "applied" }),
+      item(set.id, { title: "Third", before: null, after: { items: Array.from({ length: 500 }, (_, i) => ({ i })) } }),
+    ]);
+    const first = await listChangeItemDiffs({ changeSetId: set.id, limit: 2, cap: 1000 });
+    expect(first.map((r) => r.title)).toEqual(["Small", "Big"]);
+    expect(first[0]).toMatchObject({ before: { title: "About us" }, beforeCut: false, afterCut: false });
+    expect(first[1]!.before).toEqual({ title: "Old", content: "x".repeat(1000) });
+    expect(first[1]!.after).toBe("x".repeat(1000));
+    expect(first[1]).toMatchObject({ beforeCut: true, afterCut: true });
+    const second = await listChangeItemDiffs({ changeSetId: set.id, afterSeq: first[1]!.seq, limit: 2, cap: 1000 });
+    expect(second.map((r) => r.title)).toEqual(["Third"]);
+    expect(second[0]).toMatchObject({ before: null, beforeCut: false, afterCut: true });
+    expect((second[0]!.after as { items: string }).items).toHaveLength(1000);
+    expect((await findChangeItem({ changeSetId: set.id, id: rows[1]!.id }))?.before).toEqual({
+      title: "Old",
+      content: big,
+    });
+    expect(await findChangeItem({ changeSetId: randomUUID(), id: rows[1]!.id })).toBeUndefined();
   });
 });

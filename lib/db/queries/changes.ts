@@ -302,3 +302,152 @@ export async function listChangeAudit(input: { changeSetId: string }): Promise<C
     .where(eq(changeAudit.changeSetId, input.changeSetId))
     .orderBy(asc(changeAudit.at), asc(changeAudit.id));
 }
+
+/** A change set as the Changes list shows it: no item bodies, only how many items and their titles. */
+export type ChangeSetSummaryRow = ChangeSet & {
+  itemCount: number;
+  titles: string[];
+  /** `created_at` to the microsecond, for a keyset cursor that skips and repeats nothing. */
+  createdAtKey: string;
+};
+
+/** A sql field selected as `::text` (the drivers decode jsonb differently, and a JSON string is ambiguous). */
+const parsedJson = (value: unknown) => (typeof value === "string" ? JSON.parse(value) : null);
+const parsedBoolean = (value: unknown) => value === true || value === "t" || value === "true";
+
+const createdAtKey = sql<string>`to_char(${changeSets.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+const itemCountOfSet = sql<number>`(select count(*) from change_items ci where ci.change_set_id = "change_sets"."id")`;
+
+/**
+ * A page of a site's change sets for its owner, newest first (created, then id), after a keyset position;
+ * `itemCount` and up to `maxTitles` distinct item titles are computed in SQL, so no item body is read.
+ */
+export async function listChangeSetSummaries(input: {
+  userId: string;
+  siteId: string;
+  limit: number;
+  before?: { createdAt: string; id: string };
+  maxTitles: number;
+  maxTitleLength: number;
+}): Promise<ChangeSetSummaryRow[]> {
+  const db = await getDb();
+  const titles = sql`(select coalesce(jsonb_agg(t.title order by t.first), '[]'::jsonb) from (
+      select left(ci.title, ${input.maxTitleLength}) as title, min(ci.seq) as first from change_items ci
+      where ci.change_set_id = "change_sets"."id" and ci.title <> ''
+      group by 1 order by min(ci.seq) limit ${input.maxTitles}) t)::text`;
+  const rows = await db
+    .select({
+      set: changeSets,
+      itemCount: itemCountOfSet.mapWith(Number),
+      titles: titles.mapWith(parsedJson),
+      createdAtKey,
+    })
+    .from(changeSets)
+    .where(
+      and(
+        eq(changeSets.userId, input.userId),
+        eq(changeSets.siteId, input.siteId),
+        input.before
+          ? sql`(${changeSets.createdAt}, ${changeSets.id}) < (${input.before.createdAt}::timestamptz, ${input.before.id})`
+          : undefined,
+      ),
+    )
+    .orderBy(desc(changeSets.createdAt), desc(changeSets.id))
+    .limit(input.limit);
+  return rows.map((r) => ({
+    ...r.set,
+    itemCount: r.itemCount,
+    titles: r.titles as string[],
+    createdAtKey: r.createdAtKey,
+  }));
+}
+
+/** A change set without its items (and how many it has), only for its user and site. */
+export async function findChangeSetSummary(input: {
+  id: string;
+  userId: string;
+  siteId: string;
+}): Promise<(ChangeSet & { itemCount: number }) | undefined> {
+  const db = await getDb();
+  const [row] = await db
+    .select({ set: changeSets, itemCount: itemCountOfSet.mapWith(Number) })
+    .from(changeSets)
+    .where(and(eq(changeSets.id, input.id), eq(changeSets.userId, input.userId), eq(changeSets.siteId, input.siteId)))
+    .limit(1);
+  return row ? { ...row.set, itemCount: row.itemCount } : undefined;
+}
+
+/** An item as a diff page shows it: `before`/`after` already trimmed in SQL when their JSON is over the cap. */
+export type ChangeItemDiffRow = Pick<
+  ChangeItem,
+  "id" | "seq" | "kind" | "ref" | "action" | "title" | "summary" | "status" | "visible" | "before" | "after"
+> & { beforeCut: boolean; afterCut: boolean };
+
+/**
+ * A jsonb value cut down in SQL when its text is over `cap` bytes: an object keeps its keys with each long value
+ * cut to `cap` characters (non-strings as their JSON text), anything else becomes its text cut to `cap`
+ * characters. The caller trims to the exact size; this only keeps big bodies out of the app's memory.
+ */
+function trimmedJson(column: typeof changeItems.before | typeof changeItems.after, cap: number) {
+  return sql`case
+    when ${column} is null or octet_length(${column}::text) <= ${cap} then ${column}
+    when jsonb_typeof(${column}) = 'object' then (
+      select coalesce(jsonb_object_agg(e.key, case
+        when octet_length(e.value::text) <= ${cap} then e.value
+        when jsonb_typeof(e.value) = 'string' then to_jsonb(left(e.value #>> '{}', ${cap}))
+        else to_jsonb(left(e.value::text, ${cap})) end), '{}'::jsonb)
+      from jsonb_each(${column}) e)
+    when jsonb_typeof(${column}) = 'string' then to_jsonb(left(${column} #>> '{}', ${cap}))
+    else to_jsonb(left(${column}::text, ${cap}))
+  end::text`.mapWith(parsedJson);
+}
+
+/** A page of a set's items in order, after a position (`seq`), with `before`/`after` trimmed to about `cap` bytes. */
+export async function listChangeItemDiffs(input: {
+  changeSetId: string;
+  afterSeq?: number;
+  limit: number;
+  cap: number;
+}): Promise<ChangeItemDiffRow[]> {
+  const db = await getDb();
+  return db
+    .select({
+      id: changeItems.id,
+      seq: changeItems.seq,
+      kind: changeItems.kind,
+      ref: changeItems.ref,
+      action: changeItems.action,
+      title: changeItems.title,
+      summary: changeItems.summary,
+      status: changeItems.status,
+      visible: changeItems.visible,
+      before: trimmedJson(changeItems.before, input.cap),
+      after: trimmedJson(changeItems.after, input.cap),
+      beforeCut: sql<boolean>`coalesce(octet_length(${changeItems.before}::text) > ${input.cap}, false)`.mapWith(
+        parsedBoolean,
+      ),
+      afterCut: sql<boolean>`coalesce(octet_length(${changeItems.after}::text) > ${input.cap}, false)`.mapWith(
+        parsedBoolean,
+      ),
+    })
+    .from(changeItems)
+    .where(
+      and(
+        eq(changeItems.changeSetId, input.changeSetId),
+        input.afterSeq === undefined ? undefined : sql`${changeItems.seq} > ${input.afterSeq}`,
+      ),
+    )
+    .orderBy(asc(changeItems.seq))
+    .limit(input.limit);
+}
+
+/** One item of a set, whole. */
+export async function findChangeItem(input: { changeSetId: string; id: string }): Promise<ChangeItem | undefined> {
+  const db = await getDb();
+  const [row] = await db
+    .select()
+    .from(changeItems)
+    .where(and(eq(changeItems.changeSetId, input.changeSetId), eq(changeItems.id, input.id)))
+    .limit(1);
+  return row;
+}

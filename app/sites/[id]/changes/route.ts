@@ -1,7 +1,8 @@
 import { listChangesForOwner } from "@/lib/changes/service";
 import { json, route } from "@/lib/http/route";
+import { listQuerySchema } from "./schema";
 
-export const GET = route({ auth: "session" }, async ({ params, session }) => {
-  const changeSets = await listChangesForOwner({ userId: session.userId, siteId: params.id! });
-  return json(200, { changeSets });
-});
+/** Summaries, newest first, a page at a time: the diffs come from the change set's own route. */
+export const GET = route({ auth: "session", query: listQuerySchema }, async ({ params, query, session }) =>
+  json(200, await listChangesForOwner({ userId: session.userId, siteId: params.id!, ...query })),
+);

@@ -4,3 +4,12 @@ import { z } from "zod";
 export const itemsSchema = z
   .object({ itemIds: z.array(z.string().min(1).max(100)).min(1).max(200).optional() })
   .strict();
+
+/** `GET /sites/:id/changes`: a page size and the cursor the previous page gave (lib/changes/cursor.ts). */
+export const listQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(100).optional(),
+  cursor: z.string().max(500).optional(),
+});
+
+/** `GET /sites/:id/changes/:changeSetId`: the cursor of the next page of items. */
+export const itemsPageQuerySchema = z.object({ cursor: z.string().max(500).optional() });

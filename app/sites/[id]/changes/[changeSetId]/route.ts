@@ -1,11 +1,16 @@
-import { showChangeSetForOwner } from "@/lib/changes/service";
+import { showChangeSetPageForOwner } from "@/lib/changes/service";
 import { json, route } from "@/lib/http/route";
+import { itemsPageQuerySchema } from "../schema";
 
-export const GET = route({ auth: "session" }, async ({ params, session }) => {
-  const changeSet = await showChangeSetForOwner({
-    userId: session.userId,
-    siteId: params.id!,
-    changeSetId: params.changeSetId!,
-  });
-  return json(200, { changeSet });
-});
+/** The set with a page of its items' diffs (each side capped; `truncated` items are whole at `items/:itemId`). */
+export const GET = route({ auth: "session", query: itemsPageQuerySchema }, async ({ params, query, session }) =>
+  json(
+    200,
+    await showChangeSetPageForOwner({
+      userId: session.userId,
+      siteId: params.id!,
+      changeSetId: params.changeSetId!,
+      cursor: query.cursor,
+    }),
+  ),
+);

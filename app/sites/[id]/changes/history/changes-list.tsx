@@ -1,8 +1,18 @@
 "use client";
-/** The Changes page's list: each change set with its items' diffs, a choice of items, and Undo. */
+/**
+ * The Changes page's list: each change set as a summary (status, when, its items' titles) with Undo; its diff is
+ * loaded when the set is opened (the one the address names, or else the newest, opens by itself), a page of
+ * items at a time, and an item cut to fit is read whole on request.
+ */
 import { useRouter } from "next/navigation";
-import { useState } from "react";
-import type { PublicChangeSet } from "@/lib/changes/change-sets";
+import { useEffect, useState } from "react";
+import type {
+  ChangeSetList,
+  ChangeSetPage,
+  ChangeSetSummary,
+  PublicChangeItem,
+  PublicChangeSet,
+} from "@/lib/changes/change-sets";
 import { ChangeItemDiff } from "../../chat/change-diff";
 import styles from "./changes.module.css";
 
@@ -15,84 +25,203 @@ const STATUS: Record<string, string> = {
   discarded: "Not applied",
 };
 
-type Failure = { message: string; items: Array<{ id: string; title: string; reason: string }> };
+/** Live sets in these states still have written items that Undo puts back. */
+const UNDOABLE = new Set(["applied", "partially_applied", "partially_undone"]);
 
-function ChangeSetCard({ siteId, set }: { siteId: string; set: PublicChangeSet }) {
+type Failure = { message: string; items: Array<{ id: string; title: string; reason: string }> };
+type ErrorBody = { error?: { message?: string; details?: { items?: Failure["items"] } } };
+
+const unreachable = "Sitewright could not be reached. Check your connection and try again.";
+
+async function readJson<T>(url: string): Promise<{ ok: true; data: T } | { ok: false; message: string }> {
+  try {
+    const res = await fetch(url, { headers: { accept: "application/json" } });
+    const body = (await res.json().catch(() => undefined)) as (T & ErrorBody) | undefined;
+    if (!res.ok || !body) return { ok: false, message: body?.error?.message ?? `Loading failed (HTTP ${res.status}).` };
+    return { ok: true, data: body };
+  } catch {
+    return { ok: false, message: unreachable };
+  }
+}
+
+const titleLine = (set: ChangeSetSummary) => {
+  if (set.itemCount === 0) return "No items.";
+  const more = set.itemCount - set.titles.length;
+  const named = set.titles.map((t) => `“${t}”`).join(", ");
+  const count = `${set.itemCount} ${set.itemCount === 1 ? "item" : "items"}`;
+  return named ? `${count}: ${named}${more > 0 && set.titles.length > 0 ? ` and ${more} more` : ""}` : count;
+};
+
+/** A set opened from a link but older than the first page: its summary, from its own page. */
+function summaryOf(page: ChangeSetPage): ChangeSetSummary {
+  const { siteId: _siteId, items, itemCount, ...fields } = page.changeSet;
+  return { ...fields, itemCount, titles: [...new Set(items.map((i) => i.title).filter(Boolean))].slice(0, 10) };
+}
+
+type Diff = { items: PublicChangeItem[]; nextCursor?: string };
+
+function ChangeSetCard({ siteId, set, focused }: { siteId: string; set: ChangeSetSummary; focused: boolean }) {
   const router = useRouter();
+  const [open, setOpen] = useState(false);
+  const [diff, setDiff] = useState<Diff | undefined>();
+  const [loading, setLoading] = useState(false);
+  const [loadError, setLoadError] = useState<string | undefined>();
   const [chosen, setChosen] = useState<Set<string>>(new Set());
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<Failure | undefined>();
+  // What the last undo answered: sets from older pages are not re-read by a refresh.
+  const [undoneTo, setUndoneTo] = useState<string | undefined>();
+  const status = undoneTo ?? set.status;
+  const base = `/sites/${siteId}/changes/${set.id}`;
   const rehearsal = set.target === "sandbox";
   // A rehearsal (sandbox set) is applied or discarded on its review page, not undone here.
-  const undoable = rehearsal ? [] : set.items.filter((i) => i.status === "applied");
+  const undoable = !rehearsal && UNDOABLE.has(status);
+  const chosenItems = rehearsal ? [] : (diff?.items ?? []).filter((i) => i.status === "applied");
+
+  useEffect(() => {
+    if (focused) setOpen(true);
+  }, [focused]);
+
+  // (Re)load the first page of the diff when opened, and after the set's status changes (an undo).
+  // biome-ignore lint/correctness/useExhaustiveDependencies: status is the signal to read the items again
+  useEffect(() => {
+    if (!open) return;
+    let current = true;
+    setLoading(true);
+    setLoadError(undefined);
+    void readJson<ChangeSetPage>(base).then((answer) => {
+      if (!current) return;
+      setLoading(false);
+      if (answer.ok) setDiff({ items: answer.data.changeSet.items, nextCursor: answer.data.nextCursor });
+      else setLoadError(answer.message);
+    });
+    return () => {
+      current = false;
+    };
+  }, [open, base, status]);
+
+  const moreItems = async () => {
+    if (!diff?.nextCursor) return;
+    setLoading(true);
+    const answer = await readJson<ChangeSetPage>(`${base}?cursor=${encodeURIComponent(diff.nextCursor)}`);
+    setLoading(false);
+    if (answer.ok)
+      setDiff({ items: [...diff.items, ...answer.data.changeSet.items], nextCursor: answer.data.nextCursor });
+    else setLoadError(answer.message);
+  };
+
+  const wholeItem = async (itemId: string) => {
+    const answer = await readJson<{ item: PublicChangeItem }>(`${base}/items/${itemId}`);
+    if (!answer.ok) return setLoadError(answer.message);
+    setDiff((d) => d && { ...d, items: d.items.map((i) => (i.id === itemId ? answer.data.item : i)) });
+  };
 
   const undo = async (itemIds?: string[]) => {
     setBusy(true);
     setFailure(undefined);
     try {
-      const res = await fetch(`/sites/${siteId}/changes/${set.id}/undo`, {
+      const res = await fetch(`${base}/undo`, {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify(itemIds ? { itemIds } : {}),
       });
       if (!res.ok) {
-        const body = (await res.json().catch(() => undefined)) as
-          | { error?: { message?: string; details?: { items?: Failure["items"] } } }
-          | undefined;
+        const body = (await res.json().catch(() => undefined)) as ErrorBody | undefined;
         setFailure({
           message: body?.error?.message ?? `Undo failed (HTTP ${res.status}). Try again.`,
           items: body?.error?.details?.items ?? [],
         });
         return;
       }
+      const body = (await res.json().catch(() => undefined)) as { changeSet?: PublicChangeSet } | undefined;
+      if (body?.changeSet) setUndoneTo(body.changeSet.status);
       setChosen(new Set());
       router.refresh();
     } catch {
-      setFailure({ message: "Sitewright could not be reached. Check your connection and try again.", items: [] });
+      setFailure({ message: unreachable, items: [] });
     } finally {
       setBusy(false);
     }
   };
 
   return (
-    <li id={set.id} className={`card ${styles.set}`} data-testid="change-set" data-status={set.status}>
+    <li id={set.id} className={`card ${styles.set}`} data-testid="change-set" data-status={status}>
       <div className={styles.head}>
-        <strong>{STATUS[set.status] ?? set.status}</strong>
+        <strong>{STATUS[status] ?? status}</strong>
         <time dateTime={set.createdAt} className="muted">
           {new Date(set.createdAt).toLocaleString()}
         </time>
       </div>
+      <p className={styles.titles} data-testid="change-set-titles">
+        {titleLine(set)}
+      </p>
       {rehearsal ? (
         <p data-testid="rehearsal">
-          Tried in a sandbox{set.status === "pending" ? ": your live site is unchanged. " : ". "}
+          Tried in a sandbox{status === "pending" ? ": your live site is unchanged. " : ". "}
           <a href={`/sites/${siteId}/review/${set.id}`}>
-            {set.status === "pending" ? "Review, apply or discard" : "Review"}
+            {status === "pending" ? "Review, apply or discard" : "Review"}
           </a>
         </p>
       ) : null}
-      <ul className={styles.items}>
-        {set.items.map((item) => (
-          <li key={item.id} data-item-status={item.status}>
-            {undoable.length > 1 && item.status === "applied" ? (
-              <label className={styles.choose}>
-                <input
-                  type="checkbox"
-                  checked={chosen.has(item.id)}
-                  onChange={(event) => {
-                    const next = new Set(chosen);
-                    if (event.target.checked) next.add(item.id);
-                    else next.delete(item.id);
-                    setChosen(next);
-                  }}
-                />{" "}
-                Choose
-              </label>
-            ) : null}
-            <ChangeItemDiff item={item} />
-            {item.status !== "applied" ? <small className="muted">{STATUS[item.status] ?? item.status}</small> : null}
-          </li>
-        ))}
-      </ul>
+      {set.itemCount > 0 ? (
+        <p>
+          <button
+            type="button"
+            className="link"
+            aria-expanded={open}
+            data-testid="toggle-diff"
+            onClick={() => setOpen(!open)}
+          >
+            {open ? "Hide the changes" : "Show the changes"}
+          </button>
+        </p>
+      ) : null}
+      {open && loadError ? (
+        <p className="error" role="alert" data-testid="diff-error">
+          {loadError}
+        </p>
+      ) : null}
+      {open && diff ? (
+        <ul className={styles.items}>
+          {diff.items.map((item) => (
+            <li key={item.id} data-item-status={item.status}>
+              {undoable && chosenItems.length > 1 && item.status === "applied" ? (
+                <label className={styles.choose}>
+                  <input
+                    type="checkbox"
+                    checked={chosen.has(item.id)}
+                    onChange={(event) => {
+                      const next = new Set(chosen);
+                      if (event.target.checked) next.add(item.id);
+                      else next.delete(item.id);
+                      setChosen(next);
+                    }}
+                  />{" "}
+                  Choose
+                </label>
+              ) : null}
+              <ChangeItemDiff item={item} />
+              {item.truncated ? (
+                <p className="muted" data-testid="diff-truncated">
+                  This change is too long to show here in full.{" "}
+                  <button type="button" className="link" onClick={() => void wholeItem(item.id)}>
+                    Show all of it
+                  </button>
+                </p>
+              ) : null}
+              {item.status !== "applied" ? <small className="muted">{STATUS[item.status] ?? item.status}</small> : null}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {open && loading ? <p className="muted">Loading…</p> : null}
+      {open && diff?.nextCursor && !loading ? (
+        <p>
+          <button type="button" className="secondary" onClick={() => void moreItems()}>
+            Show more items ({set.itemCount - diff.items.length} left)
+          </button>
+        </p>
+      ) : null}
       {failure ? (
         <div className="error" role="alert" data-testid="undo-error">
           <p>{failure.message}</p>
@@ -107,10 +236,10 @@ function ChangeSetCard({ siteId, set }: { siteId: string; set: PublicChangeSet }
           ) : null}
         </div>
       ) : null}
-      {undoable.length > 0 ? (
+      {undoable ? (
         <div className={styles.actions}>
           <button type="button" className="danger" disabled={busy} onClick={() => void undo()}>
-            {busy ? "Undoing…" : undoable.length === set.items.length ? "Undo" : "Undo the rest"}
+            {busy ? "Undoing…" : status === "applied" ? "Undo" : "Undo the rest"}
           </button>
           {chosen.size > 0 ? (
             <button type="button" className="secondary" disabled={busy} onClick={() => void undo([...chosen])}>
@@ -123,13 +252,69 @@ function ChangeSetCard({ siteId, set }: { siteId: string; set: PublicChangeSet }
   );
 }
 
-export function ChangesList({ siteId, changeSets }: { siteId: string; changeSets: PublicChangeSet[] }) {
-  if (changeSets.length === 0) return <p className="muted">The assistant has not changed anything on this site yet.</p>;
+export function ChangesList({ siteId, firstPage }: { siteId: string; firstPage: ChangeSetList }) {
+  const [older, setOlder] = useState<ChangeSetSummary[]>([]);
+  const [cursor, setCursor] = useState(firstPage.nextCursor);
+  const [linked, setLinked] = useState<ChangeSetSummary | undefined>();
+  const [focus, setFocus] = useState<string | undefined>();
+  const [loading, setLoading] = useState(false);
+  const [loadError, setLoadError] = useState<string | undefined>();
+
+  // After a refresh the first page is new; older pages already loaded stay, without repeating a set.
+  const firstIds = new Set(firstPage.changeSets.map((s) => s.id));
+  const shown = [
+    ...(linked && !firstIds.has(linked.id) && !older.some((s) => s.id === linked.id) ? [linked] : []),
+    ...firstPage.changeSets,
+    ...older.filter((s) => !firstIds.has(s.id)),
+  ];
+
+  // The set the address names (the chat's link to a turn's changes) opens by itself; else the newest.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: only on arrival
+  useEffect(() => {
+    const named = decodeURIComponent(window.location.hash.slice(1));
+    if (!named || firstIds.has(named)) {
+      setFocus(named || firstPage.changeSets[0]?.id);
+      return;
+    }
+    void readJson<ChangeSetPage>(`/sites/${siteId}/changes/${encodeURIComponent(named)}`).then((answer) => {
+      if (!answer.ok) return setFocus(firstPage.changeSets[0]?.id);
+      setLinked(summaryOf(answer.data));
+      setFocus(named);
+      requestAnimationFrame(() => document.getElementById(named)?.scrollIntoView());
+    });
+  }, []);
+
+  const loadOlder = async () => {
+    if (!cursor) return;
+    setLoading(true);
+    setLoadError(undefined);
+    const answer = await readJson<ChangeSetList>(`/sites/${siteId}/changes?cursor=${encodeURIComponent(cursor)}`);
+    setLoading(false);
+    if (!answer.ok) return setLoadError(answer.message);
+    setOlder((sets) => [...sets, ...answer.data.changeSets]);
+    setCursor(answer.data.nextCursor);
+  };
+
+  if (shown.length === 0) return <p className="muted">The assistant has not changed anything on this site yet.</p>;
   return (
-    <ol className={styles.sets}>
-      {changeSets.map((set) => (
-        <ChangeSetCard key={set.id} siteId={siteId} set={set} />
-      ))}
-    </ol>
+    <>
+      <ol className={styles.sets}>
+        {shown.map((set) => (
+          <ChangeSetCard key={set.id} siteId={siteId} set={set} focused={focus === set.id} />
+        ))}
+      </ol>
+      {loadError ? (
+        <p className="error" role="alert">
+          {loadError}
+        </p>
+      ) : null}
+      {cursor ? (
+        <p>
+          <button type="button" className="secondary" disabled={loading} onClick={() => void loadOlder()}>
+            {loading ? "Loading…" : "Show older changes"}
+          </button>
+        </p>
+      ) : null}
+    </>
   );
 }

@@ -23,7 +23,7 @@ export default async function ChangesPage({ params }: { params: Promise<{ id: st
         Every change the assistant made, one entry per chat turn. Undo puts the items back exactly as they were, and
         refuses if someone edited them since, so a newer edit is never overwritten.
       </p>
-      <ChangesList siteId={id} changeSets={data.changeSets} />
+      <ChangesList siteId={id} firstPage={data.changeSets} />
     </main>
   );
 }
