@@ -55,6 +55,8 @@ export const envSchema = z
     AUTH_RATE_LIMIT: withDefault(positiveInt, 10),
     PASSWORD_HASH_CONCURRENCY: optional(positiveInt),
     REDEEM_RATE_LIMIT: withDefault(positiveInt, 20),
+    /** Calls per minute one MCP client may make to `/mcp` (docs/mcp.md). */
+    MCP_RATE_LIMIT: withDefault(positiveInt, 120),
     /** Read by server.mjs (lib/http/forwarded.mjs), which decides client addresses; validated here as well. */
     TRUSTED_PROXY_HOPS: withDefault(z.coerce.number().int().min(0).max(10), 0),
     LOG_LEVEL: withDefault(z.enum(["debug", "info", "warn", "error", "silent"]), "info"),

@@ -6,3 +6,4 @@ export * from "./queries/sandboxes";
 export * from "./queries/changes";
 export * from "./queries/conversations";
 export * from "./queries/verification";
+export * from "./queries/oauth";

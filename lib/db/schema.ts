@@ -354,7 +354,7 @@ export type ChangeSetVerification = {
   purged?: string[];
 };
 
-export const CHANGE_ITEM_STATUSES = ["pending", "applied", "denied", "failed", "undoing", "undone"] as const;
+export const CHANGE_ITEM_STATUSES = ["pending", "writing", "applied", "denied", "failed", "undoing", "undone"] as const;
 export type ChangeItemStatus = (typeof CHANGE_ITEM_STATUSES)[number];
 
 /** One item change of the plugin's batch (`POST /sitewright/v1/items`): what to send, and what to expect. */

@@ -1,0 +1,120 @@
+/**
+ * The owner's click on a pending live change set from Sitewright's own pages (the review page an MCP client links
+ * to; docs/mcp.md): Approve writes exactly the items that wait, each over the version it was planned against, in
+ * one conditional batch; Deny closes them. The items are claimed in one statement first (`pending` → `writing`), so
+ * a double click or two tabs write the site at most once.
+ */
+import { now } from "@/lib/clock";
+import { refreshChangeSetStatus, transitionChangeItems } from "@/lib/db/queries";
+import type { ChangeItem } from "@/lib/db/schema";
+import { AppError } from "@/lib/errors";
+import type { SiteClient } from "@/lib/sites/types";
+import { auditChange, getChangeSet, markPlanWritten, type PublicChangeSet, publicChangeSet } from "./change-sets";
+import { FilteredItemsError, StaleItemsError, writeItems } from "./site-items";
+
+export type PendingRequest = { userId: string; siteId: string; changeSetId: string };
+
+const notApplicable = (message: string) => new AppError("not_applicable", message);
+
+async function pendingItems(request: PendingRequest) {
+  const set = await getChangeSet(request);
+  if (set.target !== "live") throw notApplicable("A sandbox change set is applied or discarded, not approved.");
+  const items = set.items.filter((item) => item.status === "pending");
+  if (items.length === 0) throw notApplicable("Nothing in this change set waits for approval.");
+  return { set, items };
+}
+
+async function claim(items: ChangeItem[]): Promise<string[]> {
+  const claimed = await transitionChangeItems({
+    ids: items.map((i) => i.id),
+    from: "pending",
+    to: "writing",
+    now: now(),
+  });
+  if (claimed.length !== items.length) {
+    await transitionChangeItems({ ids: claimed, from: "writing", to: "pending", now: now() });
+    throw notApplicable("This change set is being approved already.");
+  }
+  return claimed;
+}
+
+export async function approvePendingChangeSet(request: PendingRequest, client: SiteClient): Promise<PublicChangeSet> {
+  const { set, items } = await pendingItems(request);
+  const claimed = await claim(items);
+  const audit = (outcome: string, detail?: string) =>
+    auditChange({
+      changeSetId: set.id,
+      siteId: set.siteId,
+      userId: request.userId,
+      action: "write",
+      itemIds: claimed,
+      outcome,
+      detail,
+    });
+  await auditChange({
+    changeSetId: set.id,
+    siteId: set.siteId,
+    userId: request.userId,
+    action: "approve",
+    itemIds: claimed,
+    outcome: "ok",
+  });
+  let done: Awaited<ReturnType<typeof writeItems>>;
+  try {
+    done = await writeItems(
+      client,
+      items.map((item) => item.change),
+    );
+  } catch (error) {
+    const at = now();
+    if (error instanceof StaleItemsError || error instanceof FilteredItemsError) {
+      await transitionChangeItems({ ids: claimed, from: "writing", to: "failed", now: at });
+      await refreshChangeSetStatus({ id: set.id, now: at });
+      if (error instanceof StaleItemsError) {
+        const stale = items.filter((item) => error.items.some((s) => s.ref === item.ref));
+        const names = [...new Set(stale.map((item) => `“${item.title}”`))].join(", ");
+        await audit("stale", `${names} changed on the site after the change was proposed.`);
+        throw new AppError(
+          "drifted",
+          `Nothing was written: ${names} changed on the site after this change was proposed. Ask again to propose it on the current version.`,
+          {
+            details: {
+              items: stale.map((item) => ({
+                id: item.id,
+                title: item.title,
+                reason: "It was changed on the site after the change was proposed.",
+              })),
+            },
+          },
+        );
+      }
+      const lost = error.lost.map((l) => `${l.field}: ${l.lost}`).join("; ");
+      await audit("filtered", lost);
+      throw notApplicable(`Nothing was written: the site would have changed the content while saving it (${lost}).`);
+    }
+    // No answer we understand: the plugin writes all or nothing, so the items wait again and the owner may retry.
+    await transitionChangeItems({ ids: claimed, from: "writing", to: "pending", now: at });
+    await audit("failed", error instanceof Error ? error.message : String(error));
+    throw error;
+  }
+  await markPlanWritten(items, done);
+  await audit("ok");
+  return publicChangeSet(await getChangeSet(request));
+}
+
+export async function denyPendingChangeSet(request: PendingRequest): Promise<PublicChangeSet> {
+  const { set, items } = await pendingItems(request);
+  const claimed = await claim(items);
+  const at = now();
+  await transitionChangeItems({ ids: claimed, from: "writing", to: "denied", now: at });
+  await refreshChangeSetStatus({ id: set.id, now: at });
+  await auditChange({
+    changeSetId: set.id,
+    siteId: set.siteId,
+    userId: request.userId,
+    action: "deny",
+    itemIds: claimed,
+    outcome: "denied",
+  });
+  return publicChangeSet(await getChangeSet(request));
+}
