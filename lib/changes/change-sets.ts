@@ -20,7 +20,7 @@ import {
   type ChangeItemDiffRow,
   type ChangeSetWithItems,
 } from "@/lib/db/queries";
-import type { ChangeAuditAction, ChangeItem, ChangeSet, ChangeTarget } from "@/lib/db/schema";
+import type { ChangeAuditAction, ChangeItem, ChangeSet, ChangeSetVerification, ChangeTarget } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { capJson } from "./cap";
@@ -63,6 +63,8 @@ export type PublicChangeSet = {
   createdAt: string;
   appliedAt?: string;
   undoneAt?: string;
+  /** The look at the live site after the last write, Apply or Undo (docs/verification.md). */
+  verification?: ChangeSetVerification;
   items: PublicChangeItem[];
 };
 
@@ -120,6 +122,7 @@ function publicChangeSetFields(set: ChangeSet) {
     createdAt: set.createdAt.toISOString(),
     ...(set.appliedAt ? { appliedAt: set.appliedAt.toISOString() } : {}),
     ...(set.undoneAt ? { undoneAt: set.undoneAt.toISOString() } : {}),
+    ...(set.verification ? { verification: set.verification } : {}),
   };
 }
 
