@@ -6,7 +6,13 @@ import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { advanceClockForTests, nowMs, resetClockForTests } from "@/lib/clock";
 import { STORES, useStore } from "@/lib/db/testing";
-import { enforceRateLimit, retryAfterMs, slidingCount } from "@/lib/rate-limit";
+import {
+  ACCOUNT_LIMIT_FACTOR,
+  enforceAccountAttemptLimits,
+  enforceRateLimit,
+  retryAfterMs,
+  slidingCount,
+} from "@/lib/rate-limit";
 
 const WINDOW = 60_000;
 
@@ -78,5 +84,28 @@ describe.each(STORES)("rate limits on %s", (kind) => {
     expect(await attempt(a, 1)).toBe("ok");
     expect(await attempt(a, 1)).not.toBe("ok");
     expect(await attempt(b, 1)).toBe("ok");
+  });
+
+  it("lets one client hammer an account without exhausting it for others; only many clients together reach its limit", async () => {
+    const account = `test-account-${randomUUID()}`;
+    const tryFrom = async (ip: string) => {
+      try {
+        await enforceAccountAttemptLimits({ scope: "test", account, ip, limit: 2 });
+        return "ok";
+      } catch (error) {
+        return (error as { code?: string }).code;
+      }
+    };
+    moveToNextWindow(1_000);
+    const hammering = [];
+    for (let i = 0; i < 100; i++) hammering.push(await tryFrom("203.0.113.1"));
+    expect(hammering.slice(0, 2)).toEqual(["ok", "ok"]);
+    expect(new Set(hammering.slice(2))).toEqual(new Set(["rate_limited"]));
+    expect(await tryFrom("198.51.100.2")).toBe("ok");
+    // The account's own bucket: ACCOUNT_LIMIT_FACTOR × 2 attempts over all clients.
+    const spread = [];
+    for (let i = 0; i < ACCOUNT_LIMIT_FACTOR * 2; i++) spread.push(await tryFrom(`192.0.2.${i}`));
+    expect(spread.filter((s) => s === "ok")).toHaveLength(ACCOUNT_LIMIT_FACTOR * 2 - 3);
+    expect(spread.at(-1)).toBe("rate_limited");
   });
 });

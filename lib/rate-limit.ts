@@ -56,3 +56,31 @@ export async function enforceRateLimit({
     });
   }
 }
+
+/**
+ * How many times one client's limit an account's limit over all clients is. One client is held to `limit` by its
+ * own buckets and its refused attempts never reach the account's, so it cannot exhaust it: only many addresses
+ * guessing together can, and then slowing the guessing for everyone is the point (docs/api.md, "Rate limits").
+ */
+export const ACCOUNT_LIMIT_FACTOR = 10;
+
+/**
+ * Attempts at one account's password (login, or the check before a sensitive change): `limit` per client address
+ * over all accounts, `limit` per account and client, and ACCOUNT_LIMIT_FACTOR × `limit` per account over all
+ * clients. Checked in that order, so an attempt a client's own bucket refuses does not count against the account.
+ */
+export async function enforceAccountAttemptLimits({
+  scope,
+  account,
+  ip,
+  limit,
+}: {
+  scope: string;
+  account: string;
+  ip: string;
+  limit: number;
+}) {
+  await enforceRateLimit({ key: `${scope}:ip:${ip}`, limit });
+  await enforceRateLimit({ key: `${scope}:account-ip:${account}:${ip}`, limit });
+  await enforceRateLimit({ key: `${scope}:account:${account}`, limit: limit * ACCOUNT_LIMIT_FACTOR });
+}

@@ -40,10 +40,12 @@ function failure(
   values: Record<string, string>,
   action: string,
   passwordField = "password",
+  /** Codes that name the password field here (login's `invalid_credentials` is about the pair, not a field). */
+  passwordCodes: string[] = ["wrong_password"],
 ): FormState {
   const { code, message } = clientErrorFor(error, { action });
   if (code === "email_taken") return { fieldErrors: { email: message }, values };
-  if (code === "wrong_password") return { fieldErrors: { [passwordField]: message }, values };
+  if (passwordCodes.includes(code)) return { fieldErrors: { [passwordField]: message }, values };
   return { formError: message, values };
 }
 
@@ -90,12 +92,17 @@ export async function updateProfileAction(_state: FormState, form: FormData): Pr
   const values = { email: String(form.get("email") ?? ""), name: String(form.get("name") ?? "") };
   const session = await currentSession();
   if (!session) return sessionEnded;
-  const parsed = profileSchema.safeParse({ email: values.email, name: values.name || undefined });
+  const parsed = profileSchema.safeParse({
+    email: values.email,
+    name: values.name || undefined,
+    currentPassword: form.get("currentPassword") || undefined,
+  });
   if (!parsed.success) return { fieldErrors: fieldErrorsFrom(parsed.error.issues), values };
   try {
-    await updateProfile({ userId: session.userId, ...parsed.data });
+    await updateProfile({ userId: session.userId, ...parsed.data, ip: await currentClientIp() });
   } catch (error) {
-    return failure(error, values, "update your profile");
+    // A missing or wrong current password (only asked for a new email) is said beside its field.
+    return failure(error, values, "update your profile", "currentPassword", ["invalid_credentials", "invalid_input"]);
   }
   revalidatePath("/", "layout");
   return { values, notice: "Saved." };
@@ -110,7 +117,12 @@ export async function changePasswordAction(_state: FormState, form: FormData): P
   });
   if (!parsed.success) return { fieldErrors: fieldErrorsFrom(parsed.error.issues) };
   try {
-    await changePassword({ userId: session.userId, ...parsed.data, keepSessionIdHash: session.idHash });
+    await changePassword({
+      userId: session.userId,
+      ...parsed.data,
+      keepSessionIdHash: session.idHash,
+      ip: await currentClientIp(),
+    });
   } catch (error) {
     return failure(error, {}, "change your password", "currentPassword");
   }
@@ -130,7 +142,7 @@ export async function deleteAccountAction(_state: FormState, form: FormData): Pr
   const parsed = deleteAccountSchema.safeParse({ password: form.get("password") ?? "" });
   if (!parsed.success) return { fieldErrors: fieldErrorsFrom(parsed.error.issues) };
   try {
-    await deleteAccount({ userId: session.userId, password: parsed.data.password });
+    await deleteAccount({ userId: session.userId, password: parsed.data.password, ip: await currentClientIp() });
   } catch (error) {
     return failure(error, {}, "delete your account");
   }

@@ -15,6 +15,7 @@ import {
 } from "@/lib/db/queries";
 import { changeAudit, changeSets, conversations, toolAudit } from "@/lib/db/schema";
 import { useTestDatabase } from "@/lib/db/testing";
+import { resetEnvForTests } from "@/lib/env";
 import { insertSiteRow } from "@/lib/agent/testing/fixtures";
 import { call } from "@/test/http";
 import { eq } from "drizzle-orm";
@@ -46,17 +47,74 @@ describe("account settings", () => {
     const changed = await call(patchMe, {
       method: "PATCH",
       cookie: a.cookie,
-      body: { name: "Ada L.", email: `NEW-${a.email}` },
+      body: { name: "Ada L.", email: `NEW-${a.email}`, currentPassword: PASSWORD },
     });
     expect(changed.status).toBe(200);
     expect(changed.json.user).toMatchObject({ name: "Ada L.", email: `NEW-${a.email}` });
     expect((await call(me, { cookie: a.cookie })).json.user.email).toBe(`NEW-${a.email}`);
-    const taken = await call(patchMe, { method: "PATCH", cookie: a.cookie, body: { email: b.email.toUpperCase() } });
+    const renamed = await call(patchMe, {
+      method: "PATCH",
+      cookie: a.cookie,
+      body: { name: "Ada", email: `NEW-${a.email}` },
+    });
+    expect(renamed.status).toBe(200); // the name alone needs no password
+    const taken = await call(patchMe, {
+      method: "PATCH",
+      cookie: a.cookie,
+      body: { email: b.email.toUpperCase(), currentPassword: PASSWORD },
+    });
     expect(taken.status).toBe(409);
     expect(taken.json.error.code).toBe("email_taken");
     const bad = await call(patchMe, { method: "PATCH", cookie: a.cookie, body: { email: "not an email" } });
     expect(bad.status).toBe(400);
     expect(bad.json.error.code).toBe("invalid_input");
+  });
+
+  it("refuses a new email without the current password or with a wrong one, and keeps the old email", async () => {
+    const a = await account();
+    const next = `moved-${a.email}`;
+    const without = await call(patchMe, { method: "PATCH", cookie: a.cookie, body: { email: next } });
+    expect(without.status).toBe(400);
+    expect(without.json.error.code).toBe("invalid_input");
+    expect(without.json.error.details.issues[0].path).toEqual(["currentPassword"]);
+    const wrong = await call(patchMe, {
+      method: "PATCH",
+      cookie: a.cookie,
+      body: { email: next, currentPassword: "not my password at all" },
+    });
+    expect(wrong.status).toBe(401);
+    expect(wrong.json.error.code).toBe("invalid_credentials");
+    expect((await call(me, { cookie: a.cookie })).json.user.email).toBe(a.email);
+    expect(await findUserByEmail({ email: next })).toBeUndefined();
+    expect((await call(login, { body: { email: a.email, password: PASSWORD } })).status).toBe(200);
+  });
+
+  it("rate-limits email changes per client, and one client's limit leaves the owner's other client alone", async () => {
+    const a = await account();
+    resetEnvForTests({ AUTH_RATE_LIMIT: "2" });
+    try {
+      const change = (ip: string, currentPassword: string) =>
+        call(patchMe, {
+          method: "PATCH",
+          cookie: a.cookie,
+          headers: { "x-forwarded-for": ip },
+          body: { email: `limited-${a.email}`, currentPassword },
+        });
+      expect((await change("203.0.113.80", "wrong password one")).status).toBe(401);
+      expect((await change("203.0.113.80", "wrong password two")).status).toBe(401);
+      const limited = await change("203.0.113.80", PASSWORD);
+      expect(limited.status).toBe(429);
+      expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect((await call(me, { cookie: a.cookie })).json.user.email).toBe(a.email);
+      // Another client (the owner elsewhere) is not locked out; the account's own bucket over all clients is
+      // ACCOUNT_LIMIT_FACTOR times as big (lib/rate-limit.test.ts).
+      expect((await change("198.51.100.80", "wrong password three")).status).toBe(401);
+      const moved = await change("198.51.100.80", PASSWORD);
+      expect(moved.status).toBe(200);
+      expect(moved.json.user.email).toBe(`limited-${a.email}`);
+    } finally {
+      resetEnvForTests({ AUTH_RATE_LIMIT: "1000" });
+    }
   });
 
   it("changes the password only with the current one, and signs out every other session", async () => {

@@ -178,7 +178,7 @@ describe("login and logout", () => {
     expect((await call(me, { cookie })).status).toBe(401);
   });
 
-  it("rate-limits login per client address and per account, with Retry-After", async () => {
+  it("rate-limits login per client address, with Retry-After", async () => {
     const { email } = await signedUp();
     resetEnvForTests({ AUTH_RATE_LIMIT: "3" });
     try {
@@ -189,8 +189,25 @@ describe("login and logout", () => {
       expect(limited.status).toBe(429);
       expect(limited.json.error.code).toBe("rate_limited");
       expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
-      // Another address is still limited for this account: guesses cannot be spread across addresses.
-      expect((await attempt("198.51.100.9")).status).toBe(429);
+    } finally {
+      resetEnvForTests({ AUTH_RATE_LIMIT: "1000" });
+    }
+  });
+
+  it("does not let one client's failures lock another client out of the same account", async () => {
+    const { email } = await signedUp();
+    resetEnvForTests({ AUTH_RATE_LIMIT: "3" });
+    try {
+      const attempt = (ip: string, password = "wrong passphrase here!!") =>
+        call(login, { body: { email, password }, headers: { "x-forwarded-for": ip } });
+      // Client A guesses until refused, and keeps going (refused attempts cost no hashing).
+      const statuses = [];
+      for (let i = 0; i < 25; i++) statuses.push((await attempt("203.0.113.66")).status);
+      expect(statuses.slice(0, 3)).toEqual([401, 401, 401]);
+      expect(new Set(statuses.slice(3))).toEqual(new Set([429]));
+      // Client B, the owner elsewhere: a typo is an ordinary 401, the right password logs in.
+      expect((await attempt("198.51.100.66")).status).toBe(401);
+      expect((await attempt("198.51.100.66", PASSWORD)).status).toBe(200);
     } finally {
       resetEnvForTests({ AUTH_RATE_LIMIT: "1000" });
     }

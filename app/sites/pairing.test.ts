@@ -345,6 +345,31 @@ describe("POST /sites/redeem", () => {
       resetEnvForTests({ REDEEM_RATE_LIMIT: "1000" });
     }
   });
+
+  it("lets a customer's right code through after 60 other addresses each used up their own redeem limit", async () => {
+    resetEnvForTests({ REDEEM_RATE_LIMIT: "2" });
+    try {
+      const failures = [];
+      for (let client = 0; client < 60; client++) {
+        const ip = `198.51.${100 + Math.floor(client / 250)}.${client % 250}`;
+        for (let i = 0; i < 3; i++) {
+          const res = await call(redeem, {
+            body: redeemBody(freshUrl(), "BCDFGHJK"),
+            headers: { "x-forwarded-for": ip },
+          });
+          failures.push(res.status);
+        }
+      }
+      // Each address met its own limit (404 twice, then 429)...
+      expect(failures.filter((s) => s === 429)).toHaveLength(60);
+      // ...and nobody else's: the 61st customer pairs.
+      const { url, code } = await startPairing();
+      const res = await call(redeem, { body: redeemBody(url, code), headers: { "x-forwarded-for": "203.0.113.61" } });
+      expect(res.status).toBe(200);
+    } finally {
+      resetEnvForTests({ REDEEM_RATE_LIMIT: "1000" });
+    }
+  });
 });
 
 describe("a user's sites", () => {

@@ -1,14 +1,14 @@
 /**
- * What a signed-in person can do to their own account: change name and email, change the password (the current
- * one required; every other session signed out), sign out everywhere, delete the account and its data (the
- * password required; every connected site is told to revoke Sitewright's key first). Route handlers and the
- * account page's server actions both call these.
+ * What a signed-in person can do to their own account: change name and email (a new email needs the current
+ * password), change the password (the current one required; every other session signed out), sign out
+ * everywhere, delete the account and its data (the password required; every connected site is told to revoke
+ * Sitewright's key first). Route handlers and the account page's server actions both call these.
  */
 import { z } from "zod";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
-import { enforceRateLimit } from "@/lib/rate-limit";
+import { enforceAccountAttemptLimits } from "@/lib/rate-limit";
 import {
   deleteSessionsForUser,
   deleteUserAndData,
@@ -25,6 +25,8 @@ import { toPublicUser, type PublicUser } from "./session";
 export const profileSchema = z.strictObject({
   email: emailSchema,
   name: z.string().trim().max(100, "Name must be at most 100 characters.").optional(),
+  /** Required when `email` is not the current one. */
+  currentPassword: z.string().max(1024).optional(),
 });
 
 export const changePasswordSchema = z.strictObject({
@@ -38,17 +40,59 @@ export const deleteAccountSchema = z.strictObject({
 
 const gone = () => new AppError("unauthenticated", "Your session ended. Log in again to continue.");
 
-/** The password check behind every sensitive change: rate limited like login, and the same scrypt work. */
-async function checkPassword(userId: string, password: string) {
-  await enforceRateLimit({ key: `password:account:${userId}`, limit: env().AUTH_RATE_LIMIT });
-  const user = await findUserById({ id: userId });
+/**
+ * The password check behind every sensitive change: rate limited like login (per client, per account and client,
+ * and per account far above what one client reaches), before the same scrypt work. A wrong password is
+ * `403 wrong_password`, or `401 invalid_credentials` for an email change (the contract's answer there).
+ */
+async function checkPassword(input: {
+  userId: string;
+  password: string;
+  ip: string;
+  wrong?: "wrong_password" | "invalid_credentials";
+  field?: string;
+}) {
+  await enforceAccountAttemptLimits({
+    scope: "password",
+    account: input.userId,
+    ip: input.ip,
+    limit: env().AUTH_RATE_LIMIT,
+  });
+  const user = await findUserById({ id: input.userId });
   if (!user) throw gone();
-  if (!(await verifyPassword(password, user.passwordHash)))
-    throw new AppError("wrong_password", "That is not your current password.", { details: { field: "password" } });
+  if (!(await verifyPassword(input.password, user.passwordHash)))
+    throw new AppError(input.wrong ?? "wrong_password", "That is not your current password.", {
+      details: { field: input.field ?? "password" },
+    });
   return user;
 }
 
-export async function updateProfile(input: { userId: string; email: string; name?: string }): Promise<PublicUser> {
+/**
+ * Name and email. A new login email needs the current password (a stolen session cannot take the account over by
+ * moving its email, nor probe which emails have accounts through `409 email_taken`), and is rate limited with it.
+ */
+export async function updateProfile(input: {
+  userId: string;
+  email: string;
+  name?: string;
+  currentPassword?: string;
+  ip: string;
+}): Promise<PublicUser> {
+  const current = await findUserById({ id: input.userId });
+  if (!current) throw gone();
+  if (input.email !== current.email) {
+    if (!input.currentPassword) {
+      const message = "Enter your current password to change your email.";
+      throw new AppError("invalid_input", message, { details: { issues: [{ path: ["currentPassword"], message }] } });
+    }
+    await checkPassword({
+      userId: input.userId,
+      password: input.currentPassword,
+      ip: input.ip,
+      wrong: "invalid_credentials",
+      field: "currentPassword",
+    });
+  }
   const user = await updateUserProfile({ id: input.userId, email: input.email, name: input.name || null });
   if (!user) throw new AppError("email_taken", "Another account already uses this email.");
   return toPublicUser(user);
@@ -60,8 +104,14 @@ export async function changePassword(input: {
   currentPassword: string;
   newPassword: string;
   keepSessionIdHash: string;
+  ip: string;
 }) {
-  await checkPassword(input.userId, input.currentPassword);
+  await checkPassword({
+    userId: input.userId,
+    password: input.currentPassword,
+    ip: input.ip,
+    field: "currentPassword",
+  });
   await updateUserPasswordHash({ id: input.userId, passwordHash: await hashPassword(input.newPassword) });
   const signedOut = await deleteSessionsForUser({ userId: input.userId, keepIdHash: input.keepSessionIdHash });
   log.info("password changed", { userId: input.userId, signedOut });
@@ -73,8 +123,8 @@ export async function signOutEverywhere({ userId }: { userId: string }) {
 }
 
 /** Revokes every connection (the plugin is told when it can be reached), then deletes the user and their data. */
-export async function deleteAccount(input: { userId: string; password: string }) {
-  await checkPassword(input.userId, input.password);
+export async function deleteAccount(input: { userId: string; password: string; ip: string }) {
+  await checkPassword({ userId: input.userId, password: input.password, ip: input.ip });
   for (const site of await listSitesForUser({ userId: input.userId })) {
     try {
       await disconnectSite({ userId: input.userId, siteId: site.id });

@@ -8,7 +8,7 @@ import { z } from "zod";
 import { now } from "@/lib/clock";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
-import { enforceRateLimit } from "@/lib/rate-limit";
+import { enforceAccountAttemptLimits, enforceRateLimit } from "@/lib/rate-limit";
 import { findUserByEmail, insertUser, updateUserPasswordHash } from "@/lib/db/queries";
 import { COMMON_PASSWORDS } from "./common-passwords";
 import { dummyPasswordHash, hashPassword, needsRehash, verifyPassword } from "./password";
@@ -78,10 +78,9 @@ export async function registerAccount(input: {
 const invalidCredentials = () => new AppError("invalid_credentials", "The email or password is not right.");
 
 export async function authenticate(input: { email: string; password: string; ip: string }): Promise<PublicUser> {
-  const limit = env().AUTH_RATE_LIMIT;
   const email = input.email.toLowerCase();
-  await enforceRateLimit({ key: `login:ip:${input.ip}`, limit });
-  await enforceRateLimit({ key: `login:account:${email}`, limit });
+  // Keyed per client and account, so one client's wrong guesses never lock the owner out (lib/rate-limit.ts).
+  await enforceAccountAttemptLimits({ scope: "login", account: email, ip: input.ip, limit: env().AUTH_RATE_LIMIT });
   const user = await findUserByEmail({ email });
   if (!user) {
     // Same work, same answer: an unknown email must not be told apart from a wrong password.

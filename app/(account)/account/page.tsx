@@ -28,6 +28,13 @@ export default async function AccountPage() {
             required: true,
             defaultValue: user.email,
           },
+          {
+            name: "currentPassword",
+            label: "Current password",
+            type: "password",
+            autoComplete: "current-password",
+            hint: "Needed only to change your email.",
+          },
         ]}
       />
       <AccountForm

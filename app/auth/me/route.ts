@@ -4,14 +4,17 @@ import { json, noContent, route } from "@/lib/http/route";
 
 export const GET = route({ auth: "session" }, async ({ session }) => json(200, { user: session.user }));
 
-/** Name and email. */
-export const PATCH = route({ auth: "session", body: profileSchema }, async ({ body, session }) =>
-  json(200, { user: await updateProfile({ userId: session.userId, ...body }) }),
+/** Name and email; a new email needs `currentPassword`. */
+export const PATCH = route({ auth: "session", body: profileSchema }, async ({ body, ip, session }) =>
+  json(200, { user: await updateProfile({ userId: session.userId, ...body, ip }) }),
 );
 
 /** Deletes the account and everything in it; the password confirms it. */
-export const DELETE = route({ auth: "session", body: deleteAccountSchema }, async ({ body, session, setCookie }) => {
-  await deleteAccount({ userId: session.userId, password: body.password });
-  setCookie(clearedSessionCookie());
-  return noContent();
-});
+export const DELETE = route(
+  { auth: "session", body: deleteAccountSchema },
+  async ({ body, ip, session, setCookie }) => {
+    await deleteAccount({ userId: session.userId, password: body.password, ip });
+    setCookie(clearedSessionCookie());
+    return noContent();
+  },
+);
