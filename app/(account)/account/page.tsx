@@ -2,6 +2,7 @@ import { redirect } from "next/navigation";
 import { ConfirmButton } from "@/app/confirm-button";
 import { currentSession } from "@/lib/auth/current";
 import { AccountForm } from "../account-form";
+import { ConnectedClients } from "./connected-clients";
 import { changePasswordAction, deleteAccountAction, signOutEverywhereAction, updateProfileAction } from "../actions";
 
 export const metadata = { title: "Your account · Sitewright" };
@@ -60,6 +61,7 @@ export default async function AccountPage() {
           },
         ]}
       />
+      <ConnectedClients userId={user.id} />
       <section className="card" aria-labelledby="everywhere-title">
         <h2 id="everywhere-title">Sign out everywhere</h2>
         <p>Ends every session of this account, on this device and all others.</p>
