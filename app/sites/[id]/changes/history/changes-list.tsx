@@ -14,6 +14,7 @@ import type {
   PublicChangeSet,
 } from "@/lib/changes/change-sets";
 import { ChangeItemDiff } from "../../chat/change-diff";
+import { VerificationStatus } from "../../verification-status";
 import styles from "./changes.module.css";
 
 const STATUS: Record<string, string> = {
@@ -71,6 +72,8 @@ function ChangeSetCard({ siteId, set, focused }: { siteId: string; set: ChangeSe
   const [failure, setFailure] = useState<Failure | undefined>();
   // What the last undo answered: sets from older pages are not re-read by a refresh.
   const [undoneTo, setUndoneTo] = useState<string | undefined>();
+  // After an undo here, the look at the live site starts again: ask for its outcome.
+  const [verifyAgain, setVerifyAgain] = useState(false);
   const status = undoneTo ?? set.status;
   const base = `/sites/${siteId}/changes/${set.id}`;
   const rehearsal = set.target === "sandbox";
@@ -135,6 +138,7 @@ function ChangeSetCard({ siteId, set, focused }: { siteId: string; set: ChangeSe
       }
       const body = (await res.json().catch(() => undefined)) as { changeSet?: PublicChangeSet } | undefined;
       if (body?.changeSet) setUndoneTo(body.changeSet.status);
+      setVerifyAgain(true);
       setChosen(new Set());
       router.refresh();
     } catch {
@@ -155,6 +159,21 @@ function ChangeSetCard({ siteId, set, focused }: { siteId: string; set: ChangeSe
       <p className={styles.titles} data-testid="change-set-titles">
         {titleLine(set)}
       </p>
+      {!rehearsal && (set.verification || verifyAgain) ? (
+        <VerificationStatus
+          key={verifyAgain ? "again" : "first"}
+          siteId={siteId}
+          changeSetId={set.id}
+          verification={verifyAgain ? undefined : set.verification}
+          poll={verifyAgain}
+          canUndo={undoable}
+          onUndone={() => {
+            setUndoneTo("undone");
+            setVerifyAgain(true);
+            router.refresh();
+          }}
+        />
+      ) : null}
       {rehearsal ? (
         <p data-testid="rehearsal">
           Tried in a sandbox{status === "pending" ? ": your live site is unchanged. " : ". "}
