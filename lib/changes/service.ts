@@ -7,6 +7,7 @@ import { getSandboxManager } from "@/lib/sandbox";
 import { applyRehearsal, discardRehearsal } from "@/lib/sandbox/apply";
 import { getOwnedSite, siteClientFor } from "@/lib/sites/sites";
 import type { SiteClient } from "@/lib/sites/types";
+import { scheduleVerification } from "@/lib/workflows/verify-change-set";
 import {
   type ChangeSetList,
   type ChangeSetPage,
@@ -63,16 +64,30 @@ export async function showChangeSetForOwner(request: ChangeSetRequest): Promise<
 
 export async function undoChangeSetForOwner(request: ChangeSetRequest): Promise<PublicChangeSet> {
   const site = await getOwnedSite(request);
-  await getChangeSet(request); // 404 before touching the site's credentials
-  return undoChangeSet(request, deps().siteClient(site));
+  const before = await getChangeSet(request); // 404 before touching the site's credentials
+  const undone = await undoChangeSet(request, deps().siteClient(site));
+  // Then the look at the live site, after the answer (docs/verification.md).
+  const wasApplied = new Set(before.items.filter((i) => i.status === "applied").map((i) => i.id));
+  const itemIds = undone.items.filter((i) => i.status === "undone" && wasApplied.has(i.id)).map((i) => i.id);
+  void scheduleVerification({ ...request, trigger: "undo", itemIds });
+  return { ...undone, verification: { status: "pending", urls: [] } };
 }
 
 export async function applyChangeSetForOwner(request: ChangeSetRequest): Promise<PublicChangeSet> {
   const site = await getOwnedSite(request);
   const set = await getChangeSet(request);
   // A rehearsal (sandbox change set) is replayed on the live site: lib/sandbox/apply.ts.
-  if (set.target === "sandbox")
-    return applyRehearsal(request, deps().siteClient(site), getSandboxManager().rehearsals());
+  if (set.target === "sandbox") {
+    const applied = await applyRehearsal(request, deps().siteClient(site), getSandboxManager().rehearsals());
+    // `applied` is the live change set the Apply wrote: look at the live site for it (docs/verification.md).
+    void scheduleVerification({
+      userId: request.userId,
+      siteId: request.siteId,
+      changeSetId: applied.id,
+      trigger: "apply",
+    });
+    return applied;
+  }
   return applyChangeSet(request);
 }
 

@@ -24,6 +24,8 @@ type Props = {
 export function VerificationStatus({ siteId, changeSetId, verification, poll = false, canUndo, onUndone }: Props) {
   const [current, setCurrent] = useState<ChangeSetVerification | null | undefined>(verification);
   const [undo, setUndo] = useState<"idle" | "busy" | "done" | string>("idle");
+  // The look found nothing a visitor sees to check (a draft): nothing to show.
+  const [nothing, setNothing] = useState(false);
 
   useEffect(() => setCurrent(verification), [verification]);
 
@@ -40,6 +42,10 @@ export function VerificationStatus({ siteId, changeSetId, verification, poll = f
         const res = await fetch(`/sites/${siteId}/changes/${changeSetId}`, { headers: { accept: "application/json" } });
         const body = (await res.json()) as { changeSet?: { verification?: ChangeSetVerification } };
         const found = body.changeSet?.verification;
+        if (!stopped && body.changeSet && !found && tries > 1) {
+          setNothing(true);
+          return;
+        }
         if (!stopped && found && found.status !== "pending") {
           setCurrent(found);
           return;
@@ -55,6 +61,8 @@ export function VerificationStatus({ siteId, changeSetId, verification, poll = f
       clearTimeout(timer);
     };
   }, [poll, status, siteId, changeSetId]);
+
+  if (nothing) return null;
 
   if (!current)
     return poll ? (
