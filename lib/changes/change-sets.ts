@@ -68,7 +68,7 @@ export type PublicChangeSet = {
   items: PublicChangeItem[];
 };
 
-/** Each side of a diff in an answer is at most this much JSON (a page of 100 items stays under about 13 MB). */
+/** Each side of a diff on a diff page is at most this much JSON (a page of 100 items stays under about 13 MB). */
 export const DIFF_SIDE_MAX_BYTES = 64 * 1024;
 /** Items per page of a change set's diff. */
 export const ITEMS_PAGE_SIZE = 100;
@@ -83,8 +83,16 @@ type ItemFields = Pick<
   "id" | "kind" | "ref" | "title" | "summary" | "action" | "before" | "after" | "status" | "visible"
 >;
 
-/** The wire item, each side of its diff capped (`truncated` when cut, in SQL or here). */
-export function publicChangeItem(item: ItemFields & Partial<Pick<ChangeItemDiffRow, "beforeCut" | "afterCut">>) {
+/**
+ * The wire item, whole: the chat's approval cards, the review page and Apply/Undo answers show exactly what is
+ * approved or done, so they never cut a diff.
+ */
+export function publicChangeItem(item: ItemFields): PublicChangeItem {
+  return wireItem(item, true);
+}
+
+/** The wire item for a diff page: each side capped at DIFF_SIDE_MAX_BYTES, `truncated` when cut (in SQL or here). */
+export function cappedChangeItem(item: ItemFields & Partial<Pick<ChangeItemDiffRow, "beforeCut" | "afterCut">>) {
   return wireItem(item, false);
 }
 
@@ -126,7 +134,7 @@ function publicChangeSetFields(set: ChangeSet) {
   };
 }
 
-/** A whole change set (apply, undo, discard and the review page answer with it), each item's diff capped. */
+/** A whole change set with its items whole (apply, undo, discard and the review page answer with it). */
 export function publicChangeSet(set: ChangeSetWithItems): PublicChangeSet {
   return { ...publicChangeSetFields(set), items: set.items.map(publicChangeItem) };
 }
@@ -204,7 +212,7 @@ export async function showChangeSetPage(input: {
     changeSet: {
       ...publicChangeSetFields(set),
       itemCount: set.itemCount,
-      items: page.map(publicChangeItem),
+      items: page.map(cappedChangeItem),
     },
     ...(rows.length > ITEMS_PAGE_SIZE && last ? { nextCursor: encodeItemCursor(last.seq) } : {}),
   };
@@ -220,7 +228,7 @@ export async function getWholeChangeItem(input: {
   const set = await findChangeSetSummary({ id: input.changeSetId, userId: input.userId, siteId: input.siteId });
   const item = set ? await findChangeItem({ changeSetId: set.id, id: input.itemId }) : undefined;
   if (!item) throw new AppError("not_found", "There is no such item in this change set.");
-  return wireItem(item, true);
+  return publicChangeItem(item);
 }
 
 /** Records a change-set event in the audit; a failure to record is logged, never hides the outcome. */
