@@ -5,7 +5,12 @@
  */
 import { redirect } from "next/navigation";
 import { currentSession } from "@/lib/auth/current";
-import { type AuthorizeParams, checkAuthorizeRequest, grantableSites } from "@/lib/oauth/authorize";
+import {
+  type AuthorizeParams,
+  type AuthorizeRequest,
+  checkAuthorizeRequest,
+  grantableSites,
+} from "@/lib/oauth/authorize";
 
 export const metadata = { title: "Connect an application · Sitewright" };
 export const dynamic = "force-dynamic";
@@ -49,10 +54,24 @@ export default async function AuthorizePage({
       </main>
     );
   }
-  const { request } = check;
   const sites = await grantableSites(session.user.id);
-  const returnHost = new URL(request.redirectUri).host;
   const problem = typeof raw.problem === "string" ? raw.problem : undefined;
+  return <Consent request={check.request} params={params} sites={sites} problem={problem} />;
+}
+
+/** The consent: who asks, where the browser goes back, which sites, and what it may do. */
+function Consent({
+  request,
+  params,
+  sites,
+  problem,
+}: {
+  request: AuthorizeRequest;
+  params: AuthorizeParams;
+  sites: Awaited<ReturnType<typeof grantableSites>>;
+  problem?: string;
+}) {
+  const returnHost = new URL(request.redirectUri).host;
   return (
     <main className="narrow">
       <h1>Connect “{request.client.name}” to Sitewright?</h1>
@@ -65,32 +84,8 @@ export default async function AuthorizePage({
         {PARAMS.map((name) =>
           params[name] !== undefined ? <input key={name} type="hidden" name={name} value={params[name]} /> : null,
         )}
-        {sites.length === 0 ? (
-          <p>You have no connected site yet: connect one from the Sites page first.</p>
-        ) : (
-          <fieldset>
-            <legend>Sites it may use</legend>
-            {sites.map((site) => (
-              <label key={site.id} className="choice">
-                <input type="checkbox" name="site" value={site.id} defaultChecked={sites.length === 1} />{" "}
-                {site.name ? `${site.name} (${site.url})` : site.url}
-              </label>
-            ))}
-          </fieldset>
-        )}
-        <fieldset>
-          <legend>What it may do</legend>
-          <label className="choice">
-            <input type="radio" name="access" value="read" defaultChecked={request.maxAccess === "read"} /> Read only:
-            pages, posts, settings and design
-          </label>
-          {request.maxAccess === "propose" ? (
-            <label className="choice">
-              <input type="radio" name="access" value="propose" defaultChecked /> Read and propose changes: drafts and
-              private pages are written at once; every change visitors would see waits for your approval here
-            </label>
-          ) : null}
-        </fieldset>
+        <SiteChoice sites={sites} />
+        <AccessChoice maxAccess={request.maxAccess} />
         <p className="muted">You can disconnect it at any time from your account page.</p>
         <div className="actions">
           <button type="submit" name="decision" value="approve" disabled={sites.length === 0}>
@@ -102,5 +97,38 @@ export default async function AuthorizePage({
         </div>
       </form>
     </main>
+  );
+}
+
+function SiteChoice({ sites }: { sites: Awaited<ReturnType<typeof grantableSites>> }) {
+  if (sites.length === 0) return <p>You have no connected site yet: connect one from the Sites page first.</p>;
+  return (
+    <fieldset>
+      <legend>Sites it may use</legend>
+      {sites.map((site) => (
+        <label key={site.id} className="choice">
+          <input type="checkbox" name="site" value={site.id} defaultChecked={sites.length === 1} />{" "}
+          {site.name ? `${site.name} (${site.url})` : site.url}
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
+function AccessChoice({ maxAccess }: { maxAccess: AuthorizeRequest["maxAccess"] }) {
+  return (
+    <fieldset>
+      <legend>What it may do</legend>
+      <label className="choice">
+        <input type="radio" name="access" value="read" defaultChecked={maxAccess === "read"} /> Read only: pages, posts,
+        settings and design
+      </label>
+      {maxAccess === "propose" ? (
+        <label className="choice">
+          <input type="radio" name="access" value="propose" defaultChecked /> Read and propose changes: drafts and
+          private pages are written at once; every change visitors would see waits for your approval here
+        </label>
+      ) : null}
+    </fieldset>
   );
 }
