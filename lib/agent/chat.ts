@@ -23,6 +23,7 @@ import type { SiteClient } from "@/lib/sites/types";
 import { recordApprovalDecision } from "@/lib/changes/change-sets";
 import { getSandboxManager } from "@/lib/sandbox";
 import { sandboxConfig } from "@/lib/sandbox/config";
+import { scheduleVerification } from "@/lib/workflows/verify-change-set";
 import { decideApproval } from "./approvals";
 import { siteBreaker } from "./breaker";
 import { MAX_MESSAGE_BYTES } from "./chat-constants";
@@ -284,6 +285,8 @@ export async function startChatTurn(
     ...(rehearsal ? { sandboxId: rehearsal.sandboxId } : {}),
     flagged: flaggedInHistory(history),
     signal: request.signal,
+    afterLiveWrite: ({ changeSetId, itemIds }) =>
+      void scheduleVerification({ userId: request.userId, siteId: site.id, changeSetId, trigger: "write", itemIds }),
   });
   return createUIMessageStreamResponse({
     stream,

@@ -28,6 +28,7 @@ import { ALL_OPERATIONS, sdkInputSchema, type Operation } from "./operations";
 import { systemPrompt, type PromptSite } from "./prompt";
 import { auditInvalidCall, buildTools, type RunState, type ToolContext, type ToolOutcome } from "./tools";
 import { wrapForModel } from "./untrusted";
+import type { WriteContext } from "./writes";
 
 export type TurnMetadata = {
   /** Why the run ended: a budget limit, an error, the client leaving, or the model finishing (`finished`). */
@@ -62,6 +63,8 @@ export type TurnInput = {
   signal?: AbortSignal;
   /** Sandbox mode: `client` reaches this sandbox, and the turn's change set waits for Apply (docs/rehearsal.md). */
   sandboxId?: string;
+  /** Called after an approved write lands on the live site (the look at the live site: docs/verification.md). */
+  afterLiveWrite?: WriteContext["afterLiveWrite"];
 };
 
 /** Converts stored history for the model: tool results from the site always reach it wrapped as untrusted. */
@@ -177,6 +180,7 @@ export function streamTurn(input: TurnInput): ReadableStream<Chunk> {
           client: input.client,
           plans: new Map(),
           emitChange: (part) => emit({ type: "data-change", id: part.toolCallId, data: part }),
+          ...(input.afterLiveWrite ? { afterLiveWrite: input.afterLiveWrite } : {}),
         },
       };
       const tools = buildTools(input.operations, ctx);

@@ -34,6 +34,8 @@ export type WriteContext = {
   /** Plans made in this request, by tool call: made once in the approval check, reused by execute. */
   plans: Map<string, Promise<PlanOutcome>>;
   emitChange(part: ChangePart): void;
+  /** An approved write landed on the live site: the chat turn starts the look at the live site after it. */
+  afterLiveWrite?(write: { changeSetId: string; itemIds: string[] }): void;
 };
 
 export type PlanOutcome = { ok: true; plan: WritePlan } | { ok: false; error: unknown };
@@ -184,6 +186,7 @@ export async function writeApprovedPlan(
     status: "applied",
     items: items.map((i) => ({ ...publicChangeItem(i), status: "applied" })),
   });
+  if (ctx.scope.target === "live") ctx.afterLiveWrite?.({ changeSetId, itemIds: items.map((i) => i.id) });
   const summary = [...new Set(items.map((i) => i.summary))].join(" ");
   const first = items[0]!;
   const postId = first.ref.startsWith("post:") ? Number(first.ref.slice(5)) : undefined;

@@ -1,0 +1,79 @@
+/**
+ * The chat's approved write is followed by the look at the live site (docs/verification.md): through `POST /chat`
+ * with a scripted model against the real WordPress, the owner approves a rename of a published page, and the turn's
+ * change set then reads `verified` with the page's public address.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { POST } from "@/app/chat/route";
+import { findChangeSet } from "@/lib/db/queries";
+import { useTestDatabase } from "@/lib/db/testing";
+import { setVerificationDepsForTests } from "@/lib/workflows/verify-change-set";
+import { newUser } from "@/test/accounts";
+import { call } from "@/test/http";
+import { setAgentModelForTests } from "./model";
+import { pairAgentSite, parseUiStream, startAgentSite, type AgentTestSite } from "./testing/fixtures";
+import { scriptedModel } from "./testing/scripted-model";
+
+useTestDatabase();
+
+let wp: AgentTestSite;
+let user: { cookie: string; id: string };
+let siteId: string;
+
+beforeAll(async () => {
+  wp = await startAgentSite();
+  user = await newUser("verify-chat");
+  siteId = await pairAgentSite(wp, user.id);
+  setVerificationDepsForTests({ delays: [0, 300] });
+}, 120_000);
+
+afterAll(async () => {
+  setVerificationDepsForTests(undefined);
+  setAgentModelForTests(undefined);
+  await wp?.local.stop();
+});
+
+async function chat(body: Record<string, unknown>) {
+  const res = await call(POST, {
+    body: { siteId, ...body },
+    cookie: user.cookie,
+    path: "/chat",
+    headers: { origin: "http://localhost:3000" },
+  });
+  expect(res.status).toBe(200);
+  return parseUiStream(res.text);
+}
+
+async function settled(changeSetId: string) {
+  for (let i = 0; i < 60; i++) {
+    const set = await findChangeSet({ id: changeSetId, userId: user.id, siteId });
+    if (set?.verification && set.verification.status !== "pending") return set;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error("the look at the live site did not finish");
+}
+
+describe("the chat's approved writes are checked on the live site", () => {
+  it("records 'verified' with the page's address after the owner approves a rename", async () => {
+    const { data } = await wp.admin.post<{ id: number; link: string }>("/wp/v2/pages", {
+      title: "Opening hours",
+      content: "<!-- wp:paragraph --><p>Nine to five.</p><!-- /wp:paragraph -->",
+      status: "publish",
+    });
+    setAgentModelForTests(
+      scriptedModel([
+        { toolCalls: [{ name: "update_page", input: { id: data.id, title: "Opening times" }, id: "call_rename" }] },
+        { text: "Renamed." },
+      ]),
+    );
+    const asked = await chat({ message: "Rename it" });
+    const request = asked.find((c) => c.type === "tool-approval-request") as { approvalId: string };
+    const conversationId = (asked.find((c) => c.type === "data-conversation") as { data: { conversationId: string } })
+      .data.conversationId;
+    const approved = await chat({ conversationId, approvals: [{ id: request.approvalId, approved: true }] });
+    const finish = approved.find((c) => c.type === "finish") as { messageMetadata?: { changeSetId?: string } };
+    const set = await settled(finish.messageMetadata!.changeSetId!);
+    expect(set.verification).toMatchObject({ status: "verified", urls: [{ status: "verified" }] });
+    expect(set.verification?.urls[0]?.url).toBe(data.link);
+  });
+});
