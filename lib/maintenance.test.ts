@@ -7,7 +7,8 @@ import { SESSION_IDLE_MS } from "@/lib/auth/session";
 import { newUser } from "@/test/accounts";
 import { call } from "@/test/http";
 import { getDb } from "@/lib/db";
-import { sessions } from "@/lib/db/schema";
+import { oauthTokens, sessions } from "@/lib/db/schema";
+import { insertOAuthClient, insertOAuthGrant, insertOAuthTokens } from "@/lib/db/queries";
 import { runSweeps } from "./maintenance";
 
 useTestDatabase();
@@ -26,5 +27,43 @@ describe("maintenance sweeps", () => {
     expect((await call(me, { cookie: live.cookie })).status).toBe(200);
     expect((await call(me, { cookie: idle.cookie })).status).toBe(401);
     expect(await findSessionWithUser({ idHash: "none" })).toBeUndefined();
+  });
+
+  it("remove MCP clients' tokens a day after they expired, and keep the ones still in force", async () => {
+    const owner = await newUser();
+    const at = new Date();
+    await insertOAuthClient({
+      id: "client-sweep",
+      name: "Sweep",
+      redirectUris: ["https://a.example/cb"],
+      authMethod: "none",
+      secretHash: null,
+      now: at,
+    });
+    await insertOAuthGrant({
+      id: "grant-sweep",
+      userId: owner.id,
+      clientId: "client-sweep",
+      siteIds: [],
+      access: "read",
+      now: at,
+    });
+    const token = (tokenHash: string, expiresAt: Date) => ({
+      tokenHash,
+      kind: "access" as const,
+      grantId: "grant-sweep",
+      familyId: "family",
+      resource: "http://localhost:3000/mcp",
+      createdAt: at,
+      expiresAt,
+    });
+    await insertOAuthTokens([
+      token("dead", new Date(at.getTime() - 2 * 24 * 60 * 60 * 1000)),
+      token("fresh", new Date(at.getTime() + 60_000)),
+    ]);
+    const swept = await runSweeps();
+    expect(swept.oauthTokens).toBe(1);
+    const db = await getDb();
+    expect((await db.select().from(oauthTokens)).map((row) => row.tokenHash)).toEqual(["fresh"]);
   });
 });

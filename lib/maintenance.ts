@@ -3,7 +3,7 @@
  * several instances running them at once is harmless.
  */
 import { nowMs, now } from "@/lib/clock";
-import { deleteRateLimitsBefore, deleteSessionsIdleOrExpired } from "@/lib/db/queries";
+import { deleteDeadOAuthTokens, deleteRateLimitsBefore, deleteSessionsIdleOrExpired } from "@/lib/db/queries";
 import { SESSION_IDLE_MS } from "@/lib/auth/session";
 import { sweepDeadPairings } from "@/lib/sites/sites";
 import { log } from "@/lib/log";
@@ -16,7 +16,9 @@ export async function runSweeps() {
   const sessions = await deleteSessionsIdleOrExpired({ now: at, idleBefore: new Date(at.getTime() - SESSION_IDLE_MS) });
   const pairings = await sweepDeadPairings();
   await deleteRateLimitsBefore({ windowStart: nowMs() - 60 * 60 * 1000 });
-  return { sessions, ...pairings };
+  // A day after they expired, MCP clients' tokens and codes are only dead weight (docs/mcp.md).
+  const oauthTokens = await deleteDeadOAuthTokens({ before: new Date(at.getTime() - 24 * 60 * 60 * 1000) });
+  return { sessions, ...pairings, oauthTokens };
 }
 
 type Holder = { timer?: NodeJS.Timeout };

@@ -67,9 +67,10 @@ describe("the chat's approved writes are checked on the live site", () => {
       ]),
     );
     const asked = await chat({ message: "Rename it" });
-    const request = asked.find((c) => c.type === "tool-approval-request") as { approvalId: string };
-    const conversationId = (asked.find((c) => c.type === "data-conversation") as { data: { conversationId: string } })
-      .data.conversationId;
+    const request = asked.find((c) => c.type === "tool-approval-request") as unknown as { approvalId: string };
+    const conversationId = (
+      asked.find((c) => c.type === "data-conversation") as unknown as { data: { conversationId: string } }
+    ).data.conversationId;
     const approved = await chat({ conversationId, approvals: [{ id: request.approvalId, approved: true }] });
     const finish = approved.find((c) => c.type === "finish") as { messageMetadata?: { changeSetId?: string } };
     const set = await settled(finish.messageMetadata!.changeSetId!);

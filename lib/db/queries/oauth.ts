@@ -1,5 +1,5 @@
 /** MCP clients over OAuth 2.1 (docs/mcp.md): clients, the owner's grants, codes and tokens (hashes only). */
-import { and, desc, eq, gt, isNull, sql } from "drizzle-orm";
+import { and, desc, eq, gt, isNull, lt } from "drizzle-orm";
 import { getDb } from "../index";
 import {
   type McpAccess,
@@ -243,12 +243,13 @@ export async function revokeClientToken(input: { tokenHash: string; clientId: st
       .where(and(eq(oauthTokens.tokenHash, input.tokenHash), isNull(oauthTokens.revokedAt)));
 }
 
-/** Tokens that can no longer be used, removed (run by the maintenance sweep). */
+/** Tokens and codes that expired before `before`, removed (the maintenance sweep; reuse of them is moot by then). */
 export async function deleteDeadOAuthTokens(input: { before: Date }): Promise<number> {
   const db = await getDb();
   const rows = await db
     .delete(oauthTokens)
-    .where(sql`${oauthTokens.expiresAt} < ${input.before}`)
+    .where(lt(oauthTokens.expiresAt, input.before))
     .returning({ hash: oauthTokens.tokenHash });
+  await db.delete(oauthCodes).where(lt(oauthCodes.expiresAt, input.before));
   return rows.length;
 }
