@@ -3,6 +3,7 @@ import { notFound, redirect } from "next/navigation";
 import { currentSession } from "@/lib/auth/current";
 import { isAppError } from "@/lib/errors";
 import { loadRehearsalReview } from "@/lib/sandbox/review";
+import { PendingReview } from "./pending-review";
 import { ReviewActions } from "./review-actions";
 import styles from "./review.module.css";
 
@@ -77,6 +78,8 @@ export default async function ReviewPage({ params }: { params: Promise<{ id: str
           </div>
         </section>
       ))}
+      {/* A live set waits for the owner's click here (an MCP client's proposal), or is already written. */}
+      {rehearsal ? null : <PendingReview siteId={site.id} changeSet={changeSet} />}
       <ReviewActions
         siteId={site.id}
         changeSet={{ id: changeSet.id, status: changeSet.status, target: changeSet.target }}

@@ -1,0 +1,90 @@
+"use client";
+/**
+ * A pending change set on the live site (what an MCP client proposed, docs/mcp.md): the diff as the chat's card shows
+ * it, Approve and Deny; after Approve, the look at the live site. Nothing is written before the owner's click.
+ */
+import { useRouter } from "next/navigation";
+import { useState } from "react";
+import type { PublicChangeSet } from "@/lib/changes/change-sets";
+import { ChangeDiff } from "../../chat/change-diff";
+import { VerificationStatus } from "../../verification-status";
+
+type Answer = {
+  changeSet?: PublicChangeSet;
+  error?: { message?: string; details?: { items?: Array<{ title: string; reason: string }> } };
+};
+
+const STATUS: Record<string, string> = {
+  pending: "Waiting for your approval",
+  applied: "Applied",
+  discarded: "Not applied",
+  undone: "Undone",
+  partially_undone: "Partly undone",
+  partially_applied: "Partly applied",
+};
+
+export function PendingReview({ siteId, changeSet }: { siteId: string; changeSet: PublicChangeSet }) {
+  const router = useRouter();
+  const [current, setCurrent] = useState(changeSet);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+  const [approved, setApproved] = useState(false);
+
+  const decide = async (decision: "approve" | "deny") => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      const res = await fetch(`/sites/${siteId}/changes/${changeSet.id}/${decision}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json" },
+        body: "{}",
+      });
+      const body = (await res.json().catch(() => ({}))) as Answer;
+      if (!res.ok || !body.changeSet) {
+        const items = body.error?.details?.items?.map((i) => ` “${i.title}”: ${i.reason}`).join("") ?? "";
+        setError(`${body.error?.message ?? "That did not work. Try again."}${items}`);
+        return;
+      }
+      setCurrent(body.changeSet);
+      setApproved(decision === "approve");
+      router.refresh();
+    } catch {
+      setError("Sitewright could not be reached. Check your connection and try again.");
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section aria-labelledby="pending-title">
+      <h2 id="pending-title">What would change</h2>
+      <ChangeDiff items={current.items} />
+      <p data-testid="review-status" role="status">
+        <strong>{STATUS[current.status] ?? current.status}</strong>
+      </p>
+      {current.status === "pending" ? (
+        <p>
+          <button type="button" disabled={busy} onClick={() => void decide("approve")}>
+            Approve
+          </button>{" "}
+          <button type="button" className="secondary" disabled={busy} onClick={() => void decide("deny")}>
+            Deny
+          </button>
+        </p>
+      ) : null}
+      {error ? (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      ) : null}
+      {current.status !== "pending" && current.status !== "discarded" ? (
+        <VerificationStatus
+          siteId={siteId}
+          changeSetId={current.id}
+          verification={current.verification}
+          poll={approved}
+        />
+      ) : null}
+    </section>
+  );
+}
