@@ -94,6 +94,18 @@ export async function readSession(cookieValue: string | undefined): Promise<Auth
   return { userId: user.id, user: toPublicUser(user), idHash };
 }
 
+/**
+ * True while the session whose id hashes to `idHash` is live and belongs to `userId`: what a grant bound to a login
+ * session (the sandbox preview's) checks on every use, so it dies at logout, password change and sign-out
+ * everywhere. Read-only: a grant's use does not extend the session.
+ */
+export async function isLiveSession({ idHash, userId }: { idHash: string; userId: string }): Promise<boolean> {
+  const row = await findSessionWithUser({ idHash });
+  if (!row || row.user.id !== userId) return false;
+  const current = now();
+  return row.session.expiresAt > current && current.getTime() - row.session.lastSeenAt.getTime() < SESSION_IDLE_MS;
+}
+
 export async function destroySession(cookieValue: string | undefined): Promise<void> {
   const idHash = await idHashFromCookie(cookieValue);
   if (idHash) await deleteSession({ idHash });

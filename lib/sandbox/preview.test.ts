@@ -1,10 +1,25 @@
 /**
- * The preview's rewriting rules, on their own (the proxy itself runs against real sandboxes in
- * app/sessions/sessions.test.ts and lib/sandbox/rehearsal.test.ts).
+ * The preview: its rewriting rules and static-file paths on their own, then who gets through, what passes and
+ * what is cut, through the real route handler against one real sandbox (Podman) and real PostgreSQL.
  */
-import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { POST as logout } from "@/app/auth/logout/route";
+import { POST as login } from "@/app/auth/login/route";
+import { POST as changePassword } from "@/app/auth/password/route";
+import { DELETE as signOutEverywhere } from "@/app/auth/sessions/route";
+import { GET as previewGet, POST as previewPost } from "@/app/preview/[sandboxId]/[[...path]]/route";
+import { findSandboxById } from "@/lib/db/queries";
+import { useTestDatabase } from "@/lib/db/testing";
+import { newUser } from "@/test/accounts";
+import { call } from "@/test/http";
 import { mapBlockIds } from "./apply";
-import { hasPreviewGrant, isPublicAsset, previewCookie, rewriteText, scopeCookie } from "./preview";
+import { setSandboxManagerForTests } from "./index";
+import { MAX_FORWARDED_BODY, rewriteText, scopeCookie } from "./preview";
+import { staticFileCandidate, staticFileRequest } from "./preview-assets";
+import { previewGrantCookie, signedGrantSessions } from "./preview-grant";
+import type { SandboxView } from "./sandboxes";
+import { createTestSandboxes, type TestSandboxes } from "./testing";
 
 const ID = "3f2b8a4e-1c2d-4e5f-8a9b-0c1d2e3f4a5b";
 const BASE = `https://app.example/preview/${ID}`;
@@ -34,13 +49,21 @@ describe("the preview's rewriting", () => {
     expect(scopeCookie("a=b; Path=/wp-admin", ID)).toBe(`a=b; Path=/preview/${ID}/wp-admin`);
   });
 
-  it("grants the preview cookie to one user and one sandbox, until the sandbox expires", () => {
-    const sandbox = { id: ID, expiresAt: new Date(Date.now() + 60_000) };
-    const cookie = previewCookie({ secret: "s".repeat(32), appUrl: "https://app.example", userId: "u1", sandbox });
+  it("signs the preview grant for one user, one sandbox and one login session, until the sandbox expires", () => {
+    const session = "ab".repeat(32);
+    const cookie = previewGrantCookie({
+      secret: "s".repeat(32),
+      userId: "u1",
+      sandboxId: ID,
+      sessionIdHash: session,
+      expiresAt: new Date(Date.now() + 60_000),
+      appUrl: "https://app.example",
+      path: `/preview/${ID}/`,
+    });
     expect(cookie).toMatch(new RegExp(`Path=/preview/${ID}/; Max-Age=\\d+; HttpOnly; Secure; SameSite=None$`));
     const header = cookie.split(";")[0]!;
-    const check = (over: Partial<Parameters<typeof hasPreviewGrant>[0]>) =>
-      hasPreviewGrant({
+    const sessions = (over: Partial<Parameters<typeof signedGrantSessions>[0]>) =>
+      signedGrantSessions({
         cookieHeader: header,
         secret: "s".repeat(32),
         userId: "u1",
@@ -48,21 +71,44 @@ describe("the preview's rewriting", () => {
         now: new Date(),
         ...over,
       });
-    expect(check({})).toBe(true);
-    expect(check({ userId: "u2" })).toBe(false);
-    expect(check({ sandboxId: "00000000-0000-0000-0000-000000000000" })).toBe(false);
-    expect(check({ secret: "t".repeat(32) })).toBe(false);
-    expect(check({ now: new Date(Date.now() + 120_000) })).toBe(false);
-    expect(check({ cookieHeader: "sw_preview=garbage" })).toBe(false);
+    expect(sessions({})).toEqual([session]);
+    expect(sessions({ userId: "u2" })).toEqual([]);
+    expect(sessions({ sandboxId: "00000000-0000-0000-0000-000000000000" })).toEqual([]);
+    expect(sessions({ secret: "t".repeat(32) })).toEqual([]);
+    expect(sessions({ now: new Date(Date.now() + 120_000) })).toEqual([]);
+    expect(sessions({ cookieHeader: header.replace(session, "cd".repeat(32)) })).toEqual([]);
+    expect(sessions({ cookieHeader: "sw_preview=garbage" })).toEqual([]);
   });
 
-  it("serves only WordPress's own static files without the owner", () => {
-    expect(isPublicAsset("GET", "/wp-includes/css/dashicons.min.css")).toBe(true);
-    expect(isPublicAsset("GET", "/wp-content/themes/twentytwentythree/style.css")).toBe(true);
-    expect(isPublicAsset("POST", "/wp-includes/css/dashicons.min.css")).toBe(false);
-    for (const path of ["/", "/about/", "/wp-json/", "/wp-admin/", "/wp-content/uploads/a.png", "/wp-login.php"])
-      expect(isPublicAsset("GET", path)).toBe(false);
-    expect(isPublicAsset("GET", "/wp-includes/../wp-config.php")).toBe(false);
+  it("names a public static file only for GET and HEAD in WordPress's own folders, decoded, with a plain ver", () => {
+    expect(staticFileCandidate("GET", "/wp-includes/css/dashicons.min.css")).toBe("wp-includes/css/dashicons.min.css");
+    expect(staticFileCandidate("HEAD", "/wp-content/themes/t/assets/Inter-VariableFont_slnt%2Cwght.ttf")).toBe(
+      "wp-content/themes/t/assets/Inter-VariableFont_slnt,wght.ttf",
+    );
+    expect(staticFileCandidate("POST", "/wp-includes/css/dashicons.min.css")).toBeUndefined();
+    for (const path of [
+      "/",
+      "/about/",
+      "/wp-json/",
+      "/wp-admin/",
+      "/wp-admin/load-styles.php",
+      "/wp-content/uploads/a.png",
+      "/wp-login.php",
+      "/wp-includes/version.php",
+      "/wp-includes/../wp-config.php",
+      "/wp-includes/%2e%2e/x.css",
+      "/wp-includes/.hidden.css",
+      "/wp-includes//x.css",
+      "/wp-includes/%FF.css",
+      "/wp-content/plugins/p/readme.txt",
+    ])
+      expect(staticFileCandidate("GET", path), path).toBeUndefined();
+    expect(staticFileRequest("wp-includes/x.css", "?ver=6.1.9&rest_route=/wp/v2/users")).toEqual({
+      path: "/wp-includes/x.css",
+      search: "?ver=6.1.9",
+    });
+    expect(staticFileRequest("wp-includes/x.css", "?ver=1&ver=2").search).toBe("");
+    expect(staticFileRequest("wp-includes/x.css", "?ver=%3Cscript%3E").search).toBe("");
   });
 });
 
@@ -87,3 +133,297 @@ describe("apply's id mapping in block markup", () => {
     expect(out).toContain('class="wp-image-8"');
   });
 });
+
+// ------------------------------------------------------------------ against a real sandbox
+
+useTestDatabase();
+const APP = "http://localhost:3000";
+const PASSWORD = "a long and unusual passphrase 7";
+
+describe("the preview of a real sandbox", () => {
+  let t: TestSandboxes;
+  let owner: Awaited<ReturnType<typeof newUser>>;
+  let password = PASSWORD;
+  let sandbox: SandboxView;
+  let containerId: string;
+  const secret = "Only for the owner: the vault code is 4711";
+
+  const open = (path: string, options: { cookie?: string; method?: string } = {}) =>
+    call(options.method === "POST" ? previewPost : previewGet, {
+      path: `/preview/${sandbox.id}${path}`,
+      params: { sandboxId: sandbox.id, path: path.split("?")[0]!.split("/").filter(Boolean) },
+      ...(options.cookie ? { cookie: options.cookie } : {}),
+      ...(options.method ? { method: options.method } : {}),
+    });
+  /** A fresh login session of the owner (its cookie). */
+  async function signIn() {
+    const res = await call(login, { body: { email: owner.email, password } });
+    expect(res.status).toBe(200);
+    return res.cookie!;
+  }
+  /** A fresh login session of the owner, and the preview grant that session earns. */
+  async function ownerSession() {
+    const cookie = await signIn();
+    const page = await open("/", { cookie });
+    expect(page.status).toBe(200);
+    const grant = page.setCookie.find((c) => c.startsWith("sw_preview="))!.split(";")[0]!;
+    expect((await open("/wp-json/", { cookie: grant })).status).toBe(200);
+    return { cookie, grant };
+  }
+
+  beforeAll(async () => {
+    t = createTestSandboxes({ poolSize: 0, appUrl: APP });
+    await setSandboxManagerForTests(t.manager);
+    owner = await newUser("preview-owner");
+    sandbox = await t.manager.createSandbox({ userId: owner.id });
+    containerId = (await findSandboxById({ id: sandbox.id }))!.containerId!;
+    const client = await t.clientFor(sandbox.id);
+    await client.post("/wp/v2/pages", { title: "Vault", content: secret, status: "publish", password: "pw-4711" });
+    await client.post("/wp/v2/pages", { title: "Plans", content: secret, status: "draft" });
+  });
+  afterAll(async () => {
+    await setSandboxManagerForTests(undefined);
+    await t?.cleanup();
+  });
+
+  it("gives anonymous requests shaped like assets nothing of WordPress: no REST, no pages, no users", async () => {
+    for (const path of [
+      "/wp-includes/css/nothing-here.css?rest_route=/wp/v2/users",
+      "/wp-includes/css/nothing-here.css?rest_route=/wp/v2/pages",
+      "/wp-content/themes/nothing/style.css?rest_route=/wp/v2/pages&context=view",
+      "/wp-includes/js/nothing.js?rest_route=/wp/v2/pages&status=draft",
+      "/wp-content/plugins/x/y.png?p=1&preview=true",
+      "/wp-admin/load-styles.php?load[]=dashicons",
+      "/wp-content/uploads/a.png?rest_route=/wp/v2/users",
+      "/?rest_route=/wp/v2/users",
+    ]) {
+      const res = await open(path);
+      expect(res.status, path).toBe(404);
+      expect(res.json.error.code, path).toBe("not_found");
+      expect(res.text).not.toContain(secret);
+      expect(res.setCookie, path).toEqual([]);
+    }
+    // A real file with a query that would reach WordPress: the file, and the query never gets there.
+    const css = await open("/wp-includes/css/dashicons.min.css?ver=1&rest_route=/wp/v2/users");
+    expect(css.status).toBe(200);
+    expect(css.headers.get("content-type")).toMatch(/text\/css/);
+    expect(css.text).not.toContain('"slug"');
+  });
+
+  it("serves a theme's real style.css to anyone naming the sandbox, with no cookie either way", async () => {
+    const themes = await t.engine.exec(containerId, ["ls", "/srv/wordpress/wp-content/themes"]);
+    const theme = themes.stdout.split("\n").find((name) => name && !name.includes("."))!;
+    const res = await open(`/wp-content/themes/${theme}/style.css?ver=2`, { cookie: "wordpress_logged_in_x=y" });
+    expect(res.status).toBe(200);
+    expect(res.text).toContain("Theme Name:");
+    expect(res.headers.get("access-control-allow-origin")).toBe("*");
+    expect(res.setCookie).toEqual([]);
+    expect((await open(`/wp-content/themes/${theme}/style.css`, { method: "POST" })).status).toBe(404);
+  });
+
+  it("lets only the owner use a one-time wp-admin link: a stranger's asset-shaped path does not spend it", async () => {
+    const link = await t.manager.createLoginLink({ userId: owner.id, id: sandbox.id });
+    const token = new URL(link.url).searchParams.get("sitewright_login")!;
+    const stranger = await newUser("preview-stranger");
+    for (const cookie of [stranger.cookie, undefined]) {
+      const res = await open(`/wp-includes/css/nothing.css?sitewright_login=${token}`, { cookie });
+      expect(res.status).toBe(404);
+      expect(res.setCookie).toEqual([]);
+      expect((await open(`/?sitewright_login=${token}`, { cookie })).status).toBe(404);
+    }
+    const redeemed = await open(`/?sitewright_login=${token}`, { cookie: owner.cookie });
+    expect(redeemed.status).toBe(302);
+    expect(redeemed.headers.get("location")).toBe(`${sandbox.previewUrl}wp-admin/`);
+  });
+
+  it("refuses the preview grant once its login session logged out", async () => {
+    const { cookie, grant } = await ownerSession();
+    expect((await call(logout, { method: "POST", cookie, headers: { origin: APP } })).status).toBe(204);
+    const res = await open("/wp-json/", { cookie: grant });
+    expect(res.status).toBe(404);
+    expect(res.json.error.code).toBe("not_found");
+  });
+
+  it("refuses the grants of the sessions a password change signed out", async () => {
+    const a = await ownerSession();
+    const b = await ownerSession();
+    const next = `${PASSWORD} changed`;
+    const changed = await call(changePassword, {
+      cookie: b.cookie,
+      headers: { origin: APP },
+      body: { currentPassword: password, newPassword: next },
+    });
+    expect(changed.status).toBe(204);
+    password = next;
+    expect((await open("/wp-json/", { cookie: a.grant })).status).toBe(404);
+    // The session that changed the password stays signed in, and so does its grant.
+    expect((await open("/wp-json/", { cookie: b.grant })).status).toBe(200);
+  });
+
+  it("refuses every grant after sign out everywhere", async () => {
+    const a = await ownerSession();
+    const b = await ownerSession();
+    const out = await call(signOutEverywhere, { method: "DELETE", cookie: b.cookie, headers: { origin: APP } });
+    expect(out.status).toBe(204);
+    for (const grant of [a.grant, b.grant]) expect((await open("/", { cookie: grant })).status).toBe(404);
+  });
+
+  it("passes only allowlisted sandbox response headers: no Refresh, Link, Clear-Site-Data or CORS", async () => {
+    const php = `<?php
+header('Refresh: 0; url=https://evil.example/');
+header('Link: <https://evil.example/x.css>; rel=preload; as=style');
+header('Clear-Site-Data: "cookies", "storage"');
+header('Access-Control-Allow-Origin: https://evil.example');
+header('Access-Control-Allow-Credentials: true');
+header('Content-Security-Policy: default-src *');
+header('X-Sandbox-Says: hello');
+header('ETag: "v1"');
+header('Content-Disposition: inline; filename="h.txt"');
+setcookie('sandbox_cookie', 'v', ['path' => '/']);
+echo 'headers sent';`;
+    const write = await t.engine.exec(containerId, [
+      "sh",
+      "-c",
+      'printf %s "$1" > /data/uploads/sw-headers.php',
+      "sh",
+      php,
+    ]);
+    expect(write.exitCode).toBe(0);
+    const res = await open("/wp-content/uploads/sw-headers.php", { cookie: await signIn() });
+    expect(res.status).toBe(200);
+    expect(res.text).toBe("headers sent");
+    for (const name of [
+      "refresh",
+      "link",
+      "clear-site-data",
+      "access-control-allow-origin",
+      "access-control-allow-credentials",
+      "x-sandbox-says",
+      "x-powered-by",
+    ])
+      expect(res.headers.get(name), name).toBeNull();
+    expect(res.headers.get("content-security-policy")).toMatch(/^sandbox allow-scripts/);
+    expect(res.headers.get("etag")).toBe('"v1"');
+    expect(res.headers.get("content-disposition")).toBe('inline; filename="h.txt"');
+    expect(res.setCookie).toContain(`sandbox_cookie=v; Path=/preview/${sandbox.id}/`);
+  });
+
+  it("cuts a chunked 64 MB body at the limit with 413 payload_too_large, memory flat", async () => {
+    const cookie = await signIn();
+    const chunk = new Uint8Array(64 * 1024);
+    let pulled = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (pulled >= 64 * 1024 * 1024) return controller.close();
+        pulled += chunk.byteLength;
+        controller.enqueue(chunk);
+      },
+    });
+    const before = process.memoryUsage().rss;
+    let peak = before;
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, process.memoryUsage().rss);
+    }, 5);
+    const request = new Request(`${APP}/preview/${sandbox.id}/`, {
+      method: "POST",
+      headers: { cookie, "content-type": "application/octet-stream" },
+      body,
+      duplex: "half",
+    } as RequestInit);
+    const res = await previewPost(request, { params: Promise.resolve({ sandboxId: sandbox.id }) });
+    clearInterval(sampler);
+    expect(res.status).toBe(413);
+    expect((await res.json()).error.code).toBe("payload_too_large");
+    expect(pulled).toBeGreaterThan(MAX_FORWARDED_BODY);
+    expect(pulled).toBeLessThan(MAX_FORWARDED_BODY + 2 * 1024 * 1024);
+    expect(peak - before).toBeLessThan(24 * 1024 * 1024);
+  });
+
+  it("answers a multipart upload over the limit 413 payload_too_large, declared or chunked", async () => {
+    const boundary = "----sitewright-test";
+    const head = new TextEncoder().encode(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+    );
+    const filler = new Uint8Array(256 * 1024);
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(head);
+      },
+      pull(controller) {
+        if (sent >= 20 * 1024 * 1024) return controller.close();
+        sent += filler.byteLength;
+        controller.enqueue(filler);
+      },
+    });
+    const post = (init: RequestInit) =>
+      previewPost(new Request(`${APP}/preview/${sandbox.id}/wp-admin/async-upload.php`, init), {
+        params: Promise.resolve({ sandboxId: sandbox.id, path: ["wp-admin", "async-upload.php"] }),
+      });
+    const headers = { cookie: await signIn(), "content-type": `multipart/form-data; boundary=${boundary}` };
+    const chunked = await post({ method: "POST", headers, body, duplex: "half" } as RequestInit);
+    expect(chunked.status).toBe(413);
+    expect((await chunked.json()).error.code).toBe("payload_too_large");
+    const declared = await post({
+      method: "POST",
+      headers: { ...headers, "content-length": String(101 * 1024 * 1024) },
+      body: new ReadableStream({ pull: (controller) => controller.enqueue(filler) }),
+      duplex: "half",
+    } as RequestInit);
+    expect(declared.status).toBe(413);
+    expect((await declared.json()).error.code).toBe("payload_too_large");
+  });
+
+  it("never answers a 5xx for a random path, id or query, signed in or not", async () => {
+    const cookie = await signIn();
+    const segment = fc.oneof(
+      fc.string({ maxLength: 12 }),
+      fc.constantFrom("..", ".", "", "%FF", "%00", "%C0%AF", "%zz", "%", "wp-includes", "wp-json", "a".repeat(300)),
+      fc
+        .uint8Array({ minLength: 1, maxLength: 4 })
+        .map((bytes) => [...bytes].map((b) => `%${b.toString(16).padStart(2, "0")}`).join("")),
+    );
+    const id = fc.oneof(
+      fc.constant(() => sandbox.id),
+      segment.map((s) => () => s),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        id,
+        fc.array(segment, { maxLength: 5 }),
+        fc.string({ maxLength: 20 }),
+        fc.boolean(),
+        async (idOf, segments, query, signedIn) => {
+          const rawId = idOf();
+          const raw = `/preview/${[rawId, ...segments].map(escapeLoosely).join("/")}`;
+          let url: URL;
+          try {
+            url = new URL(`${APP}${raw}?${encodeURIComponent(query)}`);
+          } catch {
+            return;
+          }
+          // What Next.js hands over: each segment decoded when it decodes, raw when it does not.
+          const parts = url.pathname.split("/").slice(2).map(decodeLoosely);
+          const res = await previewGet(new Request(url, { headers: signedIn ? { cookie } : {} }), {
+            params: Promise.resolve({ sandboxId: parts[0] ?? "", path: parts.slice(1) }),
+          });
+          expect(res.status, raw).toBeLessThan(500);
+          await res.body?.cancel();
+        },
+      ),
+      { numRuns: 80 },
+    );
+  });
+});
+
+function escapeLoosely(segment: string) {
+  return segment.replace(/[^A-Za-z0-9%._~-]/g, (c) => encodeURIComponent(c));
+}
+
+function decodeLoosely(segment: string) {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}

@@ -1,12 +1,14 @@
 import { env } from "@/lib/env";
 import { route } from "@/lib/http/route";
 import { getSandboxManager } from "@/lib/sandbox";
-import { PREVIEW_PREFIX } from "@/lib/sandbox/preview";
+import { openPreview, PREVIEW_PREFIX } from "@/lib/sandbox/preview";
 
 /**
- * A sandbox opened in the browser through the service (lib/sandbox/preview.ts): its owner only, 404 for anyone
- * else. No cross-site check: nothing of ours changes here, and WordPress's own forms post from the preview's
- * opaque origin; the session cookie is `SameSite=Lax`, and the preview cookie reaches only the owner's sandbox.
+ * A sandbox opened in the browser through the service (lib/sandbox/preview.ts): its owner only (their session or
+ * the preview grant bound to it), 404 for anyone else, except files that exist among the image's static files.
+ * No cross-site check: nothing of ours changes here, and WordPress's own forms post from the preview's opaque
+ * origin; the session cookie is `SameSite=Lax`, and the preview grant reaches only the owner's sandbox. Paths
+ * whose escapes do not decode never get here (proxy.ts answers them 404).
  */
 const preview = route({ auth: "optional", csrf: false }, async ({ request, params, session }) => {
   const url = new URL(request.url);
@@ -14,14 +16,14 @@ const preview = route({ auth: "optional", csrf: false }, async ({ request, param
   if (url.pathname === prefix) {
     return new Response(null, { status: 308, headers: { Location: `${prefix}/${url.search}` } });
   }
-  const path = url.pathname.startsWith(`${prefix}/`) ? url.pathname.slice(prefix.length) : "/";
-  return getSandboxManager().preview({
+  return openPreview({
     request,
-    userId: session?.userId,
     sandboxId: params.sandboxId!,
-    path,
+    path: url.pathname.startsWith(`${prefix}/`) ? url.pathname.slice(prefix.length) : "/",
     search: url.search,
+    session,
     sessionSecret: env().SESSION_SECRET,
+    sandboxes: getSandboxManager(),
   });
 });
 
