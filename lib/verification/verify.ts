@@ -75,39 +75,37 @@ function targets(expectations: Expectation[], purged: Purge | null, siteUrl: str
   return [...byUrl].map(([url, list]) => ({ url, expectations: list }));
 }
 
-type Look = { ok: boolean; stale: boolean; missing: string[]; cacheHeader?: string };
+type Look = { ok: boolean; stale: boolean; missing: string[]; lingering: string[]; cacheHeader?: string };
 
 /** What the page shows against what it should. `stale`: it still shows something the change removed. */
 function look(page: FetchedPage, expectations: Expectation[]): Look {
   const text = pageText(page.body);
   const source = sourceForSearch(page.body);
   const missing: string[] = [];
-  let stale = false;
+  const lingering: string[] = [];
   for (const expectation of expectations) {
     if (expectation.gone) {
-      if (page.status < 400) {
-        missing.push(`"${expectation.title}" is still public`);
-        stale = true;
-      }
+      if (page.status < 400) lingering.push(`“${expectation.title}” (still public)`);
       continue;
     }
     if (page.status >= 400) {
       missing.push(`the page answered ${page.status}`);
       continue;
     }
-    for (const want of expectation.present) if (!text.includes(want)) missing.push(`"${want}"`);
+    for (const want of expectation.present) if (!text.includes(want)) missing.push(`“${want}”`);
     for (const want of expectation.sourcePresent) if (!source.includes(want)) missing.push(want);
-    for (const old of expectation.absent) {
-      if (text.includes(old)) {
-        missing.push(`"${old}" is still shown`);
-        stale = true;
-      }
-    }
+    for (const old of expectation.absent) if (text.includes(old)) lingering.push(`“${old}”`);
   }
   const cache = ["x-cache", "cf-cache-status", "x-proxy-cache", "x-litespeed-cache", "x-sitewright-test-cache", "age"]
     .map((name) => (page.headers.get(name) ? `${name}: ${page.headers.get(name)}` : ""))
     .find(Boolean);
-  return { ok: missing.length === 0, stale, missing, ...(cache ? { cacheHeader: cache } : {}) };
+  return {
+    ok: missing.length === 0 && lingering.length === 0,
+    stale: lingering.length > 0,
+    missing,
+    lingering,
+    ...(cache ? { cacheHeader: cache } : {}),
+  };
 }
 
 const clip = (items: string[]) => (items.length > 3 ? [...items.slice(0, 3), `${items.length - 3} more`] : items);
@@ -166,14 +164,19 @@ async function explain(input: VerifyInput, target: Target, seen: Look, purged: P
     const wanted = input.items.find((i) => i.ref === item.ref);
     return wanted && wanted.version !== null && item.version !== wanted.version;
   });
-  const what = clip(seen.missing).join(", ");
+  const shown = [
+    ...(seen.missing.length ? [`Not shown: ${clip(seen.missing).join(", ")}.`] : []),
+    ...(seen.lingering.length ? [`Still shown: ${clip(seen.lingering).join(", ")}.`] : []),
+  ].join(" ");
   if (changedSince?.length) {
     const names = changedSince.map((item) => `"${item.title || item.ref}"`).join(", ");
-    return `The site changed ${names} after the write (a plugin or a person), so the page does not show the change (${what}).`;
+    return `The site changed ${names} after the write (a plugin or a person), so the page does not show the change. ${shown}`;
   }
-  const tried = purged ? `tried: ${purged.purged.join(", ")}` : "the site could not be asked to purge its caches";
+  const tried = purged
+    ? `Sitewright purged: ${purged.purged.join(", ")}`
+    : "the site could not be asked to purge its caches";
   if (seen.stale) {
-    return `Not visible yet: the page still shows the earlier version after purging (${tried}); a cache in front of the site keeps it${seen.cacheHeader ? ` (${seen.cacheHeader})` : ""}. Missing: ${what}.`;
+    return `Not visible yet: the page still shows the earlier version after purging (${tried}); a cache in front of the site (a CDN or the host's cache) keeps it${seen.cacheHeader ? ` (${seen.cacheHeader})` : ""}. ${shown}`;
   }
-  return `The page does not show the change (${what}): the theme or a plugin displays something else.`;
+  return `The page does not show the change: the theme or a plugin displays something else. ${shown}`;
 }
