@@ -61,31 +61,12 @@ function summaryOf(page: ChangeSetPage): ChangeSetSummary {
 
 type Diff = { items: PublicChangeItem[]; nextCursor?: string };
 
-function ChangeSetCard({ siteId, set, focused }: { siteId: string; set: ChangeSetSummary; focused: boolean }) {
-  const router = useRouter();
-  const [open, setOpen] = useState(false);
+/** A set's diff, a page of items at a time, loaded when the set is open and again after its status changes. */
+function useSetDiff(base: string, open: boolean, status: string) {
   const [diff, setDiff] = useState<Diff | undefined>();
   const [loading, setLoading] = useState(false);
   const [loadError, setLoadError] = useState<string | undefined>();
-  const [chosen, setChosen] = useState<Set<string>>(new Set());
-  const [busy, setBusy] = useState(false);
-  const [failure, setFailure] = useState<Failure | undefined>();
-  // What the last undo answered: sets from older pages are not re-read by a refresh.
-  const [undoneTo, setUndoneTo] = useState<string | undefined>();
-  // After an undo here, the look at the live site starts again: ask for its outcome.
-  const [verifyAgain, setVerifyAgain] = useState(false);
-  const status = undoneTo ?? set.status;
-  const base = `/sites/${siteId}/changes/${set.id}`;
-  const rehearsal = set.target === "sandbox";
-  // A rehearsal (sandbox set) is applied or discarded on its review page, not undone here.
-  const undoable = !rehearsal && UNDOABLE.has(status);
-  const chosenItems = rehearsal ? [] : (diff?.items ?? []).filter((i) => i.status === "applied");
 
-  useEffect(() => {
-    if (focused) setOpen(true);
-  }, [focused]);
-
-  // (Re)load the first page of the diff when opened, and after the set's status changes (an undo).
   // biome-ignore lint/correctness/useExhaustiveDependencies: status is the signal to read the items again
   useEffect(() => {
     if (!open) return;
@@ -118,6 +99,17 @@ function ChangeSetCard({ siteId, set, focused }: { siteId: string; set: ChangeSe
     if (!answer.ok) return setLoadError(answer.message);
     setDiff((d) => d && { ...d, items: d.items.map((i) => (i.id === itemId ? answer.data.item : i)) });
   };
+  return { diff, loading, loadError, moreItems, wholeItem };
+}
+
+/** Undo of the whole set or of chosen items, with what the site answered. */
+function useSetUndo(base: string, onDone: () => void) {
+  const [busy, setBusy] = useState(false);
+  const [failure, setFailure] = useState<Failure | undefined>();
+  // What the last undo answered: sets from older pages are not re-read by a refresh.
+  const [undoneTo, setUndoneTo] = useState<string | undefined>();
+  // After an undo here, the look at the live site starts again: ask for its outcome.
+  const [verifyAgain, setVerifyAgain] = useState(false);
 
   const undo = async (itemIds?: string[]) => {
     setBusy(true);
@@ -139,17 +131,134 @@ function ChangeSetCard({ siteId, set, focused }: { siteId: string; set: ChangeSe
       const body = (await res.json().catch(() => undefined)) as { changeSet?: PublicChangeSet } | undefined;
       if (body?.changeSet) setUndoneTo(body.changeSet.status);
       setVerifyAgain(true);
-      setChosen(new Set());
-      router.refresh();
+      onDone();
     } catch {
       setFailure({ message: unreachable, items: [] });
     } finally {
       setBusy(false);
     }
   };
+  const undoneElsewhere = () => {
+    setUndoneTo("undone");
+    setVerifyAgain(true);
+  };
+  return { busy, failure, undoneTo, verifyAgain, undo, undoneElsewhere };
+}
 
+function UndoFailure({ failure }: { failure: Failure }) {
   return (
-    <li id={set.id} className={`card ${styles.set}`} data-testid="change-set" data-status={status}>
+    <div className="error" role="alert" data-testid="undo-error">
+      <p>{failure.message}</p>
+      {failure.items.length > 1 ? (
+        <ul>
+          {failure.items.map((i) => (
+            <li key={i.id}>
+              “{i.title}”: {i.reason}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </div>
+  );
+}
+
+type Chooser = { enabled: boolean; chosen: Set<string>; toggle(id: string, on: boolean): void };
+
+function DiffItems({
+  items,
+  chooser,
+  onWhole,
+}: {
+  items: PublicChangeItem[];
+  chooser: Chooser;
+  onWhole(id: string): void;
+}) {
+  return (
+    <ul className={styles.items}>
+      {items.map((item) => (
+        <li key={item.id} data-item-status={item.status}>
+          {chooser.enabled && item.status === "applied" ? (
+            <label className={styles.choose}>
+              <input
+                type="checkbox"
+                checked={chooser.chosen.has(item.id)}
+                onChange={(event) => chooser.toggle(item.id, event.target.checked)}
+              />{" "}
+              Choose
+            </label>
+          ) : null}
+          <ChangeItemDiff item={item} />
+          {item.truncated ? (
+            <p className="muted" data-testid="diff-truncated">
+              This change is too long to show here in full.{" "}
+              <button type="button" className="link" onClick={() => onWhole(item.id)}>
+                Show all of it
+              </button>
+            </p>
+          ) : null}
+          {item.status !== "applied" ? <small className="muted">{STATUS[item.status] ?? item.status}</small> : null}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function RehearsalLink({ siteId, setId, status }: { siteId: string; setId: string; status: string }) {
+  return (
+    <p data-testid="rehearsal">
+      Tried in a sandbox{status === "pending" ? ": your live site is unchanged. " : ". "}
+      <a href={`/sites/${siteId}/review/${setId}`}>{status === "pending" ? "Review, apply or discard" : "Review"}</a>
+    </p>
+  );
+}
+
+function UndoActions(props: { busy: boolean; label: string; chosen: Set<string>; onUndo(ids?: string[]): void }) {
+  const { busy, label, chosen, onUndo } = props;
+  return (
+    <div className={styles.actions}>
+      <button type="button" className="danger" disabled={busy} onClick={() => onUndo()}>
+        {busy ? "Undoing…" : label}
+      </button>
+      {chosen.size > 0 ? (
+        <button type="button" className="secondary" disabled={busy} onClick={() => onUndo([...chosen])}>
+          Undo {chosen.size} chosen
+        </button>
+      ) : null}
+    </div>
+  );
+}
+
+function OpenDiff(props: {
+  state: { diff?: Diff; loading: boolean; loadError?: string };
+  left: number;
+  chooser: Chooser;
+  onMore(): void;
+  onWhole(id: string): void;
+}) {
+  const { diff, loading, loadError } = props.state;
+  return (
+    <>
+      {loadError ? (
+        <p className="error" role="alert" data-testid="diff-error">
+          {loadError}
+        </p>
+      ) : null}
+      {diff ? <DiffItems items={diff.items} chooser={props.chooser} onWhole={props.onWhole} /> : null}
+      {loading ? <p className="muted">Loading…</p> : null}
+      {diff?.nextCursor && !loading ? (
+        <p>
+          <button type="button" className="secondary" onClick={props.onMore}>
+            Show more items ({props.left} left)
+          </button>
+        </p>
+      ) : null}
+    </>
+  );
+}
+
+function SetHead({ set, status }: { set: ChangeSetSummary; status: string }) {
+  return (
+    <>
       <div className={styles.head}>
         <strong>{STATUS[status] ?? status}</strong>
         <time dateTime={set.createdAt} className="muted">
@@ -159,29 +268,79 @@ function ChangeSetCard({ siteId, set, focused }: { siteId: string; set: ChangeSe
       <p className={styles.titles} data-testid="change-set-titles">
         {titleLine(set)}
       </p>
-      {!rehearsal && (set.verification || verifyAgain) ? (
-        <VerificationStatus
-          key={verifyAgain ? "again" : "first"}
+    </>
+  );
+}
+
+/** The look at the live site; after an undo here it is asked for again. */
+function SetVerification(props: {
+  siteId: string;
+  set: ChangeSetSummary;
+  again: boolean;
+  canUndo: boolean;
+  onUndone(): void;
+}) {
+  const { siteId, set, again } = props;
+  if (!set.verification && !again) return null;
+  return (
+    <VerificationStatus
+      key={again ? "again" : "first"}
+      siteId={siteId}
+      changeSetId={set.id}
+      verification={again ? undefined : set.verification}
+      poll={again}
+      canUndo={props.canUndo}
+      onUndone={props.onUndone}
+    />
+  );
+}
+
+function ChangeSetCard({ siteId, set, focused }: { siteId: string; set: ChangeSetSummary; focused: boolean }) {
+  const router = useRouter();
+  const [open, setOpen] = useState(false);
+  const [chosen, setChosen] = useState<Set<string>>(new Set());
+  const base = `/sites/${siteId}/changes/${set.id}`;
+  const undo = useSetUndo(base, () => {
+    setChosen(new Set());
+    router.refresh();
+  });
+  const status = undo.undoneTo ?? set.status;
+  const { diff, loading, loadError, moreItems, wholeItem } = useSetDiff(base, open, status);
+  const rehearsal = set.target === "sandbox";
+  // A rehearsal (sandbox set) is applied or discarded on its review page, not undone here.
+  const undoable = !rehearsal && UNDOABLE.has(status);
+  const chosenItems = rehearsal ? [] : (diff?.items ?? []).filter((i) => i.status === "applied");
+  const chooser: Chooser = {
+    enabled: undoable && chosenItems.length > 1,
+    chosen,
+    toggle: (id, on) => {
+      const next = new Set(chosen);
+      if (on) next.add(id);
+      else next.delete(id);
+      setChosen(next);
+    },
+  };
+
+  useEffect(() => {
+    if (focused) setOpen(true);
+  }, [focused]);
+
+  return (
+    <li id={set.id} className={`card ${styles.set}`} data-testid="change-set" data-status={status}>
+      <SetHead set={set} status={status} />
+      {!rehearsal ? (
+        <SetVerification
           siteId={siteId}
-          changeSetId={set.id}
-          verification={verifyAgain ? undefined : set.verification}
-          poll={verifyAgain}
+          set={set}
+          again={undo.verifyAgain}
           canUndo={undoable}
           onUndone={() => {
-            setUndoneTo("undone");
-            setVerifyAgain(true);
+            undo.undoneElsewhere();
             router.refresh();
           }}
         />
       ) : null}
-      {rehearsal ? (
-        <p data-testid="rehearsal">
-          Tried in a sandbox{status === "pending" ? ": your live site is unchanged. " : ". "}
-          <a href={`/sites/${siteId}/review/${set.id}`}>
-            {status === "pending" ? "Review, apply or discard" : "Review"}
-          </a>
-        </p>
-      ) : null}
+      {rehearsal ? <RehearsalLink siteId={siteId} setId={set.id} status={status} /> : null}
       {set.itemCount > 0 ? (
         <p>
           <button
@@ -195,77 +354,23 @@ function ChangeSetCard({ siteId, set, focused }: { siteId: string; set: ChangeSe
           </button>
         </p>
       ) : null}
-      {open && loadError ? (
-        <p className="error" role="alert" data-testid="diff-error">
-          {loadError}
-        </p>
+      {open ? (
+        <OpenDiff
+          state={{ diff, loading, loadError }}
+          left={set.itemCount - (diff?.items.length ?? 0)}
+          chooser={chooser}
+          onMore={() => void moreItems()}
+          onWhole={(id) => void wholeItem(id)}
+        />
       ) : null}
-      {open && diff ? (
-        <ul className={styles.items}>
-          {diff.items.map((item) => (
-            <li key={item.id} data-item-status={item.status}>
-              {undoable && chosenItems.length > 1 && item.status === "applied" ? (
-                <label className={styles.choose}>
-                  <input
-                    type="checkbox"
-                    checked={chosen.has(item.id)}
-                    onChange={(event) => {
-                      const next = new Set(chosen);
-                      if (event.target.checked) next.add(item.id);
-                      else next.delete(item.id);
-                      setChosen(next);
-                    }}
-                  />{" "}
-                  Choose
-                </label>
-              ) : null}
-              <ChangeItemDiff item={item} />
-              {item.truncated ? (
-                <p className="muted" data-testid="diff-truncated">
-                  This change is too long to show here in full.{" "}
-                  <button type="button" className="link" onClick={() => void wholeItem(item.id)}>
-                    Show all of it
-                  </button>
-                </p>
-              ) : null}
-              {item.status !== "applied" ? <small className="muted">{STATUS[item.status] ?? item.status}</small> : null}
-            </li>
-          ))}
-        </ul>
-      ) : null}
-      {open && loading ? <p className="muted">Loading…</p> : null}
-      {open && diff?.nextCursor && !loading ? (
-        <p>
-          <button type="button" className="secondary" onClick={() => void moreItems()}>
-            Show more items ({set.itemCount - diff.items.length} left)
-          </button>
-        </p>
-      ) : null}
-      {failure ? (
-        <div className="error" role="alert" data-testid="undo-error">
-          <p>{failure.message}</p>
-          {failure.items.length > 1 ? (
-            <ul>
-              {failure.items.map((i) => (
-                <li key={i.id}>
-                  “{i.title}”: {i.reason}
-                </li>
-              ))}
-            </ul>
-          ) : null}
-        </div>
-      ) : null}
+      {undo.failure ? <UndoFailure failure={undo.failure} /> : null}
       {undoable ? (
-        <div className={styles.actions}>
-          <button type="button" className="danger" disabled={busy} onClick={() => void undo()}>
-            {busy ? "Undoing…" : status === "applied" ? "Undo" : "Undo the rest"}
-          </button>
-          {chosen.size > 0 ? (
-            <button type="button" className="secondary" disabled={busy} onClick={() => void undo([...chosen])}>
-              Undo {chosen.size} chosen
-            </button>
-          ) : null}
-        </div>
+        <UndoActions
+          busy={undo.busy}
+          label={status === "applied" ? "Undo" : "Undo the rest"}
+          chosen={chosen}
+          onUndo={(ids) => void undo.undo(ids)}
+        />
       ) : null}
     </li>
   );
