@@ -221,6 +221,25 @@ describe("the preview of a real sandbox", () => {
     expect((await open(`/wp-content/themes/${theme}/style.css`, { method: "POST" })).status).toBe(404);
   });
 
+  it("serves every style, script and font the front page names to a cookieless, cross-origin request", async () => {
+    const home = await open("/", { cookie: await signIn() });
+    const html = home.text.replaceAll("&#038;", "&").replaceAll("&amp;", "&");
+    const base = `${APP}/preview/${sandbox.id}/`;
+    const urls = new Set<string>();
+    for (const match of html.matchAll(/https?:\/\/[^"'\s)<>]+/g)) {
+      const url = match[0];
+      if (url.startsWith(base) && /\.(css|js|woff2?|ttf|svg|png)(\?|$)/.test(url)) urls.add(url);
+    }
+    expect(urls.size).toBeGreaterThan(0);
+    for (const url of urls) {
+      const { pathname, search } = new URL(url);
+      const res = await open(pathname.slice(`/preview/${sandbox.id}`.length) + search);
+      expect(res.status, url).toBe(200);
+      // Fonts and module scripts are fetched with CORS from the preview's opaque origin.
+      expect(res.headers.get("access-control-allow-origin"), url).toBe("*");
+    }
+  });
+
   it("lets only the owner use a one-time wp-admin link: a stranger's asset-shaped path does not spend it", async () => {
     const link = await t.manager.createLoginLink({ userId: owner.id, id: sandbox.id });
     const token = new URL(link.url).searchParams.get("sitewright_login")!;
