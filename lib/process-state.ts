@@ -24,3 +24,8 @@ export function processState<T>(name: string, init: () => T): T {
   if (!state.has(name)) state.set(name, init());
   return state.get(name) as T;
 }
+
+/** Forgets `name`, so the next `processState(name, …)` makes it anew (tests standing in for another process). */
+export function forgetProcessStateForTests(name: string) {
+  store().delete(name);
+}

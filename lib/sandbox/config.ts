@@ -1,8 +1,9 @@
 /** Sandbox settings, from `env()` (the contract's SANDBOX_* variables) plus fixed policy. */
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { env } from "@/lib/env";
+import { processState } from "@/lib/process-state";
 
 export type SandboxConfig = {
   /** False when SANDBOX_DRIVER is unset: every sandbox route answers 503 sandbox_unavailable. */
@@ -35,13 +36,36 @@ export type SandboxConfig = {
   appUrl: string;
   /** Labels this deployment's containers, so GC never removes another deployment's. */
   namespace: string;
+  /** The host's ports the network check tries from inside a sandbox: 9 (discard), the app's, PostgreSQL's. */
+  probePorts: number[];
 };
 
 const PODMAN_SOCKET = "/run/podman/podman.sock";
+/** The process-state name of this process's in-memory deployment identity. */
+export const MEMORY_DEPLOYMENT = "sandbox-memory-deployment";
 
-/** One deployment = one database: PostgreSQL's URL (without password) or, in memory, "memory". */
+/** In-memory deployments' namespaces start with this (legacy processes labelled theirs exactly "memory"). */
+export const MEMORY_NAMESPACE_PREFIX = "memory";
+
+export const isMemoryNamespace = (namespace: string) =>
+  namespace === MEMORY_NAMESPACE_PREFIX || namespace.startsWith(`${MEMORY_NAMESPACE_PREFIX}-`);
+
+/** 9 (discard, nothing listens), the app's port and PostgreSQL's (DATABASE_URL's, else 5432). */
+function probePortsFor(appPort: number, databaseUrl: string | undefined): number[] {
+  const databasePort = databaseUrl ? Number(new URL(databaseUrl).port || 5432) : 5432;
+  return [...new Set([9, appPort, databasePort])];
+}
+
+/**
+ * One deployment = one database: a hash of PostgreSQL's URL (without password), stable across restarts and
+ * shared by every instance on that database; in memory, each process is a deployment of its own
+ * (`memory-<random>`, made once per process): two in-memory processes on one engine never take each other's
+ * containers for orphans.
+ */
 export function namespaceFor(databaseUrl: string | undefined): string {
-  if (!databaseUrl) return "memory";
+  if (!databaseUrl) {
+    return processState(MEMORY_DEPLOYMENT, () => `${MEMORY_NAMESPACE_PREFIX}-${randomBytes(6).toString("hex")}`);
+  }
   const url = new URL(databaseUrl);
   url.password = "";
   return createHash("sha256").update(url.toString()).digest("hex").slice(0, 12);
@@ -68,6 +92,7 @@ export function sandboxConfig(overrides: Partial<SandboxConfig> = {}): SandboxCo
     mediaCacheBytes: 256 * 1024 * 1024,
     appUrl: e.APP_URL,
     namespace: namespaceFor(e.DATABASE_URL),
+    probePorts: probePortsFor(e.PORT, e.DATABASE_URL),
     ...overrides,
   };
 }

@@ -4,12 +4,14 @@
  * The only unit that talks to the engine for sandboxes; the pool, sign-in links, the manager and GC go
  * through its methods (GC through the narrow `SandboxFleet` interface in gc.ts).
  */
+import os from "node:os";
 import { deleteSandboxRow, findSandboxById, transitionSandbox, updateSandbox } from "@/lib/db/queries";
 import type { Sandbox } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import type { SignedSiteClient } from "@/lib/sites/client";
 import { decryptSecret, encryptSecret } from "@/lib/sites/crypto";
+import { isMemoryNamespace } from "./config";
 import { createSandboxClient, type SandboxCredentials, sandboxUrl } from "./client";
 import type { ContainerInfo, ExecResult, SandboxEngine } from "./engine";
 import type { SandboxFleet } from "./gc";
@@ -36,12 +38,89 @@ export type ContainerSettings = {
   appUrl: string;
   /** Refuse sandboxes while the network check finds them not isolated (SANDBOX_REQUIRE_ISOLATION). */
   requireIsolation: boolean;
+  /** The host's ports the network check tries from inside a sandbox (9, the app's, PostgreSQL's). */
+  probePorts: number[];
 };
 
 /** What this process last found about the sandbox network (`/health`'s `sandboxPool.network`). */
 export type NetworkState = "isolated" | "not_isolated" | "unchecked";
 
 export type IsolationCheck = { isolated: boolean; gateway: string | undefined; outcome: string };
+
+/**
+ * The network check's probe, run by PHP inside the sandbox (argv: gateway, comma-separated ports, the gateway's
+ * IPv6 addresses the host knows). Prints "ipv6 on|off", then one line per connect: "<host> <port> open" or
+ * "<host> <port> closed <errno> <why>". The connects run at once, 2 s each. The IPv4 connects make the kernel
+ * resolve the gateway's MAC; from it comes the gateway's EUI-64 link-local address on this bridge.
+ */
+const ISOLATION_PROBE = `
+$gateway = $argv[1];
+$ports = array_map("intval", explode(",", $argv[2]));
+$gateway6 = array_slice($argv, 3);
+$pending = []; $labels = []; $deadlines = []; $lines = [];
+$start = function (string $host, string $label) use ($ports, &$pending, &$labels, &$deadlines, &$lines) {
+  foreach ($ports as $port) {
+    $s = @stream_socket_client("tcp://$host:$port", $code, $message, 2, STREAM_CLIENT_CONNECT | STREAM_CLIENT_ASYNC_CONNECT);
+    if ($s === false) { $lines[] = "$label $port closed $code $message"; continue; }
+    $pending[] = $s; $labels[] = "$label $port"; $deadlines[] = microtime(true) + 2;
+  }
+};
+$start($gateway, $gateway);
+// The sandbox's own IPv6 addresses; a new one is tentative (flag 0x40) until duplicate detection ends, about a
+// second, and cannot send before: wait for it, or a sandbox with IPv6 on would look closed.
+$device = "eth0";
+for ($i = 0; $i < 40; $i++) {
+  $ipv6 = false; $tentative = false;
+  foreach (@file("/proc/net/if_inet6") ?: [] as $line) {
+    $f = preg_split("/\\s+/", trim($line));
+    if (($f[5] ?? "lo") === "lo") continue;
+    $ipv6 = true; $device = $f[5];
+    if (hexdec($f[4]) & 0x40) $tentative = true;
+  }
+  if (!$tentative) break;
+  usleep(100000);
+}
+for ($i = 0; $i < 30; $i++) {
+  foreach (@file("/proc/net/arp") ?: [] as $line) {
+    $f = preg_split("/\\s+/", trim($line));
+    if (($f[0] ?? "") !== $gateway || !preg_match("/^([0-9a-f]{2}:){5}[0-9a-f]{2}$/", $f[3] ?? "") || $f[3] === "00:00:00:00:00:00") continue;
+    $device = $f[5] ?? $device;
+    $b = array_map("hexdec", explode(":", $f[3]));
+    $gateway6[] = sprintf("fe80::%x:%x:%x:%x", (($b[0] ^ 2) << 8) | $b[1], ($b[2] << 8) | 0xff, 0xfe00 | $b[3], ($b[4] << 8) | $b[5]);
+    break 2;
+  }
+  usleep(10000);
+}
+foreach (array_unique($gateway6) as $address) $start("[$address%$device]", "$address%$device");
+while ($pending && ($left = max($deadlines) - microtime(true)) > 0) {
+  $read = null; $except = null; $write = $pending;
+  if (@stream_select($read, $write, $except, 0, (int) (min($left, 0.05) * 1e6)) === false) break;
+  foreach ($write as $i => $s) {
+    $lines[] = $labels[$i] . (stream_socket_get_name($s, true) === false ? " closed 111 refused" : " open");
+    fclose($s); unset($pending[$i], $deadlines[$i]);
+  }
+  foreach ($pending as $i => $s) {
+    if (microtime(true) < $deadlines[$i]) continue;
+    $lines[] = "$labels[$i] closed 110 timed out";
+    fclose($s); unset($pending[$i], $deadlines[$i]);
+  }
+}
+echo "ipv6 ", $ipv6 ? "on" : "off", "\n", implode("\n", $lines), "\n";
+`;
+
+/**
+ * The link-local addresses of the host's interface that holds `gateway` (the sandbox's bridge), when the engine
+ * runs on this host; none otherwise (the probe then derives the address from the gateway's MAC).
+ */
+function hostLinkLocalAddresses(gateway: string): string[] {
+  for (const addresses of Object.values(os.networkInterfaces())) {
+    if (!addresses?.some((a) => a.family === "IPv4" && a.address === gateway)) continue;
+    return addresses
+      .filter((a) => a.family === "IPv6" && /^fe80:/i.test(a.address))
+      .map((a) => a.address.split("%")[0]!);
+  }
+  return [];
+}
 
 export class SandboxContainers implements SandboxFleet {
   private imageTag?: Promise<string>;
@@ -120,10 +199,7 @@ export class SandboxContainers implements SandboxFleet {
     if (this.isolation?.isolated) return;
     this.isolationCheck ??= this.checkIsolation(containerId)
       .then(
-        (check) => {
-          this.isolation = check;
-          return check;
-        },
+        (check) => check,
         (error) => {
           log.warn("could not check the sandbox network", { error });
           return undefined;
@@ -148,25 +224,52 @@ export class SandboxContainers implements SandboxFleet {
   }
 
   /**
-   * Asks from inside the container whether the host's firewall drops what it starts: a TCP connect to its
-   * gateway (the host's side of its bridge) on port 9 (discard), which nothing should listen on. The firewall's
-   * DROP makes it time out; an answer — refused or open — means the packet reached the host, so the rules of
-   * scripts/setup/sandbox-network.sh are missing for this sandbox's range.
+   * Asks from inside the container whether the host's firewall drops what it starts, over every address family:
+   * TCP connects, all at once, to its gateway (the host's side of its bridge) on the probe ports (9, the app's
+   * port, PostgreSQL's) over IPv4, and over IPv6 to the gateway's link-local `fe80::…%eth0` address (known to the
+   * host when the engine runs here, and derived inside from the gateway's MAC). Isolated means every IPv4 connect
+   * timed out (the firewall's DROP) and every IPv6 one timed out or found no IPv6 in the sandbox; an answer —
+   * refused or open — means the packet reached the host. IPv6 on in the sandbox with no gateway address to probe
+   * counts as not isolated: nothing proves it closed. The result is what `networkState()` reports.
    */
   async checkIsolation(containerId: string): Promise<IsolationCheck> {
+    const check = await this.probeIsolation(containerId);
+    this.isolation = check;
+    return check;
+  }
+
+  private async probeIsolation(containerId: string): Promise<IsolationCheck> {
     const info = await this.engine.inspect(containerId);
     const gateway = Object.values(info?.NetworkSettings.Networks ?? {})[0]?.Gateway || undefined;
     if (!gateway) return { isolated: false, gateway, outcome: "no gateway: not on a bridge network of its own" };
     const probe = await this.engine.exec(containerId, [
       "php",
       "-r",
-      '$s = @fsockopen($argv[1], 9, $code, $message, 2); echo $s ? "open" : "closed $code $message";',
+      ISOLATION_PROBE,
       gateway,
+      this.settings.probePorts.join(","),
+      ...hostLinkLocalAddresses(gateway),
     ]);
-    const outcome = probe.stdout.trim();
-    // 110 ETIMEDOUT (Linux); PHP reports a timeout with code 0 or 110 depending on the stream layer.
-    const timedOut = /^closed (110|0) /.test(outcome) || /timed out/i.test(outcome);
-    return { isolated: timedOut, gateway, outcome };
+    const lines = probe.stdout.trim().split("\n");
+    const ipv6 = lines[0] === "ipv6 on";
+    const results = lines.slice(1).map((line) => {
+      const [host = "", port = "", ...rest] = line.split(" ");
+      return { host, port, family: host.includes(":") ? 6 : 4, outcome: rest.join(" ") };
+    });
+    const outcome = [lines[0] ?? "", ...results.map((r) => `${r.host} ${r.port} ${r.outcome}`)].join("; ");
+    if (probe.exitCode !== 0 || !/^ipv6 (on|off)$/.test(lines[0] ?? "")) {
+      throw new Error(`the isolation probe failed (exit ${probe.exitCode}): ${probe.stderr.trim().slice(0, 300)}`);
+    }
+    // 110 ETIMEDOUT; PHP reports a timeout with code 0 or 110 depending on the stream layer.
+    const timedOut = (r: { outcome: string }) => /^closed (110|0) /.test(r.outcome) || /timed out/i.test(r.outcome);
+    // 97 EAFNOSUPPORT, 99 EADDRNOTAVAIL, 101 ENETUNREACH: the sandbox has no IPv6 to send with. With IPv6 on in
+    // the sandbox, only the firewall's DROP (a timeout) counts.
+    const noIpv6 = (r: { outcome: string }) => !ipv6 && /^closed (97|99|101) /.test(r.outcome);
+    const v4 = results.filter((r) => r.family === 4);
+    const v6 = results.filter((r) => r.family === 6);
+    const v4Closed = v4.length > 0 && v4.every(timedOut);
+    const v6Closed = v6.length > 0 ? v6.every((r) => timedOut(r) || noIpv6(r)) : !ipv6;
+    return { isolated: v4Closed && v6Closed, gateway, outcome };
   }
 
   /** The signed client for a provisioned sandbox (what subsets and the agent use to work in it). */
@@ -202,6 +305,10 @@ export class SandboxContainers implements SandboxFleet {
         if (container.sandboxId === sandbox.id) await this.engine.remove(container.containerId);
       }
     }
+    // A container that vanished (removed behind our back) left its network: the removal above could not see it.
+    await this.engine
+      .removeSandboxNetwork(sandbox.id)
+      .catch((error) => log.warn("could not remove a sandbox network", { sandboxId: sandbox.id, error }));
     await deleteSandboxRow({ id: sandbox.id });
   }
 
@@ -210,6 +317,13 @@ export class SandboxContainers implements SandboxFleet {
   /** Every container labelled as this deployment's. */
   listContainers(): Promise<ContainerInfo[]> {
     return this.engine.list(this.settings.namespace);
+  }
+
+  async listOtherMemoryContainers(): Promise<ContainerInfo[]> {
+    if (!isMemoryNamespace(this.settings.namespace)) return [];
+    return (await this.engine.list()).filter(
+      (container) => isMemoryNamespace(container.namespace) && container.namespace !== this.settings.namespace,
+    );
   }
 
   removeContainer(containerId: string): Promise<void> {
@@ -223,7 +337,7 @@ export class SandboxContainers implements SandboxFleet {
 
   async containerRunning(containerId: string): Promise<boolean> {
     const info = await this.engine.inspect(containerId);
-    return Boolean(info?.State.Running);
+    return Boolean(info?.State.Running && !info.State.Paused);
   }
 
   /** Removes images of ours other than `keep`; nothing when the operator runs their own SANDBOX_IMAGE. */

@@ -22,6 +22,19 @@ export const LABEL_NAMESPACE = "sitewright.namespace";
 
 /** A sandbox's own network is named after it. */
 export const NETWORK_PREFIX = "sitewright-net-";
+/**
+ * The host's side of a sandbox's bridge is named `swsbx` + 10 hex digits of its id (15 characters, the kernel's
+ * limit): the IPv6 rules of scripts/setup/sandbox-network.sh match these bridges by that prefix (`-i swsbx+`).
+ */
+export const BRIDGE_PREFIX = "swsbx";
+/**
+ * Sandboxes get no IPv6 at all: no link-local address, so nothing to reach the host's `::` listeners with (the
+ * firewall's IPv6 rules are the second lock). Set at create; the runtime applies them inside the container.
+ */
+export const IPV6_OFF_SYSCTLS = {
+  "net.ipv6.conf.all.disable_ipv6": "1",
+  "net.ipv6.conf.default.disable_ipv6": "1",
+} as const;
 /** The default range sandbox networks take their /28 subnets from (SANDBOX_NETWORK_POOL). */
 export const DEFAULT_NETWORK_POOL = "10.213.0.0/16";
 /** A network older than this with no container is an orphan (its container was never made, or is gone). */
@@ -81,6 +94,14 @@ export function pickSubnet(pool: string): { subnet: string; gateway: string } {
 }
 
 /** `unix:///run/podman/podman.sock` or `tcp://127.0.0.1:2375` → dockerode's connection options. */
+/** The name of the host's side of a sandbox's bridge (see BRIDGE_PREFIX). */
+export function bridgeNameFor(sandboxId: string): string {
+  return `${BRIDGE_PREFIX}${sandboxId
+    .replace(/[^0-9a-f]/gi, "")
+    .slice(0, 10)
+    .toLowerCase()}`;
+}
+
 export function dockerOptionsFrom(dockerHost: string | undefined): Docker.DockerOptions {
   const value = dockerHost?.trim() || "unix:///var/run/docker.sock";
   if (value.startsWith("unix://")) return { socketPath: value.slice("unix://".length) };
@@ -117,10 +138,20 @@ export const sandboxUnavailable = (cause?: unknown) =>
 
 const statusOf = (error: unknown) => (error as { statusCode?: number }).statusCode;
 
+/**
+ * A container that is gone, or going: Docker answers 404; Podman answers 500 "…does not exist in database: no such
+ * container" while a removal is under way (measured on Podman 4.3), then 404.
+ */
+const isGoneContainer = (error: unknown) =>
+  statusOf(error) === 404 || /no such container|removal.*in progress/i.test(String((error as Error).message));
+
 export class SandboxEngine {
   readonly docker: Docker;
 
   readonly networkPool: string;
+
+  /** False once the engine's host refused the IPv6 sysctls: its kernel has no IPv6, so there is none to turn off. */
+  private ipv6Sysctls = true;
 
   constructor(options: { dockerHost?: string; docker?: Docker; networkPool?: string } = {}) {
     this.docker = options.docker ?? new Docker({ ...dockerOptionsFrom(options.dockerHost), timeout: 60_000 });
@@ -174,26 +205,35 @@ export class SandboxEngine {
    * scripts/setup/sandbox-network.sh stop the sandbox from starting any connection instead.
    */
   private async createNetwork(spec: ContainerSpec): Promise<string> {
-    const name = `${NETWORK_PREFIX}${spec.sandboxId}`;
     let lastError: unknown;
     for (let attempt = 0; attempt < 12; attempt++) {
-      const { subnet, gateway } = pickSubnet(this.networkPool);
+      const options = this.networkOptions(spec, pickSubnet(this.networkPool));
       try {
-        await this.docker.createNetwork({
-          Name: name,
-          Driver: "bridge",
-          Internal: false,
-          CheckDuplicate: true,
-          Labels: { [LABEL_SANDBOX]: spec.sandboxId, [LABEL_NAMESPACE]: spec.namespace },
-          IPAM: { Driver: "default", Config: [{ Subnet: subnet, Gateway: gateway }] },
-        });
-        return name;
+        await this.docker.createNetwork(options);
+        return options.Name;
       } catch (error) {
         lastError = error;
         if (!/already used|overlap|in use|conflict/i.test(String((error as Error).message))) throw error;
       }
     }
     throw new Error(`no free subnet for a sandbox network in ${this.networkPool}`, { cause: lastError });
+  }
+
+  /**
+   * The sandbox's network definition (exported so tests can read it): a bridge on one /28 of the pool, its host
+   * side named for the IPv6 rules (`com.docker.network.bridge.name`, honoured by Docker and by Podman's API).
+   */
+  networkOptions(spec: ContainerSpec, range: { subnet: string; gateway: string }): Docker.NetworkCreateOptions {
+    return {
+      Name: `${NETWORK_PREFIX}${spec.sandboxId}`,
+      Driver: "bridge",
+      Internal: false,
+      CheckDuplicate: true,
+      EnableIPv6: false,
+      Labels: { [LABEL_SANDBOX]: spec.sandboxId, [LABEL_NAMESPACE]: spec.namespace },
+      Options: { "com.docker.network.bridge.name": bridgeNameFor(spec.sandboxId) },
+      IPAM: { Driver: "default", Config: [{ Subnet: range.subnet, Gateway: range.gateway }] },
+    };
   }
 
   private async removeNetwork(name: string): Promise<void> {
@@ -262,6 +302,7 @@ export class SandboxEngine {
         PortBindings: { [`${SANDBOX_PORT}/tcp`]: [{ HostIp: "127.0.0.1", HostPort: "" }] },
         Binds: [],
         NetworkMode: network,
+        ...(this.ipv6Sysctls ? { Sysctls: { ...IPV6_OFF_SYSCTLS } } : {}),
         RestartPolicy: { Name: "no" },
       },
     };
@@ -269,6 +310,17 @@ export class SandboxEngine {
 
   /** Creates and starts a sandbox container; returns its id and the loopback port it answers on. */
   async run(spec: ContainerSpec): Promise<{ containerId: string; hostPort: number }> {
+    try {
+      return await this.runOnce(spec);
+    } catch (error) {
+      if (!this.ipv6Sysctls || !/net[./]ipv6|disable_ipv6/i.test(String((error as Error).message))) throw error;
+      log.warn("the engine's host has no IPv6 to turn off in sandboxes: starting them without the sysctls", { error });
+      this.ipv6Sysctls = false;
+      return this.runOnce(spec);
+    }
+  }
+
+  private async runOnce(spec: ContainerSpec): Promise<{ containerId: string; hostPort: number }> {
     return this.call("run", async () => {
       const network = await this.createNetwork(spec);
       let container: Docker.Container;
@@ -299,7 +351,7 @@ export class SandboxEngine {
       try {
         return await this.docker.getContainer(containerId).inspect();
       } catch (error) {
-        if (statusOf(error) === 404) return undefined;
+        if (isGoneContainer(error)) return undefined;
         throw error;
       }
     });
@@ -317,9 +369,8 @@ export class SandboxEngine {
           networks.push(`${NETWORK_PREFIX}${sandboxId}`);
         await this.docker.getContainer(containerId).remove({ force: true, v: true });
       } catch (error) {
-        if (statusOf(error) === 404) return;
         // Podman answers 409/500 while a removal is already under way.
-        if (/no such container|removal.*in progress/i.test(String((error as Error).message))) return;
+        if (isGoneContainer(error)) return;
         throw error;
       }
       for (const network of networks) {
@@ -328,6 +379,11 @@ export class SandboxEngine {
         );
       }
     });
+  }
+
+  /** Removes a sandbox's own network; one already gone is not an error (its container may have taken it along). */
+  async removeSandboxNetwork(sandboxId: string): Promise<void> {
+    await this.call("network remove", () => this.removeNetwork(`${NETWORK_PREFIX}${sandboxId}`));
   }
 
   /** Every container labelled as a sandbox of this namespace (all of them when namespace is undefined). */

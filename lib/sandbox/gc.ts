@@ -1,6 +1,7 @@
 /**
  * Garbage collection: expired and idle sandboxes, stuck half-made ones, containers labelled as ours with no
- * record (after a crash), records whose container vanished, and stale media cache. Runs at start and on an
+ * record (after a crash), in memory other in-memory processes' containers long past their expiry, records whose
+ * container vanished, and stale media cache. It removes only this deployment's containers otherwise. Runs at start and on an
  * interval; with several app instances, only the holder of the `sandbox-gc` lease does the work.
  */
 import { existingSandboxIds, listSandboxes, listSandboxesToCollect, takeSandboxLease } from "@/lib/db/queries";
@@ -22,6 +23,8 @@ export type GcReport = {
   orphans: string[];
   networksRemoved: string[];
   vanished: string[];
+  /** Other in-memory deployments' containers, removed past their expiry and the grace. */
+  abandoned: string[];
   cacheFilesRemoved: number;
   imagesRemoved: string[];
 };
@@ -29,6 +32,8 @@ export type GcReport = {
 /** What GC needs from the containers unit: this deployment's containers, removal, the image in use. */
 export interface SandboxFleet {
   listContainers(): Promise<ContainerInfo[]>;
+  /** In memory: other in-memory deployments' containers (their process may be gone); none otherwise. */
+  listOtherMemoryContainers(): Promise<ContainerInfo[]>;
   removeContainer(containerId: string): Promise<void>;
   /** Removes sandbox networks of ours with no container among `liveSandboxIds` (older than a minute). */
   pruneNetworks(liveSandboxIds: Set<string>): Promise<string[]>;
@@ -46,6 +51,11 @@ export type GcPolicy = {
   idleMinutes: number;
   mediaCacheDir: string;
   mediaCacheBytes: number;
+  /**
+   * How long past its label's expiry another in-memory deployment's container is left alone. A pool member's label
+   * carries its pool expiry, and once taken it may live a whole sandbox lifetime beyond that.
+   */
+  abandonedGraceMs: number;
 };
 
 /** What one collection is given: who collects (the lease holder), by which policy, over which fleet. */
@@ -62,6 +72,7 @@ export async function collectGarbage(target: Collectable, options: { now?: Date 
     orphans: [],
     networksRemoved: [],
     vanished: [],
+    abandoned: [],
     cacheFilesRemoved: 0,
     imagesRemoved: [],
   };
@@ -98,6 +109,19 @@ export async function collectGarbage(target: Collectable, options: { now?: Date 
     if (known.has(container.sandboxId)) continue;
     await fleet.removeContainer(container.containerId);
     report.orphans.push(container.sandboxId);
+  }
+
+  // 2a. In memory, another in-memory process's containers once past their expiry and the grace: that process keeps
+  // its records to itself and may be gone for good, so nothing else would ever remove them. Never sooner: it may
+  // be alive, and its pool is its own.
+  for (const container of await fleet.listOtherMemoryContainers()) {
+    if (!container.expiresAt || now.getTime() - container.expiresAt.getTime() < policy.abandonedGraceMs) continue;
+    try {
+      await fleet.removeContainer(container.containerId);
+      report.abandoned.push(container.sandboxId);
+    } catch (error) {
+      log.warn("sandbox GC could not remove an abandoned container", { sandboxId: container.sandboxId, error });
+    }
   }
 
   // 2b. Sandbox networks whose container is gone (removed by hand, or a crash between the two).
@@ -144,6 +168,7 @@ export async function collectGarbage(target: Collectable, options: { now?: Date 
     report.orphans.length ||
     report.networksRemoved.length ||
     report.vanished.length ||
+    report.abandoned.length ||
     report.imagesRemoved.length
   )
     log.info("sandbox GC", { ...report });

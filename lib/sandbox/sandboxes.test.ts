@@ -1,10 +1,12 @@
 /**
  * Sandboxes against the real engine (Podman through its Docker API) and real PostgreSQL: pool and cold starts,
- * the signed client inside a sandbox, capacity, GC of expired and orphaned containers, hardening, the GC lease.
+ * a vanished pool member replaced, the signed client inside a sandbox, capacity, GC of expired and orphaned
+ * containers and in-memory deployments' identities, hardening, the network over IPv4 and IPv6, the GC lease.
  */
 import { randomUUID } from "node:crypto";
 import net from "node:net";
 import os from "node:os";
+import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { advanceClockForTests } from "@/lib/clock";
 import {
@@ -15,15 +17,28 @@ import {
   takeSandboxLease,
   updateSandbox,
 } from "@/lib/db/queries";
-import { useTestDatabase } from "@/lib/db/testing";
+import { setDatabaseForTests } from "@/lib/db";
+import { createTestDatabase, useTestDatabase } from "@/lib/db/testing";
 import { AppError } from "@/lib/errors";
 import { createSiteClient } from "@/lib/sites/client";
 import { SiteRequestError } from "@/lib/sites/client";
-import { LABEL_EXPIRES, LABEL_NAMESPACE, LABEL_OWNER, LABEL_SANDBOX, NETWORK_PREFIX, SANDBOX_LIMITS } from "./engine";
+import { forgetProcessStateForTests } from "@/lib/process-state";
+import { MEMORY_DEPLOYMENT, namespaceFor, sandboxConfig } from "./config";
+import {
+  type ContainerSpec,
+  dockerOptionsFrom,
+  LABEL_EXPIRES,
+  LABEL_NAMESPACE,
+  LABEL_OWNER,
+  LABEL_SANDBOX,
+  NETWORK_PREFIX,
+  SANDBOX_LIMITS,
+  SandboxEngine,
+} from "./engine";
 import { collectGarbage, GC_LEASE } from "./gc";
 import { createTestSandboxes, type TestSandboxes } from "./testing";
 
-useTestDatabase();
+const database = useTestDatabase();
 
 /** The capabilities engines grant by default: every one of them must be dropped. */
 const DEFAULT_CAPABILITIES = [
@@ -103,6 +118,57 @@ describe("the warm pool", () => {
 
     await waitFor(async () => (await countSandboxes({ statuses: ["pooled"] })) === 2);
   });
+});
+
+describe("a pool member that vanished", () => {
+  let t: TestSandboxes;
+  /** The container whose next inspect finds it being removed, as a process's GC removing it right then would. */
+  let vanishing: string | undefined;
+  beforeAll(async () => {
+    const { dockerHost, networkPool } = sandboxConfig();
+    const docker = new Docker({ ...dockerOptionsFrom(dockerHost), timeout: 60_000 });
+    const getContainer = docker.getContainer.bind(docker);
+    docker.getContainer = (id: string) => {
+      const container = getContainer(id);
+      if (id !== vanishing) return container;
+      vanishing = undefined;
+      return Object.assign(container, {
+        inspect: async () => {
+          await getContainer(id).remove({ force: true });
+          // What Podman answers for a container while its removal is under way (measured on Podman 4.3).
+          throw Object.assign(
+            new Error(`(HTTP code 500) server error - container ${id} does not exist in database: no such container`),
+            { statusCode: 500, json: { cause: "no such container", response: 500 } },
+          );
+        },
+      });
+    };
+    t = createTestSandboxes({ poolSize: 2 }, { engine: new SandboxEngine({ docker, networkPool }) });
+    await t.manager.image();
+  });
+  afterAll(() => t.cleanup());
+
+  it("is replaced within the same request, whether it is long gone or going as it is claimed", async () => {
+    await t.manager.fillPool();
+    const members = (await listSandboxes())
+      .filter((row) => row.status === "pooled")
+      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+    expect(members.length).toBe(2);
+    // The first (claimed first) was removed behind the manager's back; the second goes while it is being claimed.
+    await t.engine.docker.getContainer(members[0]!.containerId!).remove({ force: true });
+    vanishing = members[1]!.containerId!;
+
+    const sandbox = await t.manager.createSandbox({ userId: await newUserId() });
+    expect(sandbox.status).toBe("ready");
+    expect(members.map((m) => m.id)).not.toContain(sandbox.id);
+    const index = await fetch(`${await t.directUrl(sandbox.id)}/wp-json/`);
+    expect(index.status).toBe(200);
+    for (const member of members) expect(await findSandboxById({ id: member.id })).toBeUndefined();
+    expect(vanishing).toBeUndefined();
+    // Their networks went with them, though their containers were already gone.
+    const networks = (await t.engine.docker.listNetworks()).map((n) => n.Name);
+    for (const member of members) expect(networks).not.toContain(`${NETWORK_PREFIX}${member.id}`);
+  }, 60_000);
 });
 
 describe("a sandbox started cold", () => {
@@ -370,6 +436,52 @@ async function addressesOf(t: TestSandboxes, sandboxId: string) {
   return { ip: networks[0]!.IPAddress, gateway: networks[0]!.Gateway };
 }
 
+/**
+ * The host's side of the bridge that holds `gateway`: its interface and link-local IPv6 address (the bridge gets
+ * one a moment after its first port comes up).
+ */
+async function hostLinkLocal(gateway: string) {
+  let found: { address: string; device: string } | undefined;
+  await waitFor(async () => {
+    for (const [device, addresses] of Object.entries(os.networkInterfaces())) {
+      if (!addresses?.some((a) => a.family === "IPv4" && a.address === gateway)) continue;
+      const linkLocal = addresses.find((a) => a.family === "IPv6" && /^fe80:/i.test(a.address));
+      if (linkLocal) found = { address: linkLocal.address.split("%")[0]!, device };
+    }
+    return found !== undefined;
+  }, 10_000);
+  return found!;
+}
+
+/** Whether this host reaches `host:port` (a control: what the sandbox must not reach is really there). */
+function hostReaches(host: string, port: number) {
+  return new Promise<boolean>((resolve) => {
+    const socket = net.connect({ host, port, timeout: 3000 }, () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.on("timeout", () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.on("error", () => resolve(false));
+  });
+}
+
+/** An engine that starts sandboxes as they were before IPv6 was closed: IPv6 on inside, a bridge no rule names. */
+class EngineLeavingIpv6Open extends SandboxEngine {
+  override containerOptions(spec: ContainerSpec, network?: string) {
+    const options = super.containerOptions(spec, network);
+    delete options.HostConfig?.Sysctls;
+    return options;
+  }
+
+  override networkOptions(spec: ContainerSpec, range: { subnet: string; gateway: string }) {
+    const { Options: _bridgeName, ...options } = super.networkOptions(spec, range);
+    return options;
+  }
+}
+
 describe("the sandbox network", () => {
   let t: TestSandboxes;
   let first: { id: string; url: string | null };
@@ -386,7 +498,8 @@ describe("the sandbox network", () => {
       socket.on("error", () => {});
       socket.end("hello from the host\n");
     });
-    await new Promise<void>((resolve) => hostService.listen(0, "0.0.0.0", resolve));
+    // On `::`, as Node (the app) listens: both address families.
+    await new Promise<void>((resolve) => hostService.listen(0, "::", resolve));
     hostPort = (hostService.address() as net.AddressInfo).port;
   });
   afterAll(async () => {
@@ -420,6 +533,24 @@ describe("the sandbox network", () => {
     const targets = [`${gateway} ${hostPort}`, `${gateway} 5432`, ...hostAddresses.map((a) => `${a} ${hostPort}`)];
     const results = await connectFromInside(t, first.id, targets);
     for (const target of targets) expect(results[target], target).toMatch(/^closed/);
+  }, 60_000);
+
+  it("keeps the host's services out of reach over IPv6: not at the gateway's link-local address", async () => {
+    const { gateway } = await addressesOf(t, first.id);
+    const linkLocal = await hostLinkLocal(gateway);
+    // The control: the host service answers the host itself on the bridge's fe80:: address.
+    await waitFor(() => hostReaches(`${linkLocal.address}%${linkLocal.device}`, hostPort), 10_000);
+    const targets = [`[${linkLocal.address}%eth0] ${hostPort}`, `[${linkLocal.address}%eth0] 5432`];
+    const results = await connectFromInside(t, first.id, targets);
+    for (const target of targets) {
+      expect(results[target], target).toMatch(/^closed/);
+      // Refused would mean the packet reached the host.
+      expect(results[target], target).not.toMatch(/refused/i);
+    }
+    // IPv6 is off inside: the sandbox has no address of that family at all.
+    const row = await findSandboxById({ id: first.id });
+    const addresses = await t.engine.exec(row!.containerId!, ["cat", "/proc/net/if_inet6"]);
+    expect(addresses.stdout.trim()).toBe("");
   }, 60_000);
 
   it("keeps other sandboxes out of reach from inside", async () => {
@@ -467,6 +598,48 @@ describe("the sandbox network", () => {
       await uncovered.cleanup();
     }
   });
+
+  it("refuses sandboxes whose IPv6 is open, and reports the network not isolated", async () => {
+    const { dockerHost, networkPool } = sandboxConfig();
+    const open = createTestSandboxes(
+      { poolSize: 0 },
+      { engine: new EngineLeavingIpv6Open({ dockerHost, networkPool }) },
+    );
+    try {
+      const refused = await open.manager.createSandbox({ userId: await newUserId() }).catch((e: unknown) => e);
+      expect(refused).toMatchObject({ code: "sandbox_unavailable", headers: { "Retry-After": "60" } });
+      expect(String((refused as Error).message)).toContain("scripts/setup/sandbox-network.sh");
+      // What /health reports as sandboxPool.network.
+      expect(open.manager.networkState()).toBe("not_isolated");
+      expect(await open.engine.list(open.namespace)).toEqual([]);
+    } finally {
+      await open.cleanup();
+    }
+  }, 60_000);
+
+  it("finds a sandbox whose IPv6 is open not isolated, though IPv4 is closed, and it really reaches the host", async () => {
+    const { dockerHost, networkPool } = sandboxConfig();
+    const open = createTestSandboxes(
+      { poolSize: 0, requireIsolation: false },
+      { engine: new EngineLeavingIpv6Open({ dockerHost, networkPool }) },
+    );
+    try {
+      const sandbox = await open.manager.createSandbox({ userId: await newUserId() });
+      expect(open.manager.networkState()).toBe("not_isolated");
+      const row = await findSandboxById({ id: sandbox.id });
+      const check = await open.manager.fleet.checkIsolation(row!.containerId!);
+      expect(check, JSON.stringify(check)).toMatchObject({ isolated: false });
+      // IPv4 alone would have passed: every IPv4 probe timed out; an IPv6 one got through.
+      expect(check.outcome).toContain(`${check.gateway} 9 closed 110`);
+      expect(check.outcome).toMatch(/fe80::[0-9a-f:]+%eth0 \d+ (open|closed 111)/);
+      // The control for the test above: without the guard, the host's service answers at fe80::.
+      const linkLocal = await hostLinkLocal(check.gateway!);
+      const target = `[${linkLocal.address}%eth0] ${hostPort}`;
+      expect((await connectFromInside(open, sandbox.id, [target]))[target]).toBe("open");
+    } finally {
+      await open.cleanup();
+    }
+  }, 60_000);
 
   it("still answers the service on its port published on 127.0.0.1", async () => {
     for (const sandbox of [first, second]) {
@@ -583,4 +756,93 @@ describe("garbage collection", () => {
       await pooled.cleanup();
     }
   });
+});
+
+describe("in-memory deployments on one engine", () => {
+  /** Removes what a manager with an identity of its own made (its records go with the file's database). */
+  async function removeContainersOf(t: TestSandboxes) {
+    await t.manager.close();
+    for (const container of await t.engine.list(t.config.namespace)) await t.engine.remove(container.containerId);
+  }
+
+  /** A GC run as another in-memory process would make it: its own identity, its own (empty) store. */
+  async function collectAsAnotherProcess(namespace: string, options: { now?: Date } = {}) {
+    const store = await createTestDatabase();
+    const other = createTestSandboxes({ poolSize: 0, namespace });
+    await setDatabaseForTests(store.handle);
+    try {
+      return await collectGarbage(other.manager, options);
+    } finally {
+      await setDatabaseForTests(database.current().handle);
+      await other.cleanup();
+      await store.drop();
+    }
+  }
+
+  it("gives each in-memory process an identity of its own, and one's GC leaves the other's pool alone", async () => {
+    const firstIdentity = sandboxConfig().namespace;
+    forgetProcessStateForTests(MEMORY_DEPLOYMENT); // what a second process starts with
+    const secondIdentity = sandboxConfig().namespace;
+    const first = createTestSandboxes({ poolSize: 1, namespace: firstIdentity });
+    try {
+      await first.manager.image();
+      await first.manager.fillPool();
+      const [member] = (await listSandboxes()).filter((row) => row.status === "pooled");
+
+      const report = await collectAsAnotherProcess(secondIdentity);
+      expect(report.skipped).toBe(false);
+      expect(report.orphans).not.toContain(member!.id);
+      expect((await first.engine.inspect(member!.containerId!))?.State.Running).toBe(true);
+      expect(report.abandoned).not.toContain(member!.id);
+      const sandbox = await first.manager.createSandbox({ userId: await newUserId() });
+      expect(sandbox).toMatchObject({ id: member!.id, fromPool: true });
+
+      expect(firstIdentity).toMatch(/^memory-[0-9a-f]{12}$/);
+      expect(secondIdentity).toMatch(/^memory-[0-9a-f]{12}$/);
+      expect(secondIdentity).not.toBe(firstIdentity);
+      // Within one process the identity stays the same.
+      expect(sandboxConfig().namespace).toBe(secondIdentity);
+    } finally {
+      await removeContainersOf(first);
+      await first.cleanup();
+    }
+  }, 60_000);
+
+  it("removes another in-memory deployment's containers only once past their expiry and the grace", async () => {
+    // A PostgreSQL deployment keeps one stable identity, shared by its instances (the password is not part of it).
+    const postgres = "postgres://app:secret@db.internal:5432/sitewright";
+    expect(namespaceFor(postgres)).toBe(namespaceFor(postgres.replace("secret", "rotated")));
+    expect(namespaceFor(postgres)).toMatch(/^[0-9a-f]{12}$/);
+
+    const gone = createTestSandboxes({ namespace: `memory-${randomUUID().replace(/-/g, "").slice(0, 12)}` });
+    try {
+      const image = await gone.manager.image();
+      const graceMs = (gone.config.ttlMinutes + 10) * 60_000;
+      const now = new Date();
+      const [expired, recent] = [randomUUID(), randomUUID()];
+      const expiredRun = await gone.engine.run({
+        sandboxId: expired,
+        image,
+        namespace: gone.config.namespace,
+        owner: "pool",
+        expiresAt: new Date(now.getTime() - graceMs - 60_000),
+      });
+      const recentRun = await gone.engine.run({
+        sandboxId: recent,
+        image,
+        namespace: gone.config.namespace,
+        owner: "pool",
+        expiresAt: new Date(now.getTime() - 60_000),
+      });
+
+      const report = await collectAsAnotherProcess(sandboxConfig().namespace, { now });
+      expect(await gone.engine.inspect(expiredRun.containerId)).toBeUndefined();
+      expect((await gone.engine.inspect(recentRun.containerId))?.State.Running).toBe(true);
+      expect(report.abandoned).toContain(expired);
+      expect(report.abandoned).not.toContain(recent);
+    } finally {
+      await removeContainersOf(gone);
+      await gone.cleanup();
+    }
+  }, 60_000);
 });

@@ -100,6 +100,7 @@ export class SandboxManager implements Collectable {
         namespace: config.namespace,
         appUrl: config.appUrl,
         requireIsolation: config.requireIsolation,
+        probePorts: config.probePorts,
       },
     );
     this.pool = new SandboxPool(
@@ -113,6 +114,7 @@ export class SandboxManager implements Collectable {
       idleMinutes: config.idleMinutes,
       mediaCacheDir: config.mediaCacheDir,
       mediaCacheBytes: config.mediaCacheBytes,
+      abandonedGraceMs: (config.ttlMinutes + 10) * 60_000,
     };
   }
 
@@ -150,108 +152,127 @@ export class SandboxManager implements Collectable {
     // Resolve the source first: a site that is not the user's is a 404 before any sandbox is used.
     const source = input.siteId ? await this.resolveSite(input.userId, input.siteId) : undefined;
     const imageTag = await this.fleet.image();
-    await this.fleet.ping();
-    const now = this.now();
-    const expiresAt = new Date(now.getTime() + ttl * 60_000);
-    const id = randomUUID();
-    const claim = await claimSandboxForUser({
-      userId: input.userId,
-      siteId: input.siteId ?? null,
-      max: this.config.max,
-      maxPerUser: this.config.maxPerUser,
-      now,
-      expiresAt,
-      cold: {
-        id,
-        status: "starting",
+    // A claimed pool member that turns out gone (removed behind this process's back, dead, or sealed under another
+    // key) is dropped and the claim made again, in this request: the next member, or a cold start. Each round drops
+    // a row, so the rounds end; the cap guards against a pool refilled as fast with members that die.
+    for (let round = 0; ; round++) {
+      await this.fleet.ping();
+      const now = this.now();
+      const expiresAt = new Date(now.getTime() + ttl * 60_000);
+      const id = randomUUID();
+      const claim = await claimSandboxForUser({
         userId: input.userId,
         siteId: input.siteId ?? null,
-        imageTag,
-        fromPool: false,
-        createdAt: now,
-        acquiredAt: now,
-        lastUsedAt: now,
+        max: this.config.max,
+        maxPerUser: this.config.maxPerUser,
+        now,
         expiresAt,
-      },
-    });
-    if (claim.outcome === "capacity_reached") {
-      throw claim.limit === "user"
-        ? new AppError(
-            "capacity_reached",
-            `You already have ${this.config.maxPerUser} sandboxes open. Close one you no longer need to start another.`,
-            { headers: { "Retry-After": "60" }, details: { maxPerUser: this.config.maxPerUser } },
-          )
-        : new AppError(
-            "capacity_reached",
-            "All sandboxes are in use. Close one you no longer need, or try again later.",
-            { headers: { "Retry-After": "60" }, details: { max: this.config.max } },
-          );
-    }
-
-    let sandbox = claim.sandbox;
-    if (claim.outcome === "pooled" && !sealedUnderCurrentKey(sandbox)) {
-      // Sealed by a process with another ENCRYPTION_KEY: its credentials are lost, so retire it and start over.
-      log.warn("pooled sandbox's credentials no longer decrypt: retiring it", { sandboxId: sandbox.id });
-      await this.fleet.destroy(sandbox).catch(() => {});
-      return this.createSandbox(input);
-    }
-    if (
-      claim.outcome === "pooled" &&
-      !(await this.fleet.isRunning(sandbox).catch(async (error) => {
-        // The engine went away between the ping and now: give the pool member back untouched.
-        await transitionSandbox({
-          id: sandbox.id,
-          from: ["ready"],
-          to: "pooled",
-          fields: { userId: null, siteId: null, acquiredAt: null },
-        });
-        throw error;
-      }))
-    ) {
-      // The pooled container died (engine restart, OOM): drop it and start one cold in its place.
-      log.warn("pooled sandbox was not running", { sandboxId: sandbox.id });
-      await this.fleet.destroy(sandbox).catch(() => {});
-      return this.createSandbox(input);
-    }
-    this.pool.refillSoon();
-    try {
-      if (claim.outcome === "cold") sandbox = await this.fleet.launch(sandbox, "ready");
-      let warnings: string[] | undefined;
-      let manifest = {
-        sandboxId: sandbox.id,
-        sourceSiteId: input.siteId ?? null,
-        sourceUrl: source?.site.url ?? null,
-        sourceUploadsUrl: null as string | null,
-        imageTag: sandbox.imageTag,
-        items: [] as SandboxManifest["items"],
-        createdAt: sandbox.acquiredAt ?? now,
-        expiresAt: sandbox.expiresAt,
-      };
-      if (source) {
-        const subset = await copySubset({
-          source: source.client,
-          target: this.fleet.clientFor(sandbox),
-          ids: input.postIds,
-          mediaBaseUrl: this.mediaBaseUrl(sandbox.id),
-        });
-        manifest = {
-          ...manifest,
-          items: subset.items,
-          sourceUrl: subset.sourceUrl ?? manifest.sourceUrl,
-          sourceUploadsUrl: subset.sourceUploadsUrl,
-        };
-        warnings = subset.warnings;
+        cold: {
+          id,
+          status: "starting",
+          userId: input.userId,
+          siteId: input.siteId ?? null,
+          imageTag,
+          fromPool: false,
+          createdAt: now,
+          acquiredAt: now,
+          lastUsedAt: now,
+          expiresAt,
+        },
+      });
+      if (claim.outcome === "capacity_reached") {
+        throw claim.limit === "user"
+          ? new AppError(
+              "capacity_reached",
+              `You already have ${this.config.maxPerUser} sandboxes open. Close one you no longer need to start another.`,
+              { headers: { "Retry-After": "60" }, details: { maxPerUser: this.config.maxPerUser } },
+            )
+          : new AppError(
+              "capacity_reached",
+              "All sandboxes are in use. Close one you no longer need, or try again later.",
+              { headers: { "Retry-After": "60" }, details: { max: this.config.max } },
+            );
       }
-      await upsertSandboxManifest(manifest);
-      return { ...this.view(sandbox), manifest: manifestView(manifest), ...(warnings?.length ? { warnings } : {}) };
+      const mayReplace = round < this.config.poolSize + 2;
+      let sandbox = claim.sandbox;
+      if (claim.outcome === "pooled") {
+        const problem = await this.poolMemberProblem(sandbox);
+        if (problem) {
+          log.warn("claimed pool member cannot be used: replacing it", { sandboxId: sandbox.id, problem });
+          await this.fleet.destroy(sandbox).catch(() => {});
+          if (!mayReplace) throw sandboxUnavailable();
+          continue;
+        }
+      }
+      this.pool.refillSoon();
+      try {
+        if (claim.outcome === "cold") sandbox = await this.fleet.launch(sandbox, "ready");
+        let warnings: string[] | undefined;
+        let manifest = {
+          sandboxId: sandbox.id,
+          sourceSiteId: input.siteId ?? null,
+          sourceUrl: source?.site.url ?? null,
+          sourceUploadsUrl: null as string | null,
+          imageTag: sandbox.imageTag,
+          items: [] as SandboxManifest["items"],
+          createdAt: sandbox.acquiredAt ?? now,
+          expiresAt: sandbox.expiresAt,
+        };
+        if (source) {
+          const subset = await copySubset({
+            source: source.client,
+            target: this.fleet.clientFor(sandbox),
+            ids: input.postIds,
+            mediaBaseUrl: this.mediaBaseUrl(sandbox.id),
+          });
+          manifest = {
+            ...manifest,
+            items: subset.items,
+            sourceUrl: subset.sourceUrl ?? manifest.sourceUrl,
+            sourceUploadsUrl: subset.sourceUploadsUrl,
+          };
+          warnings = subset.warnings;
+        }
+        await upsertSandboxManifest(manifest);
+        return { ...this.view(sandbox), manifest: manifestView(manifest), ...(warnings?.length ? { warnings } : {}) };
+      } catch (error) {
+        // The pool member died while it was being filled (its container went after the check): another one.
+        const memberDied =
+          claim.outcome === "pooled" && mayReplace && !(await this.fleet.isRunning(sandbox).catch(() => true));
+        await this.fleet
+          .destroy(sandbox)
+          .catch((cause) => log.error("could not remove a failed sandbox", { sandboxId: sandbox.id, error: cause }));
+        if (memberDied) {
+          log.warn("pool member died while being handed out: replacing it", { sandboxId: sandbox.id, error });
+          continue;
+        }
+        // A 503 we raised already says why (the network check's names its fix); anything else that a dead engine
+        // caused, a failed provisioning request included, becomes the generic 503.
+        if (isAppError(error) && error.code === "sandbox_unavailable") throw error;
+        if (isEngineDown(error)) throw sandboxUnavailable(error);
+        throw error;
+      }
+    }
+  }
+
+  /**
+   * Why a claimed pool member cannot be handed out, or undefined when it can. When the engine cannot be reached
+   * the member goes back to the pool untouched and the 503 is thrown; any other failure to read its container
+   * (Podman answers 500 for one being removed) counts as the member being gone.
+   */
+  private async poolMemberProblem(sandbox: Sandbox): Promise<string | undefined> {
+    if (!sealedUnderCurrentKey(sandbox))
+      return "its credentials no longer decrypt (another ENCRYPTION_KEY sealed them)";
+    try {
+      return (await this.fleet.isRunning(sandbox)) ? undefined : "its container is gone or not running";
     } catch (error) {
-      await this.fleet
-        .destroy(sandbox)
-        .catch((cause) => log.error("could not remove a failed sandbox", { sandboxId: sandbox.id, error: cause }));
-      // A 503 we raised already says why (the network check's names its fix); anything else that a dead engine
-      // caused, a failed provisioning request included, becomes the generic 503.
-      if (isAppError(error) && error.code === "sandbox_unavailable") throw error;
-      if (isEngineDown(error)) throw sandboxUnavailable(error);
+      if (!isEngineDown(error)) return `its container could not be read: ${String((error as Error).message)}`;
+      await transitionSandbox({
+        id: sandbox.id,
+        from: ["ready"],
+        to: "pooled",
+        fields: { userId: null, siteId: null, acquiredAt: null },
+      });
       throw error;
     }
   }
