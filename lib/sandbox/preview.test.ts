@@ -379,7 +379,12 @@ echo 'headers sent';`;
       previewPost(new Request(`${APP}/preview/${sandbox.id}/wp-admin/async-upload.php`, init), {
         params: Promise.resolve({ sandboxId: sandbox.id, path: ["wp-admin", "async-upload.php"] }),
       });
-    const headers = { cookie: await signIn(), "content-type": `multipart/form-data; boundary=${boundary}` };
+    // As curl sends a large form: `Expect: 100-continue` (which fetch refuses to forward).
+    const headers = {
+      cookie: await signIn(),
+      "content-type": `multipart/form-data; boundary=${boundary}`,
+      expect: "100-continue",
+    };
     const chunked = await post({ method: "POST", headers, body, duplex: "half" } as RequestInit);
     expect(chunked.status).toBe(413);
     expect((await chunked.json()).error.code).toBe("payload_too_large");

@@ -18,6 +18,7 @@ import { now as clockNow } from "@/lib/clock";
 import { findSandboxById, touchSandbox } from "@/lib/db/queries";
 import type { Sandbox } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
+import { log } from "@/lib/log";
 import { sandboxUrl } from "./client";
 import { isListedStaticFile, type SandboxExec, staticFileCandidate, staticFileRequest } from "./preview-assets";
 import { hasLivePreviewGrant, PREVIEW_GRANT_COOKIE, previewGrantCookie, signedGrantSessions } from "./preview-grant";
@@ -46,6 +47,8 @@ const DROP_REQUEST = new Set([
   "x-forwarded-proto",
   "x-real-ip",
   "accept-encoding",
+  // fetch refuses to send it; the 100 Continue is the server's to give (Node gives it), not the sandbox's.
+  "expect",
 ]);
 /** What a request for a public static file may carry: no cookie, nothing that reaches PHP. */
 const STATIC_REQUEST = new Set([
@@ -217,6 +220,7 @@ export async function forwardToSandbox(input: {
     });
   } catch (error) {
     if (limit.exceeded) throw tooLarge();
+    log.warn("the sandbox did not answer a preview request", { sandboxId: sandbox.id, error });
     throw new AppError("sandbox_unavailable", "The sandbox did not answer. Try again, or start a new sandbox.", {
       cause: error,
     });
