@@ -1,6 +1,7 @@
 /**
  * Every state-changing route a browser uses refuses cross-site requests, found by walking app/ so a new route
- * cannot forget it. Only the plugin's /sites/redeem is exempt (it carries no cookie).
+ * cannot forget it. Exempt: what carries no cookie (the plugin's /sites/redeem, MCP clients' OAuth endpoints and
+ * /mcp) and the preview.
  */
 import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
@@ -10,7 +11,16 @@ import { call } from "./http";
 const APP = path.resolve(import.meta.dirname, "../app");
 // The preview proxies WordPress's own forms, which post from the preview's opaque origin (`Origin: null`); it
 // changes nothing of ours and answers only the sandbox's owner (lib/sandbox/preview.ts, docs/rehearsal.md).
-const EXEMPT = new Set(["sites/redeem", "preview/[sandboxId]/[[...path]]"]);
+// MCP clients call the OAuth endpoints and /mcp with no cookie (bearer tokens, client credentials, PKCE): nothing
+// ambient for another site to ride on, and browser-based clients must reach them (docs/mcp.md).
+const EXEMPT = new Set([
+  "sites/redeem",
+  "preview/[sandboxId]/[[...path]]",
+  "oauth/register",
+  "oauth/token",
+  "oauth/revoke",
+  "mcp",
+]);
 const METHODS = ["POST", "PUT", "PATCH", "DELETE"] as const;
 
 function routeFiles(dir: string): string[] {
@@ -37,7 +47,7 @@ describe("cross-site requests to every state-changing route", () => {
   });
 
   for (const route of routes) {
-    it(`${route}: every state-changing method refuses cross-site requests${EXEMPT.has(route) ? " (exempt: called by the plugin)" : ""}`, async () => {
+    it(`${route}: every state-changing method refuses cross-site requests${EXEMPT.has(route) ? " (exempt: no cookie)" : ""}`, async () => {
       const module = (await import(path.join(APP, route, "route.ts"))) as Record<string, unknown>;
       const params = Object.fromEntries(
         [...route.matchAll(/\[(?:\.\.\.)?([^\]]+)\]/g)].map(([, name]) => [
