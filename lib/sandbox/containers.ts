@@ -4,6 +4,7 @@
  * The only unit that talks to the engine for sandboxes; the pool, sign-in links, the manager and GC go
  * through its methods (GC through the narrow `SandboxFleet` interface in gc.ts).
  */
+import { readFileSync } from "node:fs";
 import os from "node:os";
 import { deleteSandboxRow, findSandboxById, transitionSandbox, updateSandbox } from "@/lib/db/queries";
 import type { Sandbox } from "@/lib/db/schema";
@@ -108,18 +109,44 @@ while ($pending && ($left = max($deadlines) - microtime(true)) > 0) {
 echo "ipv6 ", $ipv6 ? "on" : "off", "\n", implode("\n", $lines), "\n";
 `;
 
+/** The host's side of a sandbox's bridge, when the engine runs on this host. */
+type HostBridge = { device: string; addresses: string[]; ready: boolean };
+
 /**
- * The link-local addresses of the host's interface that holds `gateway` (the sandbox's bridge), when the engine
- * runs on this host; none otherwise (the probe then derives the address from the gateway's MAC).
+ * The host's interface that holds `gateway` (the sandbox's bridge): its link-local addresses, and whether they are
+ * usable. A new bridge's address is tentative (duplicate detection) for about two seconds after its first
+ * container starts (measured): until then nothing answers at it, so a probe's timeout there proves nothing.
+ * Undefined when no interface here holds the gateway (the engine runs elsewhere).
  */
-function hostLinkLocalAddresses(gateway: string): string[] {
-  for (const addresses of Object.values(os.networkInterfaces())) {
+function hostBridge(gateway: string): HostBridge | undefined {
+  for (const [device, addresses] of Object.entries(os.networkInterfaces())) {
     if (!addresses?.some((a) => a.family === "IPv4" && a.address === gateway)) continue;
-    return addresses
+    const linkLocal = addresses
       .filter((a) => a.family === "IPv6" && /^fe80:/i.test(a.address))
       .map((a) => a.address.split("%")[0]!);
+    let tentative = false;
+    try {
+      // "<address> <index> <prefix> <scope> <flags> <device>"; flag 0x40: tentative.
+      for (const line of readFileSync("/proc/net/if_inet6", "utf8").trim().split("\n")) {
+        const [, , , scope, flags, name] = line.trim().split(/\s+/);
+        if (name === device && scope === "20" && (Number.parseInt(flags ?? "0", 16) & 0x40) !== 0) tentative = true;
+      }
+    } catch {
+      // No IPv6 on this host: nothing to wait for.
+    }
+    return { device, addresses: linkLocal, ready: linkLocal.length > 0 && !tentative };
   }
-  return [];
+  return undefined;
+}
+
+async function readyHostBridge(gateway: string, timeoutMs = 5_000): Promise<HostBridge | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  let bridge = hostBridge(gateway);
+  while (bridge && !bridge.ready && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    bridge = hostBridge(gateway);
+  }
+  return bridge;
 }
 
 export class SandboxContainers implements SandboxFleet {
@@ -229,8 +256,10 @@ export class SandboxContainers implements SandboxFleet {
    * port, PostgreSQL's) over IPv4, and over IPv6 to the gateway's link-local `fe80::…%eth0` address (known to the
    * host when the engine runs here, and derived inside from the gateway's MAC). Isolated means every IPv4 connect
    * timed out (the firewall's DROP) and every IPv6 one timed out or found no IPv6 in the sandbox; an answer —
-   * refused or open — means the packet reached the host. IPv6 on in the sandbox with no gateway address to probe
-   * counts as not isolated: nothing proves it closed. The result is what `networkState()` reports.
+   * refused or open — means the packet reached the host. With IPv6 on in the sandbox a timeout proves the DROP
+   * only at an address known to answer: the gateway must be on this host with its address out of duplicate
+   * detection (else it is waited for and the probe run again), or it counts as not isolated. The result is what
+   * `networkState()` reports.
    */
   async checkIsolation(containerId: string): Promise<IsolationCheck> {
     const check = await this.probeIsolation(containerId);
@@ -242,23 +271,18 @@ export class SandboxContainers implements SandboxFleet {
     const info = await this.engine.inspect(containerId);
     const gateway = Object.values(info?.NetworkSettings.Networks ?? {})[0]?.Gateway || undefined;
     if (!gateway) return { isolated: false, gateway, outcome: "no gateway: not on a bridge network of its own" };
-    const probe = await this.engine.exec(containerId, [
-      "php",
-      "-r",
-      ISOLATION_PROBE,
-      gateway,
-      this.settings.probePorts.join(","),
-      ...hostLinkLocalAddresses(gateway),
-    ]);
-    const lines = probe.stdout.trim().split("\n");
-    const ipv6 = lines[0] === "ipv6 on";
-    const results = lines.slice(1).map((line) => {
-      const [host = "", port = "", ...rest] = line.split(" ");
-      return { host, port, family: host.includes(":") ? 6 : 4, outcome: rest.join(" ") };
-    });
-    const outcome = [lines[0] ?? "", ...results.map((r) => `${r.host} ${r.port} ${r.outcome}`)].join("; ");
-    if (probe.exitCode !== 0 || !/^ipv6 (on|off)$/.test(lines[0] ?? "")) {
-      throw new Error(`the isolation probe failed (exit ${probe.exitCode}): ${probe.stderr.trim().slice(0, 300)}`);
+    const bridge = hostBridge(gateway);
+    let probe = await this.runIsolationProbe(containerId, gateway, bridge);
+    if (probe.ipv6 && bridge && !bridge.ready) {
+      // IPv6 is on in the sandbox and the gateway's address was not usable yet: ask again once it is.
+      const ready = await readyHostBridge(gateway);
+      if (ready?.ready) probe = await this.runIsolationProbe(containerId, gateway, ready);
+      else return { isolated: false, gateway, outcome: `${probe.outcome}; the gateway's IPv6 address never came up` };
+    }
+    const { ipv6, results, outcome } = probe;
+    if (ipv6 && !bridge) {
+      // With IPv6 on, only timeouts at an address known to answer prove the DROP: from elsewhere, nothing does.
+      return { isolated: false, gateway, outcome: `${outcome}; IPv6 is on and the gateway is not on this host` };
     }
     // 110 ETIMEDOUT; PHP reports a timeout with code 0 or 110 depending on the stream layer.
     const timedOut = (r: { outcome: string }) => /^closed (110|0) /.test(r.outcome) || /timed out/i.test(r.outcome);
@@ -270,6 +294,30 @@ export class SandboxContainers implements SandboxFleet {
     const v4Closed = v4.length > 0 && v4.every(timedOut);
     const v6Closed = v6.length > 0 ? v6.every((r) => timedOut(r) || noIpv6(r)) : !ipv6;
     return { isolated: v4Closed && v6Closed, gateway, outcome };
+  }
+
+  private async runIsolationProbe(containerId: string, gateway: string, bridge: HostBridge | undefined) {
+    const probe = await this.engine.exec(containerId, [
+      "php",
+      "-r",
+      ISOLATION_PROBE,
+      gateway,
+      this.settings.probePorts.join(","),
+      ...(bridge?.addresses ?? []),
+    ]);
+    const lines = probe.stdout.trim().split("\n");
+    if (probe.exitCode !== 0 || !/^ipv6 (on|off)$/.test(lines[0] ?? "")) {
+      throw new Error(`the isolation probe failed (exit ${probe.exitCode}): ${probe.stderr.trim().slice(0, 300)}`);
+    }
+    const results = lines.slice(1).map((line) => {
+      const [host = "", port = "", ...rest] = line.split(" ");
+      return { host, port, family: host.includes(":") ? 6 : 4, outcome: rest.join(" ") };
+    });
+    return {
+      ipv6: lines[0] === "ipv6 on",
+      results,
+      outcome: [lines[0], ...results.map((r) => `${r.host} ${r.port} ${r.outcome}`)].join("; "),
+    };
   }
 
   /** The signed client for a provisioned sandbox (what subsets and the agent use to work in it). */

@@ -3,7 +3,8 @@
  * a vanished pool member replaced, the signed client inside a sandbox, capacity, GC of expired and orphaned
  * containers and in-memory deployments' identities, hardening, the network over IPv4 and IPv6, the GC lease.
  */
-import { randomUUID } from "node:crypto";
+import { execFileSync, spawn } from "node:child_process";
+import { randomInt, randomUUID } from "node:crypto";
 import net from "node:net";
 import os from "node:os";
 import Docker from "dockerode";
@@ -468,6 +469,48 @@ function hostReaches(host: string, port: number) {
   });
 }
 
+/**
+ * A stand-in for the internet: a network namespace behind a veth pair, on a /30 of TEST-NET-1 (192.0.2.0/24,
+ * never routed), with a TCP listener; the host routes to it, so a sandbox's packets to it would be forwarded.
+ */
+function farNetwork() {
+  const tag = randomUUID().replace(/-/g, "").slice(0, 6);
+  const [namespace, hostSide, farSide] = [`swfar-${tag}`, `swfa${tag}`, `swfb${tag}`];
+  const base = randomInt(64) * 4;
+  const [hostAddress, address] = [`192.0.2.${base + 1}`, `192.0.2.${base + 2}`];
+  const ip = (...args: string[]) => execFileSync("ip", args, { stdio: "pipe" });
+  ip("netns", "add", namespace);
+  ip("link", "add", hostSide, "type", "veth", "peer", "name", farSide);
+  ip("link", "set", farSide, "netns", namespace);
+  ip("addr", "add", `${hostAddress}/30`, "dev", hostSide);
+  ip("link", "set", hostSide, "up");
+  ip("netns", "exec", namespace, "ip", "addr", "add", `${address}/30`, "dev", farSide);
+  ip("netns", "exec", namespace, "ip", "link", "set", farSide, "up");
+  ip("netns", "exec", namespace, "ip", "route", "add", "default", "via", hostAddress);
+  const port = 8000 + randomInt(1000);
+  const listener = spawn(
+    "ip",
+    [
+      "netns",
+      "exec",
+      namespace,
+      process.execPath,
+      "-e",
+      `require("net").createServer((s) => s.end("far")).listen(${port})`,
+    ],
+    { stdio: "ignore" },
+  );
+  return {
+    address,
+    port,
+    close() {
+      listener.kill();
+      execFileSync("ip", ["netns", "del", namespace], { stdio: "ignore" });
+      execFileSync("sh", ["-c", `ip link del ${hostSide} 2>/dev/null || true`]);
+    },
+  };
+}
+
 /** An engine that starts sandboxes as they were before IPv6 was closed: IPv6 on inside, a bridge no rule names. */
 class EngineLeavingIpv6Open extends SandboxEngine {
   override containerOptions(spec: ContainerSpec, network?: string) {
@@ -551,6 +594,20 @@ describe("the sandbox network", () => {
     const row = await findSandboxById({ id: first.id });
     const addresses = await t.engine.exec(row!.containerId!, ["cat", "/proc/net/if_inet6"]);
     expect(addresses.stdout.trim()).toBe("");
+  }, 60_000);
+
+  it("keeps addresses beyond the host out of reach: nothing a sandbox sends is forwarded", async () => {
+    const far = farNetwork();
+    try {
+      // The control: the host reaches it (the route is there; a sandbox's packets would be forwarded along it).
+      await waitFor(() => hostReaches(far.address, far.port), 10_000);
+      const target = `${far.address} ${far.port}`;
+      const result = (await connectFromInside(t, first.id, [target]))[target];
+      expect(result).toMatch(/^closed/);
+      expect(result).not.toMatch(/refused/i);
+    } finally {
+      far.close();
+    }
   }, 60_000);
 
   it("keeps other sandboxes out of reach from inside", async () => {
