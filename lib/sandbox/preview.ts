@@ -21,7 +21,7 @@ import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { sandboxUrl } from "./client";
 import { isListedStaticFile, type SandboxExec, staticFileCandidate, staticFileRequest } from "./preview-assets";
-import { hasLivePreviewGrant, PREVIEW_GRANT_COOKIE, previewGrantCookie, signedGrantSessions } from "./preview-grant";
+import { hasLivePreviewGrant, previewGrantCookie, signedGrantSessions } from "./preview-grant";
 
 export const PREVIEW_PREFIX = "/preview";
 export const MAX_FORWARDED_BODY = 16 * 1024 * 1024;
@@ -353,28 +353,3 @@ export function scopeCookie(setCookie: string, sandboxId: string): string {
 }
 
 // ------------------------------------------------------------------ kept for SandboxManager.preview
-
-/*
- * SandboxManager.preview (sandboxes.ts) predates `openPreview` and is no longer routed to; until it is removed,
- * what it imports stays here and fails closed: no public path, no grant, and a cookie that clears any grant.
- */
-
-/** @deprecated Use `openPreview`: a public path is decided against the image's files, asynchronously. */
-export const isPublicAsset = (_method: string, _path: string) => false;
-/** @deprecated Use `openPreview`: a grant is checked against the session store, asynchronously. */
-export const hasPreviewCookie = (_cookieHeader: string | null) => false;
-/** @deprecated Use `openPreview`. */
-export const hasPreviewGrant = (_input: {
-  cookieHeader: string | null;
-  secret: string;
-  userId: string;
-  sandboxId: string;
-  now: Date;
-}) => false;
-/** @deprecated Use `openPreview`: a grant must be bound to the login session that earns it. */
-export const previewCookie = (input: {
-  secret: string;
-  appUrl: string;
-  userId: string;
-  sandbox: Pick<Sandbox, "id" | "expiresAt">;
-}) => `${PREVIEW_GRANT_COOKIE}=; Path=${PREVIEW_PREFIX}/${input.sandbox.id}/; Max-Age=0; HttpOnly; SameSite=Lax`;

@@ -37,6 +37,7 @@ import {
   SandboxEngine,
 } from "./engine";
 import { collectGarbage, GC_LEASE } from "./gc";
+import { openPreview } from "./preview";
 import { createTestSandboxes, type TestSandboxes } from "./testing";
 
 const database = useTestDatabase();
@@ -298,13 +299,14 @@ describe("a sandbox started cold", () => {
     expect(login.url.startsWith(`${sandbox.previewUrl}?sitewright_login=`)).toBe(true);
     const through = (url: string, cookie?: string) => {
       const target = new URL(url);
-      return t.manager.preview({
+      return openPreview({
         request: new Request(url, { headers: cookie ? { cookie } : {}, redirect: "manual" }),
-        userId,
+        session: { userId, idHash: "the-owner's-session" },
         sandboxId: sandbox.id,
         path: target.pathname.slice(`/preview/${sandbox.id}`.length),
         search: target.search,
         sessionSecret: "s".repeat(32),
+        sandboxes: t.manager,
       });
     };
     const first = await through(login.url);

@@ -9,7 +9,6 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { now as clockNow } from "@/lib/clock";
 import {
   claimSandboxForUser,
-  findSandboxById,
   findSandboxForUser,
   findSandboxManifest,
   listSandboxesForUser,
@@ -29,14 +28,7 @@ import type { Collectable, GcPolicy } from "./gc";
 import { defaultImagePaths, type ImagePaths } from "./image";
 import { fetchSandboxMedia, type MediaFile } from "./media-proxy";
 import { SandboxPool } from "./pool";
-import {
-  forwardToSandbox,
-  hasPreviewCookie,
-  hasPreviewGrant,
-  isPublicAsset,
-  previewCookie,
-  previewUrl,
-} from "./preview";
+import { previewUrl } from "./preview";
 import type { RehearsalSandboxAccess } from "./apply";
 import { rehearsalFor } from "./rehearsal";
 import { createSignInLink } from "./sign-in";
@@ -369,52 +361,6 @@ export class SandboxManager implements Collectable {
       segments,
       cacheDir: this.config.mediaCacheDir,
       maxCacheBytes: this.config.mediaCacheBytes,
-    });
-  }
-
-  /**
-   * One browser request to the sandbox's preview (preview.ts). Only its owner gets through: with their session
-   * (which also grants the preview cookie that the preview's own sub-requests carry), or with that cookie.
-   * Anyone else, an unknown id or a sandbox not ready is a 404, as for every other sandbox route.
-   */
-  async preview(input: {
-    request: Request;
-    userId: string | undefined;
-    sandboxId: string;
-    path: string;
-    search: string;
-    sessionSecret: string;
-  }): Promise<Response> {
-    this.assertEnabled();
-    if (!/^[0-9a-f-]{36}$/.test(input.sandboxId)) throw notFound();
-    const sandbox = await findSandboxById({ id: input.sandboxId });
-    const now = this.now();
-    if (!sandbox?.userId || sandbox.status !== "ready" || !sandbox.hostPort || sandbox.expiresAt < now)
-      throw notFound();
-    const cookieHeader = input.request.headers.get("cookie");
-    const granted =
-      hasPreviewCookie(cookieHeader) &&
-      hasPreviewGrant({
-        cookieHeader,
-        secret: input.sessionSecret,
-        userId: sandbox.userId,
-        sandboxId: sandbox.id,
-        now,
-      });
-    const owner = input.userId === sandbox.userId;
-    if (!owner && !granted && !isPublicAsset(input.request.method.toUpperCase(), input.path)) throw notFound();
-    await touchSandbox({ id: sandbox.id, now });
-    const extraCookies =
-      owner && !granted
-        ? [previewCookie({ secret: input.sessionSecret, appUrl: this.config.appUrl, userId: sandbox.userId, sandbox })]
-        : [];
-    return forwardToSandbox({
-      request: input.request,
-      sandbox,
-      appUrl: this.config.appUrl,
-      path: input.path,
-      search: input.search,
-      extraCookies,
     });
   }
 

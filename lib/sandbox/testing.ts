@@ -31,7 +31,7 @@ export function createTestSandboxes(
   overrides: Partial<SandboxConfig> = {},
   deps: { siteSource?: SiteSource; engine?: SandboxEngine } = {},
 ): TestSandboxes {
-  const namespace = `test-${randomBytes(5).toString("hex")}`;
+  const namespace = overrides.namespace ?? `test-${randomBytes(5).toString("hex")}`;
   const mediaCacheDir = mkdtempSync(path.join(os.tmpdir(), "sitewright-media-"));
   const config = sandboxConfig({ enabled: true, poolSize: 0, max: 10, namespace, mediaCacheDir, ...overrides });
   const cleanupEngine = new SandboxEngine({ dockerHost: config.dockerHost, networkPool: config.networkPool });
