@@ -9,7 +9,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { POST } from "@/app/chat/route";
-import { setChatDepsForTests } from "@/lib/agent/chat";
+import { setChatDepsForTests } from "@/lib/workflows/chat-turn";
 import { setAgentModelForTests } from "@/lib/agent/model";
 import { insertSiteRow } from "@/lib/agent/testing/fixtures";
 import { scriptedModel } from "@/lib/agent/testing/scripted-model";

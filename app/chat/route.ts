@@ -1,5 +1,5 @@
 import { route } from "@/lib/http/route";
-import { startChatTurn } from "@/lib/agent/chat";
+import { startChatTurn } from "@/lib/workflows/chat-turn";
 import { chatSchema } from "./schema";
 
 /** The agent: answers with the AI SDK UI message stream (text/event-stream). */

@@ -16,7 +16,7 @@ import { newUser } from "@/test/accounts";
 import { eq } from "drizzle-orm";
 import { APPROVAL_TTL_MS, spendApproval } from "./approvals";
 import { breakerSnapshot, resetBreakersForTests } from "./breaker";
-import { setChatDepsForTests } from "./chat";
+import { setChatDepsForTests } from "@/lib/workflows/chat-turn";
 import { setAgentModelForTests } from "./model";
 import { DEFAULT_OPERATIONS } from "./registry";
 import {

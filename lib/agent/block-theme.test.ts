@@ -13,7 +13,7 @@ import { siteClientFor } from "@/lib/sites/sites";
 import { newUser } from "@/test/accounts";
 import { call } from "@/test/http";
 import { resetBreakersForTests } from "./breaker";
-import { setChatDepsForTests } from "./chat";
+import { setChatDepsForTests } from "@/lib/workflows/chat-turn";
 import { effectivePresets } from "./global-styles";
 import { setAgentModelForTests } from "./model";
 import { readGlobalStyles } from "./operations/global-styles-site";

@@ -5,45 +5,27 @@
  */
 import type { InferUITool, Tool, UIMessage } from "ai";
 import type { z } from "zod";
-import type changeMenu from "./operations/change_menu";
-import type createDraft from "./operations/create_draft";
-import type getSiteInfo from "./operations/get_site_info";
-import type insertBlock from "./operations/insert_block";
-import type listMedia from "./operations/list_media";
-import type listPages from "./operations/list_pages";
-import type listPosts from "./operations/list_posts";
-import type publishPage from "./operations/publish_page";
-import type readMenus from "./operations/read_menus";
-import type readPage from "./operations/read_page";
-import type readSiteSettings from "./operations/read_site_settings";
-import type replaceBlock from "./operations/replace_block";
-import type setFeaturedImage from "./operations/set_featured_image";
-import type setSiteIdentity from "./operations/set_site_identity";
-import type trashPage from "./operations/trash_page";
-import type updateCustomCss from "./operations/update_custom_css";
-import type updatePage from "./operations/update_page";
-import type { TurnMetadata } from "./run";
+import type { StopReason } from "./budget";
+import type { OPERATIONS } from "./operations";
 import type { ToolOutput } from "./tools";
 import type { ChangePart } from "./writes";
 
-type AnyOperation =
-  | typeof changeMenu
-  | typeof createDraft
-  | typeof getSiteInfo
-  | typeof insertBlock
-  | typeof listMedia
-  | typeof listPages
-  | typeof listPosts
-  | typeof publishPage
-  | typeof readMenus
-  | typeof readPage
-  | typeof readSiteSettings
-  | typeof replaceBlock
-  | typeof setFeaturedImage
-  | typeof setSiteIdentity
-  | typeof trashPage
-  | typeof updateCustomCss
-  | typeof updatePage;
+/** Every operation the agent knows, each with its own name and input type. */
+type AnyOperation = (typeof OPERATIONS)[number];
+
+/** How an agent turn ended: sent as the finish chunk's metadata. */
+export type TurnMetadata = {
+  /** Why the run ended: a budget limit, an error, the client leaving, or the model finishing (`finished`). */
+  stopReason: StopReason | "error" | "aborted" | "finished";
+  steps: number;
+  toolCalls: number;
+  tokens: number;
+  /** The turn's change set (on the live site, or in the sandbox), when the turn changed (or waits to change) anything. */
+  changeSetId?: string;
+  /** Where the turn worked: the live site, or a sandbox copy of it. */
+  mode?: "live" | "sandbox";
+  sandboxId?: string;
+};
 
 /** Every operation as the UI sees it: its name, the input the model gave, and what the tool answered. */
 export type ChatTools = {

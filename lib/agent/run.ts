@@ -21,8 +21,8 @@ import { findChangeSetForTurn, saveMessages } from "@/lib/db/queries";
 import { log } from "@/lib/log";
 import type { SiteClient } from "@/lib/sites/types";
 import { CircuitOpenError, siteBreaker } from "./breaker";
-import { RunBudget, TimeBudgetExceeded, type BudgetLimits, type StopReason } from "./budget";
-import type { ChatMessage } from "./chat-message";
+import { RunBudget, TimeBudgetExceeded, type BudgetLimits } from "./budget";
+import type { ChatMessage, TurnMetadata } from "./chat-message";
 import type { AgentModel } from "./model";
 import { ALL_OPERATIONS, sdkInputSchema, type Operation } from "./operations";
 import { systemPrompt, type PromptSite } from "./prompt";
@@ -30,18 +30,7 @@ import { auditInvalidCall, buildTools, type RunState, type ToolContext, type Too
 import { wrapForModel } from "./untrusted";
 import type { WriteContext } from "./writes";
 
-export type TurnMetadata = {
-  /** Why the run ended: a budget limit, an error, the client leaving, or the model finishing (`finished`). */
-  stopReason: StopReason | "error" | "aborted" | "finished";
-  steps: number;
-  toolCalls: number;
-  tokens: number;
-  /** The turn's change set (on the live site, or in the sandbox), when the turn changed (or waits to change) anything. */
-  changeSetId?: string;
-  /** Where the turn worked: the live site, or a sandbox copy of it. */
-  mode?: "live" | "sandbox";
-  sandboxId?: string;
-};
+export type { TurnMetadata };
 
 export type { ChatMessage };
 type Chunk = InferUIMessageChunk<ChatMessage>;

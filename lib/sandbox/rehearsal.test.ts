@@ -12,7 +12,7 @@ import { POST as applyRoute } from "@/app/sites/[id]/changes/[changeSetId]/apply
 import { POST as discardRoute } from "@/app/sites/[id]/changes/[changeSetId]/discard/route";
 import { GET as showRoute } from "@/app/sites/[id]/changes/[changeSetId]/route";
 import { POST as undoRoute } from "@/app/sites/[id]/changes/[changeSetId]/undo/route";
-import { setChatDepsForTests } from "@/lib/agent/chat";
+import { setChatDepsForTests } from "@/lib/workflows/chat-turn";
 import { setAgentModelForTests } from "@/lib/agent/model";
 import { operationsByName } from "@/lib/agent/operations";
 import {

@@ -26,7 +26,8 @@ import updateGlobalStyles from "./update_global_styles";
 import updatePage from "./update_page";
 import updateTemplatePart from "./update_template_part";
 
-export const ALL_OPERATIONS: readonly Operation[] = [
+/** Every operation with its own type (the chat's message types are derived from it: lib/agent/chat-message.ts). */
+export const OPERATIONS = [
   getSiteInfo,
   listPages,
   listPosts,
@@ -50,7 +51,9 @@ export const ALL_OPERATIONS: readonly Operation[] = [
   publishPage,
   trashPage,
   changeMenu,
-] as Operation[];
+] as const;
+
+export const ALL_OPERATIONS: readonly Operation[] = OPERATIONS as unknown as readonly Operation[];
 
 /**
  * Each operation's input schema as the AI SDK takes it (lean: lib/agent/tool-definitions.ts), built once: the JSON
