@@ -306,6 +306,8 @@ export type ToolApproval = typeof toolApprovals.$inferSelect;
 
 export const CHANGE_SET_STATUSES = [
   "pending",
+  /** A rehearsal claimed by an Apply that is writing it to the live site (one statement; lib/workflows). */
+  "applying",
   "applied",
   "partially_applied",
   "undone",
@@ -402,6 +404,8 @@ export const changeItems = pgTable(
     createdAt: ts("created_at").notNull(),
     appliedAt: ts("applied_at"),
     undoneAt: ts("undone_at"),
+    /** For a rehearsal's item: the live change set an Apply wrote it in (null until it is live). */
+    madeLiveBy: text("made_live_by"),
   },
   (t) => [
     index("change_items_set_idx").on(t.changeSetId, t.seq),
