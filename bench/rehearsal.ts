@@ -17,7 +17,7 @@ import { setDatabaseForTests } from "@/lib/db";
 import { countSandboxes, insertConversation } from "@/lib/db/queries";
 import { createTestDatabase } from "@/lib/db/testing";
 import { setSandboxManagerForTests } from "@/lib/sandbox";
-import { applyRehearsal } from "@/lib/sandbox/apply";
+import { applyRehearsal } from "@/lib/workflows/apply-rehearsal";
 import { createTestSandboxes } from "@/lib/sandbox/testing";
 import { newUser } from "@/test/accounts";
 import { call } from "@/test/http";

@@ -27,6 +27,7 @@ export const ERROR_STATUS = {
   approval_not_pending: 409,
   drifted: 409,
   not_applicable: 409,
+  superseded: 409,
   code_expired: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,

@@ -92,22 +92,3 @@ export async function undoChangeSet(request: ChangeSetRequest, client: SiteClien
   await audit("ok");
   return publicChangeSet(await getChangeSet(request));
 }
-
-/** Live change sets are written as the owner approves them; replaying a sandbox set on live is issue 13. */
-export async function applyChangeSet(request: ChangeSetRequest): Promise<PublicChangeSet> {
-  const set = await getChangeSet(request);
-  throw notApplicable(
-    set.target === "live"
-      ? "This change set was made on the live site: it has nothing left to apply."
-      : "Applying sandbox change sets is not available yet.",
-  );
-}
-
-export async function discardChangeSet(request: ChangeSetRequest): Promise<PublicChangeSet> {
-  const set = await getChangeSet(request);
-  throw notApplicable(
-    set.target === "live"
-      ? "This change set was made on the live site: undo it instead of discarding it."
-      : "Discarding sandbox change sets is not available yet.",
-  );
-}

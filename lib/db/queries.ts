@@ -7,3 +7,4 @@ export * from "./queries/changes";
 export * from "./queries/conversations";
 export * from "./queries/verification";
 export * from "./queries/oauth";
+export * from "./queries/rehearsals";

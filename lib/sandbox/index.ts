@@ -9,7 +9,7 @@ import { SandboxManager, type SiteSource } from "./sandboxes";
 import { processState } from "@/lib/process-state";
 
 export { SandboxManager } from "./sandboxes";
-export type { SandboxView } from "./sandboxes";
+export type { RehearsalSandboxAccess, SandboxView } from "./sandboxes";
 
 const pairedSiteSource: SiteSource = async ({ userId, siteId }) => {
   const site = await getOwnedSite({ userId, siteId });

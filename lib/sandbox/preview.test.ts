@@ -13,7 +13,7 @@ import { findSandboxById } from "@/lib/db/queries";
 import { useTestDatabase } from "@/lib/db/testing";
 import { newUser } from "@/test/accounts";
 import { call } from "@/test/http";
-import { mapBlockIds } from "./apply";
+import { mapBlockIds } from "@/lib/changes/replay";
 import { setSandboxManagerForTests } from "./index";
 import { MAX_FORWARDED_BODY, rewriteText, scopeCookie } from "./preview";
 import { staticFileCandidate, staticFileRequest } from "./preview-assets";

@@ -29,10 +29,17 @@ import { defaultImagePaths, type ImagePaths } from "./image";
 import { fetchSandboxMedia, type MediaFile } from "./media-proxy";
 import { SandboxPool } from "./pool";
 import { previewUrl } from "./preview";
-import type { RehearsalSandboxAccess } from "./apply";
 import { rehearsalFor } from "./rehearsal";
 import { createSignInLink } from "./sign-in";
 import { copySubset } from "./subset";
+
+/** What applying and discarding a rehearsal need of the sandbox manager (lib/workflows/apply-rehearsal.ts). */
+export type RehearsalSandboxAccess = {
+  appUrl: string;
+  /** The owner's ready sandbox and its signed client; throws 404 when it is gone. */
+  clientForOwned(input: { userId: string; id: string }): Promise<{ client: SiteClient; hostPort: number | null }>;
+  deleteSandbox(input: { userId: string; id: string }): Promise<void>;
+};
 
 /** How the manager reaches a user's paired site for a subset (lib/sites in the app; injected in tests). */
 export type SiteSource = (input: {

@@ -186,10 +186,13 @@ export async function refreshChangeSetStatus(input: { id: string; now: Date }): 
     .from(changeSets)
     .where(eq(changeSets.id, input.id));
   let status: ChangeSetStatus;
-  // A sandbox set's items are written in the sandbox; the set waits for Apply or Discard (lib/sandbox/apply.ts).
+  // A sandbox set's items are written in the sandbox; the set waits for Apply or Discard (lib/workflows/apply-rehearsal.ts).
   if (set?.target === "sandbox")
     status =
-      set.status === "applied" || set.status === "partially_applied" || set.status === "discarded"
+      set.status === "applied" ||
+      set.status === "partially_applied" ||
+      set.status === "discarded" ||
+      set.status === "applying"
         ? set.status
         : "pending";
   else if (count("pending") > 0) status = "pending";

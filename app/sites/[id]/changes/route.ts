@@ -1,4 +1,4 @@
-import { listChangesForOwner } from "@/lib/changes/service";
+import { listChangesForOwner } from "@/lib/workflows/change-set-actions";
 import { json, route } from "@/lib/http/route";
 import { listQuerySchema } from "./schema";
 

@@ -5,6 +5,14 @@ export const itemsSchema = z
   .object({ itemIds: z.array(z.string().min(1).max(100)).min(1).max(200).optional() })
   .strict();
 
+/** `POST .../apply`: all the set's waiting items or only these; other rehearsals of its sandbox to apply with it. */
+export const applySchema = z
+  .object({
+    itemIds: z.array(z.string().min(1).max(100)).min(1).max(200).optional(),
+    changeSetIds: z.array(z.string().uuid()).min(1).max(20).optional(),
+  })
+  .strict();
+
 /** `GET /sites/:id/changes`: a page size and the cursor the previous page gave (lib/changes/cursor.ts). */
 export const listQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(100).optional(),

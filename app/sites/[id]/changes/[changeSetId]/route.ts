@@ -1,4 +1,4 @@
-import { showChangeSetPageForOwner } from "@/lib/changes/service";
+import { showChangeSetPageForOwner } from "@/lib/workflows/change-set-actions";
 import { json, route } from "@/lib/http/route";
 import { itemsPageQuerySchema } from "../schema";
 

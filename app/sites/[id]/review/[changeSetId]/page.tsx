@@ -2,7 +2,7 @@ import Link from "next/link";
 import { notFound, redirect } from "next/navigation";
 import { currentSession } from "@/lib/auth/current";
 import { isAppError } from "@/lib/errors";
-import { loadRehearsalReview } from "@/lib/sandbox/review";
+import { loadRehearsalReview } from "@/lib/workflows/review";
 import { PendingReview } from "./pending-review";
 import { ReviewActions } from "./review-actions";
 import styles from "./review.module.css";

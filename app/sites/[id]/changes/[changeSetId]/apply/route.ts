@@ -1,13 +1,14 @@
-import { applyChangeSetForOwner } from "@/lib/changes/service";
+import { applyChangeSetForOwner } from "@/lib/workflows/change-set-actions";
 import { json, route } from "@/lib/http/route";
-import { itemsSchema } from "../../schema";
+import { applySchema } from "../../schema";
 
-export const POST = route({ auth: "session", body: itemsSchema }, async ({ body, params, session }) => {
+export const POST = route({ auth: "session", body: applySchema }, async ({ body, params, session }) => {
   const changeSet = await applyChangeSetForOwner({
     userId: session.userId,
     siteId: params.id!,
     changeSetId: params.changeSetId!,
     itemIds: body.itemIds,
+    changeSetIds: body.changeSetIds,
   });
   return json(200, { changeSet });
 });

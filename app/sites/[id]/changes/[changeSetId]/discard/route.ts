@@ -1,4 +1,4 @@
-import { discardChangeSetForOwner } from "@/lib/changes/service";
+import { discardChangeSetForOwner } from "@/lib/workflows/change-set-actions";
 import { json, route } from "@/lib/http/route";
 
 export const POST = route({ auth: "session" }, async ({ params, session }) => {

@@ -1,4 +1,4 @@
-import { undoChangeSetForOwner } from "@/lib/changes/service";
+import { undoChangeSetForOwner } from "@/lib/workflows/change-set-actions";
 import { json, route } from "@/lib/http/route";
 import { itemsSchema } from "../../schema";
 

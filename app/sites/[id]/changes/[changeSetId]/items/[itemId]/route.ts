@@ -1,4 +1,4 @@
-import { showChangeItemForOwner } from "@/lib/changes/service";
+import { showChangeItemForOwner } from "@/lib/workflows/change-set-actions";
 import { json, route } from "@/lib/http/route";
 
 /** One item with its `before`/`after` whole, for a diff the set's page had to cut. */

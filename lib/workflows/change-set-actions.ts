@@ -4,10 +4,10 @@
  */
 import type { Site } from "@/lib/db/schema";
 import { getSandboxManager } from "@/lib/sandbox";
-import { applyRehearsal, discardRehearsal } from "@/lib/sandbox/apply";
+import { applyRehearsal, discardRehearsal } from "./apply-rehearsal";
 import { getOwnedSite, siteClientFor } from "@/lib/sites/sites";
 import type { SiteClient } from "@/lib/sites/types";
-import { scheduleVerification } from "@/lib/workflows/verify-change-set";
+import { scheduleVerification } from "./verify-change-set";
 import {
   type ChangeSetList,
   type ChangeSetPage,
@@ -18,8 +18,9 @@ import {
   type PublicChangeSet,
   publicChangeSet,
   showChangeSetPage,
-} from "./change-sets";
-import { applyChangeSet, discardChangeSet, undoChangeSet, type ChangeSetRequest } from "./undo";
+} from "@/lib/changes/change-sets";
+import { type ChangeSetRequest, undoChangeSet } from "@/lib/changes/undo";
+import { AppError } from "@/lib/errors";
 
 export type ChangeDeps = { siteClient(site: Site): SiteClient };
 
@@ -73,10 +74,12 @@ export async function undoChangeSetForOwner(request: ChangeSetRequest): Promise<
   return { ...undone, verification: { status: "pending", urls: [] } };
 }
 
-export async function applyChangeSetForOwner(request: ChangeSetRequest): Promise<PublicChangeSet> {
+export async function applyChangeSetForOwner(
+  request: ChangeSetRequest & { changeSetIds?: string[] },
+): Promise<PublicChangeSet> {
   const site = await getOwnedSite(request);
   const set = await getChangeSet(request);
-  // A rehearsal (sandbox change set) is replayed on the live site: lib/sandbox/apply.ts.
+  // A rehearsal (sandbox change set) is replayed on the live site: ./apply-rehearsal.ts.
   if (set.target === "sandbox") {
     const applied = await applyRehearsal(request, deps().siteClient(site), getSandboxManager().rehearsals());
     // `applied` is the live change set the Apply wrote: look at the live site for it (docs/verification.md).
@@ -86,14 +89,19 @@ export async function applyChangeSetForOwner(request: ChangeSetRequest): Promise
       changeSetId: applied.id,
       trigger: "apply",
     });
-    return applied;
+    return { ...applied, verification: { status: "pending", urls: [] } };
   }
-  return applyChangeSet(request);
+  throw new AppError(
+    "not_applicable",
+    set.status === "pending"
+      ? "This change waits for your approval: approve or deny it instead."
+      : "This change set was made on the live site: it has nothing left to apply.",
+  );
 }
 
 export async function discardChangeSetForOwner(request: ChangeSetRequest): Promise<PublicChangeSet> {
   await getOwnedSite(request);
   const set = await getChangeSet(request);
   if (set.target === "sandbox") return discardRehearsal(request, getSandboxManager().rehearsals());
-  return discardChangeSet(request);
+  throw new AppError("not_applicable", "This change set was made on the live site: undo it instead of discarding it.");
 }

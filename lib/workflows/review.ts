@@ -2,12 +2,12 @@
  * What the review page of a rehearsal shows (a sandbox change set): each changed page before (the live site) and
  * after (the sandbox, through the preview), side by side, with the change set to apply or discard.
  */
-import { showChangeSetForOwner } from "@/lib/changes/service";
+import { showChangeSetForOwner } from "@/lib/workflows/change-set-actions";
 import type { PublicChangeSet } from "@/lib/changes/change-sets";
 import { findSandboxManifest } from "@/lib/db/queries";
 import { getOwnedSite } from "@/lib/sites/sites";
-import { sandboxConfig } from "./config";
-import { previewUrl } from "./preview";
+import { sandboxConfig } from "@/lib/sandbox/config";
+import { previewUrl } from "@/lib/sandbox/preview";
 
 export type ReviewedPage = {
   itemId: string;

@@ -1,0 +1,299 @@
+/**
+ * Use case: apply or discard a rehearsal (a sandbox change set; docs/rehearsal.md).
+ * - Apply claims the chosen change sets in one transaction (`applying`), so parallel or repeated clicks, and an Apply
+ *   racing a Discard, change the live site at most once; the loser answers `409 not_applicable`.
+ * - What is written is exactly the chosen items' recorded after-state (lib/changes/replay.ts), in ONE conditional
+ *   batch, each live item only over the version the sandbox was copied from (a person's edit since: `409 drifted`).
+ * - An earlier change set of the sandbox that touched the same item and is not live makes it `409 superseded`, unless
+ *   the owner chose it too (`changeSetIds`).
+ * What was written becomes a live change set, undoable like any other; each rehearsal item records it (`madeLiveBy`).
+ */
+import { auditChange, getChangeSet, publicChangeSet, recordWritten } from "@/lib/changes/change-sets";
+import type { PlannedItem } from "@/lib/changes/plan";
+import { findSupersession, type LiveChange, manifestAfterApply, planReplay } from "@/lib/changes/replay";
+import { FilteredItemsError, StaleItemsError, writeItems } from "@/lib/changes/site-items";
+import { now as clockNow } from "@/lib/clock";
+import {
+  claimRehearsalsForApply,
+  discardRehearsalSet,
+  findSandboxManifest,
+  finishRehearsalApply,
+  hasPendingRehearsal,
+  listSandboxItems,
+  releaseRehearsals,
+  upsertSandboxManifest,
+} from "@/lib/db/queries";
+import type { ChangeItem, SandboxManifest } from "@/lib/db/schema";
+import { AppError } from "@/lib/errors";
+import { log } from "@/lib/log";
+import type { RehearsalSandboxAccess } from "@/lib/sandbox";
+import { previewBase } from "@/lib/sandbox/preview";
+import type { SiteClient } from "@/lib/sites/types";
+
+export type RehearsalRequest = {
+  userId: string;
+  siteId: string;
+  changeSetId: string;
+  itemIds?: string[];
+  /** Other rehearsals of the same sandbox to apply in the same batch (their waiting items). */
+  changeSetIds?: string[];
+};
+
+const notApplicable = (message: string, details?: Record<string, unknown>) =>
+  new AppError("not_applicable", message, { ...(details ? { details } : {}) });
+
+type Chosen = { sets: string[]; items: ChangeItem[] };
+
+/** Which items an Apply writes: every waiting item of the chosen sets, or the chosen items of this one. */
+async function chooseItems(request: RehearsalRequest): Promise<Chosen> {
+  const set = await getChangeSet(request);
+  if (set.target !== "sandbox")
+    throw notApplicable("This change set was made on the live site: there is nothing to apply.");
+  const others = [...new Set(request.changeSetIds ?? [])].filter((id) => id !== set.id);
+  const sets = [set];
+  for (const id of others) {
+    const other = await getChangeSet({ ...request, changeSetId: id });
+    if (other.target !== "sandbox" || other.sandboxId !== set.sandboxId) {
+      throw notApplicable(`“${id}” is not a rehearsal in the same sandbox: apply it on its own.`);
+    }
+    sets.push(other);
+  }
+  const waiting = (items: ChangeItem[]) => items.filter((item) => item.status === "applied" && !item.madeLiveBy);
+  if (!request.itemIds?.length) return { sets: sets.map((s) => s.id), items: sets.flatMap((s) => waiting(s.items)) };
+  const wanted = new Set(request.itemIds);
+  const chosen = set.items.filter((item) => wanted.has(item.id));
+  if (chosen.length !== wanted.size) throw new AppError("not_found", "Some of those items are not in this change set.");
+  if (chosen.some((item) => item.status !== "applied"))
+    throw notApplicable("Some of those items were never written in the sandbox.");
+  if (chosen.some((item) => item.madeLiveBy))
+    throw notApplicable("Some of those items were already applied to the live site.");
+  // The sandbox holds one state per item: its changes in one set cannot be replayed one without the other.
+  const split = waiting(set.items).find((item) => !wanted.has(item.id) && chosen.some((c) => c.ref === item.ref));
+  if (split) {
+    throw notApplicable(`Changes to "${split.title}" are applied together: choose all of them, or none.`, {
+      items: [{ id: split.id, title: split.title, reason: "Another change to the same item was chosen." }],
+    });
+  }
+  const alsoChosen = sets.slice(1).flatMap((s) => waiting(s.items));
+  return { sets: sets.map((s) => s.id), items: [...chosen, ...alsoChosen] };
+}
+
+function addresses(manifest: SandboxManifest, appUrl: string, sandboxId: string, hostPort: number | null) {
+  const pairs: Array<[string, string]> = [];
+  const liveUrl = (manifest.sourceUrl ?? "").replace(/\/+$/, "");
+  if (manifest.sourceUploadsUrl) pairs.push([`${appUrl}/sandbox/media/${sandboxId}/`, manifest.sourceUploadsUrl]);
+  if (liveUrl) {
+    pairs.push([previewBase(appUrl, sandboxId), liveUrl]);
+    if (hostPort) pairs.push([`http://127.0.0.1:${hostPort}`, liveUrl]);
+  }
+  return pairs;
+}
+
+/** What the live site answered, as the owner reads it. */
+function writeFailure(error: unknown, changes: LiveChange[]): AppError | undefined {
+  if (error instanceof StaleItemsError) {
+    const items = error.items.map((stale) => {
+      const entry = changes.find((c) => c.change.ref === stale.ref);
+      return {
+        id: entry?.item.id ?? stale.ref,
+        title: entry?.title ?? stale.ref,
+        reason:
+          stale.reason === "missing"
+            ? "It no longer exists on the live site."
+            : "It was edited on the live site after the sandbox copy was made; applying would overwrite that edit.",
+      };
+    });
+    return new AppError(
+      "drifted",
+      `Nothing was applied: ${items.map((i) => `"${i.title}"`).join(", ")} changed on the live site since the sandbox copy was made. Ask again to rehearse on the current version.`,
+      { details: { items } },
+    );
+  }
+  if (error instanceof FilteredItemsError) {
+    const lost = error.lost.map((l) => `${l.field}: ${l.lost}`).join("; ");
+    return notApplicable(
+      `Nothing was applied: the live site would have changed the content while saving it (${lost}).`,
+    );
+  }
+  return undefined;
+}
+
+export async function applyRehearsal(
+  request: RehearsalRequest,
+  live: SiteClient,
+  sandboxes: RehearsalSandboxAccess,
+  now: () => Date = clockNow,
+) {
+  const set = await getChangeSet(request);
+  if (set.target !== "sandbox")
+    throw notApplicable("This change set was made on the live site: there is nothing to apply.");
+  const setIds = [...new Set([set.id, ...(request.changeSetIds ?? [])])];
+  for (const id of setIds.slice(1)) await getChangeSet({ ...request, changeSetId: id }); // 404 for another's
+  // The claim comes first: whatever happens next, one Apply at a time writes these sets, and never after a Discard.
+  const claimed = await claimRehearsalsForApply({ ids: setIds, userId: request.userId, now: now() });
+  if (!claimed) {
+    const current = await getChangeSet(request);
+    throw notApplicable(
+      current.status === "applying"
+        ? "This change set is being applied already."
+        : `This change set is ${current.status.replaceAll("_", " ")}: it cannot be applied again.`,
+    );
+  }
+  try {
+    return await applyClaimed(request, set, live, sandboxes, now);
+  } catch (error) {
+    await releaseRehearsals({ previous: claimed, now: now() });
+    throw error;
+  }
+}
+
+async function applyClaimed(
+  request: RehearsalRequest,
+  set: Awaited<ReturnType<typeof getChangeSet>>,
+  live: SiteClient,
+  sandboxes: RehearsalSandboxAccess,
+  now: () => Date,
+) {
+  const chosen = await chooseItems(request);
+  if (chosen.items.length === 0) throw notApplicable("Nothing in this change set waits to be applied.");
+  const sandboxId = set.sandboxId;
+  const access = sandboxId
+    ? await sandboxes.clientForOwned({ userId: request.userId, id: sandboxId }).catch(() => undefined)
+    : undefined;
+  const manifest = sandboxId ? await findSandboxManifest({ sandboxId }) : undefined;
+  if (!sandboxId || !access || !manifest) {
+    throw notApplicable(
+      "The sandbox this change set was rehearsed in is gone (it expired or was deleted). Discard it and ask again.",
+    );
+  }
+  const history = await listSandboxItems({ sandboxId, userId: request.userId });
+  const order = new Map(history.map((item, index) => [item.id, index]));
+  const items = [...chosen.items].sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
+  const superseded = findSupersession({ chosen: items, history, chosenSets: new Set(chosen.sets) });
+  if (superseded.length > 0) {
+    const names = superseded.map((s) => `"${s.title}"`).join(", ");
+    throw new AppError(
+      "superseded",
+      `Nothing was applied: an earlier change set of this sandbox also changed ${names} and is not on the live site; applying this one alone would carry its edits. Apply it first, or both together.`,
+      { details: { items: superseded } },
+    );
+  }
+  const plan = planReplay({
+    chosen: items,
+    manifest,
+    addresses: addresses(manifest, sandboxes.appUrl, sandboxId, access.hostPort),
+  });
+  const audit = (outcome: string, detail?: string) =>
+    auditChange({
+      changeSetId: set.id,
+      siteId: set.siteId,
+      userId: request.userId,
+      action: "apply",
+      itemIds: items.map((item) => item.id),
+      outcome,
+      detail,
+    });
+  if (plan.refused.length > 0) {
+    await audit("refused", plan.refused.map((r) => `${r.title}: ${r.reason}`).join(" "));
+    throw notApplicable(
+      `Nothing was applied: ${plan.refused.map((r) => `"${r.title}"`).join(", ")} cannot be applied from this sandbox.`,
+      { items: plan.refused },
+    );
+  }
+  let done: Awaited<ReturnType<typeof writeItems>>;
+  try {
+    done = await writeItems(
+      live,
+      plan.changes.map((c) => c.change),
+    );
+  } catch (error) {
+    const answer = writeFailure(error, plan.changes);
+    await audit(
+      answer?.code === "drifted" ? "drifted" : "failed",
+      answer?.message ?? (error instanceof Error ? error.message : String(error)),
+    );
+    throw answer ?? error;
+  }
+  const recorded = await recordLive(request, set, plan.changes, done, now);
+  await finishRehearsalApply({
+    itemIds: items.map((item) => item.id),
+    liveChangeSetId: recorded.changeSetId,
+    sets: chosen.sets,
+    now: now(),
+  });
+  await audit("ok", `live change set ${recorded.changeSetId}`);
+  // The live items now hold the applied versions: a later rehearsal set of this sandbox applies over them.
+  await upsertSandboxManifest({ ...manifest, items: manifestAfterApply(manifest.items, plan.changes, done) }).catch(
+    (error) => log.warn("could not record the applied versions in the manifest", { sandboxId, error }),
+  );
+  return publicChangeSet(await getChangeSet({ ...request, changeSetId: recorded.changeSetId }));
+}
+
+/** What an Apply wrote, as its own live change set (undoable like any other). */
+function recordLive(
+  request: RehearsalRequest,
+  set: Awaited<ReturnType<typeof getChangeSet>>,
+  changes: LiveChange[],
+  done: Awaited<ReturnType<typeof writeItems>>,
+  now: () => Date,
+) {
+  const planned: PlannedItem[] = changes.map((entry, index) => {
+    const result = done[index];
+    const changed = Object.keys(entry.change.fields ?? {});
+    const pick = (state: Record<string, unknown> | null | undefined) =>
+      state ? Object.fromEntries(changed.map((key) => [key, state[key] ?? null])) : null;
+    return {
+      kind: entry.kind,
+      ref: entry.change.ref,
+      action: entry.change.action,
+      title: entry.title,
+      summary: `Applied from the sandbox: ${entry.item.summary}`,
+      before: pick(result?.before),
+      after: pick(result?.after),
+      visible: true,
+      change: entry.change,
+      beforeState: result?.before ?? null,
+      versionRead: entry.change.expect,
+    };
+  });
+  const applyId = `apply-${set.id}-${now().getTime()}`;
+  return recordWritten(
+    { userId: request.userId, siteId: set.siteId, conversationId: set.conversationId, turnId: applyId, target: "live" },
+    applyId,
+    planned,
+    done,
+  );
+}
+
+export async function discardRehearsal(
+  request: RehearsalRequest,
+  sandboxes: RehearsalSandboxAccess,
+  now: () => Date = clockNow,
+) {
+  const set = await getChangeSet(request);
+  if (set.target !== "sandbox")
+    throw notApplicable("This change set was made on the live site: undo it instead of discarding it.");
+  const discarded = await discardRehearsalSet({ id: set.id, userId: request.userId, now: now() });
+  if (!discarded) {
+    const current = await getChangeSet(request);
+    throw notApplicable(`This change set is ${current.status.replaceAll("_", " ")}: it cannot be discarded.`);
+  }
+  await auditChange({
+    changeSetId: set.id,
+    siteId: set.siteId,
+    userId: request.userId,
+    action: "discard",
+    itemIds: set.items.map((item) => item.id),
+    outcome: "ok",
+  });
+  // The rehearsed changes stay in the sandbox's pages; a copy nobody waits on is thrown away, so the next turn
+  // starts from the live site again.
+  if (set.sandboxId && !(await hasPendingRehearsal({ sandboxId: set.sandboxId }))) {
+    await sandboxes
+      .deleteSandbox({ userId: request.userId, id: set.sandboxId })
+      .catch((error) =>
+        log.info("the discarded rehearsal's sandbox was already gone", { sandboxId: set.sandboxId, error }),
+      );
+  }
+  return publicChangeSet(await getChangeSet(request));
+}
