@@ -550,3 +550,110 @@ describe("sandbox mode", () => {
     expect(await findConversationSandbox({ conversationId })).toBeUndefined();
   });
 });
+
+describe("exact apply (issue 19)", () => {
+  /** A conversation's rehearsal and a writer of turns in it: each turn is its own change set in the one sandbox. */
+  async function rehearsalOf(id: number, title: string) {
+    await closeOwnersSandboxes();
+    const conversationId = randomUUID();
+    await insertConversation({ id: conversationId, userId: owner.id, siteId, title, now: new Date() });
+    const rehearsal = await t.manager.rehearsal({ userId: owner.id, siteId, conversationId, live });
+    const sandboxId = Number(rehearsal.manifest.items.find((item) => item.liveRef === `post:${id}`)!.sandboxId);
+    const turn = async (input: Record<string, unknown>, operation = "update_page") => {
+      const written = await writeThroughAgent(
+        { scope: sandboxScope(conversationId, rehearsal.sandbox.id), client: rehearsal.client },
+        operationsByName.get(operation)!,
+        { id: sandboxId, ...input },
+      );
+      return (written.data as { changeSetId: string }).changeSetId;
+    };
+    return { rehearsal, turn };
+  }
+  const liveTitle = async (id: number) =>
+    (await wp.admin.get<{ title: { raw: string } }>(`/wp/v2/pages/${id}`, { context: "edit" })).data.title.raw;
+
+  it("applies only what the chosen change set changed: another set's link on the same page stays in the sandbox", async () => {
+    const original = para('Members: <a href="https://example.com/login">Sign in</a> to see your account.');
+    const id = await livePage("Members", original);
+    const { rehearsal, turn } = await rehearsalOf(id, "Two turns on one page");
+    const titleSet = await turn({ title: "Members area" });
+    const linkSet = await turn({
+      content: para('Members: <a href="https://evil.example/login">Sign in</a> to see your account.'),
+    });
+
+    const applied = await changeSetRoute(applyRoute, titleSet);
+    expect(applied.status).toBe(200);
+    expect(await liveTitle(id)).toBe("Members area");
+    expect(await liveContent(id)).toBe(original); // the link change was never in this change set
+    expect((await changeSetRoute(showRoute, linkSet)).json.changeSet.status).toBe("pending");
+
+    const second = await changeSetRoute(applyRoute, linkSet);
+    expect(second.status).toBe(200);
+    expect(await liveContent(id)).toContain("https://evil.example/login");
+
+    // Undo of each live set gives the page back byte for byte.
+    expect((await changeSetRoute(undoRoute, second.json.changeSet.id)).status).toBe(200);
+    expect((await changeSetRoute(undoRoute, applied.json.changeSet.id)).status).toBe(200);
+    expect(await liveContent(id)).toBe(original);
+    expect(await liveTitle(id)).toBe("Members");
+    await t.manager.deleteSandbox({ userId: owner.id, id: rehearsal.sandbox.id });
+  });
+
+  it("refuses a later set alone when an earlier one that touched the page is not live (409 superseded), and applies both when chosen", async () => {
+    const id = await livePage("Opening", para("Open 8 to 16"));
+    const { rehearsal, turn } = await rehearsalOf(id, "Superseded");
+    const first = await turn({ content: para("Open 9 to 17") });
+    const second = await turn({ content: para("Open 9 to 18") });
+
+    const alone = await changeSetRoute(applyRoute, second);
+    expect(alone.status).toBe(409);
+    expect(alone.json.error.code).toBe("superseded");
+    expect(alone.json.error.details.items).toEqual([expect.objectContaining({ changeSetId: first })]);
+    expect(await liveContent(id)).toBe(para("Open 8 to 16"));
+    expect((await changeSetRoute(showRoute, second)).json.changeSet.status).toBe("pending");
+
+    const both = await changeSetRoute(applyRoute, second, { changeSetIds: [first] });
+    expect(both.status).toBe(200);
+    expect(await liveContent(id)).toBe(para("Open 9 to 18"));
+    for (const set of [first, second]) {
+      expect((await changeSetRoute(showRoute, set)).json.changeSet.status).toBe("applied");
+    }
+    await t.manager.deleteSandbox({ userId: owner.id, id: rehearsal.sandbox.id });
+  });
+
+  it("changes the live site once for six parallel applies of a creation, and once for an Apply racing a Discard", async () => {
+    await closeOwnersSandboxes();
+    const conversationId = randomUUID();
+    await insertConversation({ id: conversationId, userId: owner.id, siteId, title: "Race", now: new Date() });
+    const rehearsal = await t.manager.rehearsal({ userId: owner.id, siteId, conversationId, live });
+    const title = `Race ${randomUUID().slice(0, 8)}`;
+    const created = await writeThroughAgent(
+      { scope: sandboxScope(conversationId, rehearsal.sandbox.id), client: rehearsal.client },
+      operationsByName.get("create_draft")!,
+      { title },
+    );
+    const changeSetId = (created.data as { changeSetId: string }).changeSetId;
+    const answers = await Promise.all(Array.from({ length: 6 }, () => changeSetRoute(applyRoute, changeSetId)));
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
+    expect(answers.filter((a) => a.status === 409).map((a) => a.json.error.code)).toEqual(
+      Array(5).fill("not_applicable"),
+    );
+    const found = await wp.admin.get<unknown[]>("/wp/v2/pages", { search: title, status: "draft", context: "edit" });
+    expect(found.data).toHaveLength(1);
+
+    // Apply and Discard at once: one wins, the other answers not_applicable, and the live site follows the winner.
+    const id = await livePage("Race page", para("Before the race"));
+    const other = await rehearsalOf(id, "Apply or discard");
+    const set = await other.turn({ content: para("After the race") });
+    const [apply, discard] = await Promise.all([changeSetRoute(applyRoute, set), changeSetRoute(discardRoute, set)]);
+    expect([apply.status, discard.status].sort()).toEqual([200, 409]);
+    const status = (await changeSetRoute(showRoute, set)).json.changeSet.status;
+    if (apply.status === 200) {
+      expect(status).toBe("applied");
+      expect(await liveContent(id)).toBe(para("After the race"));
+    } else {
+      expect(status).toBe("discarded");
+      expect(await liveContent(id)).toBe(para("Before the race"));
+    }
+  });
+});
