@@ -80,10 +80,12 @@ export default async function ReviewPage({ params }: { params: Promise<{ id: str
       ))}
       {/* A live set waits for the owner's click here (an MCP client's proposal), or is already written. */}
       {rehearsal ? null : <PendingReview siteId={site.id} changeSet={changeSet} />}
-      <ReviewActions
-        siteId={site.id}
-        changeSet={{ id: changeSet.id, status: changeSet.status, target: changeSet.target }}
-      />
+      {rehearsal || changeSet.status !== "pending" ? (
+        <ReviewActions
+          siteId={site.id}
+          changeSet={{ id: changeSet.id, status: changeSet.status, target: changeSet.target }}
+        />
+      ) : null}
     </main>
   );
 }
