@@ -33,6 +33,7 @@ require_once __DIR__ . '/includes/class-sitewright-site-info.php';
 require_once __DIR__ . '/includes/class-sitewright-preflight.php';
 require_once __DIR__ . '/includes/class-sitewright-snapshot.php';
 require_once __DIR__ . '/includes/class-sitewright-items.php';
+require_once __DIR__ . '/includes/class-sitewright-exact-write.php';
 require_once __DIR__ . '/includes/class-sitewright-design-items.php';
 require_once __DIR__ . '/includes/class-sitewright-snapshot-import.php';
 require_once __DIR__ . '/includes/class-sitewright-custom-css.php';

@@ -435,10 +435,15 @@ final class Sitewright_Items {
 				$result = self::apply_one( $change );
 				if ( is_wp_error( $result ) ) {
 					self::rollback();
+					$data   = (array) $result->get_error_data();
+					$status = (int) ( $data['status'] ?? 0 );
 					$result->add_data(
-						array(
-							'status' => 400 === ( $result->get_error_data()['status'] ?? 0 ) ? 400 : 500,
-							'ref'    => $ref,
+						array_merge(
+							$data,
+							array(
+								'status' => in_array( $status, array( 400, 409 ), true ) ? $status : 500,
+								'ref'    => $ref,
+							)
 						)
 					);
 					return $result;
@@ -603,8 +608,8 @@ final class Sitewright_Items {
 	}
 
 	/**
-	 * Creates, updates, deletes, trashes or restores a post. Content goes through kses as for any author without
-	 * unfiltered_html. Returns the post id.
+	 * Creates, updates, deletes, trashes or restores a post, storing exactly the planned fields (write = plan:
+	 * Sitewright_Exact_Write). Returns the post id.
 	 *
 	 * @param string               $action Action.
 	 * @param int                  $id     Post id (0 to create).
@@ -649,20 +654,37 @@ final class Sitewright_Items {
 				$data['edit_date']     = true;
 			}
 		}
+		// Write = plan (Sitewright_Exact_Write): the new bytes must pass the field's filter, the rest is not
+		// filtered again, and the post must read back as planned.
+		$current = 'create' === $action ? null : get_post( $id );
+		$current = $current instanceof WP_Post ? $current : null;
+		$ref     = 'create' === $action ? 'post:new' : 'post:' . $id;
+		$refused = Sitewright_Exact_Write::refuse_filtered( $ref, $current, $fields );
+		if ( null !== $refused ) {
+			return $refused;
+		}
+		$before = $current ? self::post_state( $current ) : null;
+		if ( $current ) {
+			Sitewright_Exact_Write::remember_overwritten( $current, $fields );
+		}
 		if ( 'create' === $action ) {
 			$data += array(
 				'post_status' => 'draft',
 				'post_author' => get_current_user_id(),
 			);
-			$saved = wp_insert_post( wp_slash( $data ), true );
+			$saved = Sitewright_Exact_Write::without_kses( static fn() => wp_insert_post( wp_slash( $data ), true ) );
 		} elseif ( $data ) {
 			$data['ID'] = $id;
-			$saved      = wp_update_post( wp_slash( $data ), true );
+			$saved      = Sitewright_Exact_Write::without_kses( static fn() => wp_update_post( wp_slash( $data ), true ) );
 		} else {
 			$saved = $id;
 		}
 		if ( is_wp_error( $saved ) ) {
 			return new WP_Error( $saved->get_error_code(), $saved->get_error_message(), array( 'status' => 400 ) );
+		}
+		$changed = Sitewright_Exact_Write::refuse_changed( $ref, (int) $saved, $fields, $before );
+		if ( null !== $changed ) {
+			return $changed;
 		}
 		if ( array_key_exists( 'featured_media', $fields ) ) {
 			$media = (int) $fields['featured_media'];
