@@ -15,7 +15,7 @@ import {
   auditChange,
   type TurnScope,
 } from "@/lib/changes/change-sets";
-import { readItems, StaleItemsError, writeItems, type WrittenItem } from "@/lib/changes/site-items";
+import { FilteredItemsError, readItems, StaleItemsError, writeItems, type WrittenItem } from "@/lib/changes/site-items";
 import type { ChangeItem } from "@/lib/db/schema";
 import type { Operation, OperationResult, WritePlan } from "./operations";
 import { OperationError } from "./operations";
@@ -88,11 +88,27 @@ function resultOf(
 const written = (items: WrittenItem[]) => items.map((i) => ({ ref: i.ref, version: i.version }));
 
 /** Writes a plan that needs no click (drafts, private items), and records it in the turn's change set. */
-export async function writePlanNow(ctx: WriteContext, toolCallId: string, plan: WritePlan): Promise<OperationResult> {
-  const done = await writeItems(
-    ctx.client,
-    plan.items.map((i) => i.change),
+/** What the site would have changed while saving, in words the model can pass on (nothing was written). */
+function filteredError(error: FilteredItemsError): OperationError {
+  const lost = error.lost.map((l) => `${l.field}: ${l.lost}`).join("; ");
+  return new OperationError(
+    `Not written: the site would have stored something other than this change (${lost || "its filters changed it"}), so nothing was changed. Tell the owner in plain words; markup the site does not allow (embeds, scripts, forms, event attributes) cannot be written by Sitewright, and the owner can add it in WordPress.`,
+    "sitewright_filtered",
+    { cause: error },
   );
+}
+
+export async function writePlanNow(ctx: WriteContext, toolCallId: string, plan: WritePlan): Promise<OperationResult> {
+  let done: WrittenItem[];
+  try {
+    done = await writeItems(
+      ctx.client,
+      plan.items.map((i) => i.change),
+    );
+  } catch (error) {
+    if (error instanceof FilteredItemsError) throw filteredError(error);
+    throw error;
+  }
   const { changeSetId, items } = await recordWritten(ctx.scope, toolCallId, plan.items, done);
   ctx.emitChange({ toolCallId, changeSetId, status: "applied", items: items.map(publicChangeItem) });
   return resultOf(plan.summary, plan.target, plan.items, { ...(plan.data?.(written(done)) as object), changeSetId });
@@ -167,6 +183,25 @@ export async function writeApprovedPlan(
         "sitewright_stale",
         { cause: error },
       );
+    }
+    if (error instanceof FilteredItemsError) {
+      await closePlan(items, "failed");
+      await auditChange({
+        changeSetId,
+        siteId: ctx.scope.siteId,
+        userId: ctx.scope.userId,
+        action: "write",
+        itemIds: items.map((i) => i.id),
+        outcome: "filtered",
+        detail: error.lost.map((l) => `${l.field}: ${l.lost}`).join("; "),
+      });
+      ctx.emitChange({
+        toolCallId,
+        changeSetId,
+        status: "stale",
+        items: items.map((i) => ({ ...publicChangeItem(i), status: "failed" })),
+      });
+      throw filteredError(error);
     }
     await closeAfterFailure(ctx, items, error);
     throw error;

@@ -10,7 +10,7 @@ import { AppError } from "@/lib/errors";
 import type { SiteClient } from "@/lib/sites/types";
 import { auditChange, getChangeSet, publicChangeSet, type PublicChangeSet } from "./change-sets";
 import { reverseChange } from "./plan";
-import { StaleItemsError, writeItems } from "./site-items";
+import { FilteredItemsError, StaleItemsError, writeItems } from "./site-items";
 
 export type ChangeSetRequest = { userId: string; siteId: string; changeSetId: string; itemIds?: string[] };
 
@@ -81,6 +81,14 @@ export async function undoChangeSet(request: ChangeSetRequest, client: SiteClien
         "drifted",
         `Nothing was undone: ${names} changed on the site after Sitewright's edit. Undoing would overwrite that newer edit.`,
         { details: { items } },
+      );
+    }
+    if (error instanceof FilteredItemsError) {
+      const lost = error.lost.map((l) => `${l.field}: ${l.lost}`).join("; ");
+      await audit("filtered", lost);
+      throw new AppError(
+        "not_applicable",
+        `Nothing was undone: the site would have stored something other than the earlier version (${lost}).`,
       );
     }
     await audit("failed", error instanceof Error ? error.message : String(error));

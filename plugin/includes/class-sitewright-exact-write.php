@@ -249,16 +249,66 @@ final class Sitewright_Exact_Write {
 			if ( '' === $fragment ) {
 				continue;
 			}
-			$filtered = 'post' === $context ? wp_kses_post( $fragment ) : wp_kses( $fragment, $context );
+			$filtered = 'post' === $context ? self::kses_post_markup( $fragment ) : wp_kses( $fragment, $context );
 			if ( $filtered !== $fragment ) {
 				$lost[] = array(
 					'ref'   => $ref,
 					'field' => $field,
 					'lost'  => self::describe_loss( $fragment, $filtered ),
 				);
+			} elseif ( 'post' === $context && ! self::block_attributes_clean( $fragment ) ) {
+				$lost[] = array(
+					'ref'   => $ref,
+					'field' => $field,
+					'lost'  => sprintf( 'would filter block attributes in %s', self::clip( $fragment ) ),
+				);
 			}
 		}
 		return $lost ? self::filtered_error( $ref, $lost ) : null;
+	}
+
+	/**
+	 * What kses leaves of post markup, without re-serialising block delimiters (core's pre_kses step parses the
+	 * markup into blocks and writes them out again, which changes a fragment's bytes whenever it holds half a
+	 * block): the block attributes are checked on their own (block_attributes_clean).
+	 *
+	 * @param string $fragment Markup.
+	 */
+	private static function kses_post_markup( string $fragment ): string {
+		$priority = has_filter( 'pre_kses', 'wp_pre_kses_block_attributes' );
+		if ( false !== $priority ) {
+			remove_filter( 'pre_kses', 'wp_pre_kses_block_attributes', (int) $priority );
+		}
+		try {
+			return wp_kses_post( $fragment );
+		} finally {
+			if ( false !== $priority ) {
+				add_filter( 'pre_kses', 'wp_pre_kses_block_attributes', (int) $priority, 3 );
+			}
+		}
+	}
+
+	/**
+	 * Whether every block delimiter in the fragment carries attributes kses would keep as they are (what core's
+	 * filter_block_kses does to each block's attributes).
+	 *
+	 * @param string $fragment Markup.
+	 */
+	private static function block_attributes_clean( string $fragment ): bool {
+		if ( ! function_exists( 'filter_block_kses_value' ) ) {
+			return true;
+		}
+		preg_match_all( '/<!--\s+wp:[a-z][a-z0-9_-]*(?:\/[a-z][a-z0-9_-]*)?\s+(\{.*?\})\s+\/?-->/s', $fragment, $found );
+		foreach ( $found[1] as $json ) {
+			$attributes = json_decode( $json, true );
+			if ( ! is_array( $attributes ) ) {
+				continue;
+			}
+			if ( filter_block_kses_value( $attributes, 'post', wp_allowed_protocols() ) !== $attributes ) {
+				return false;
+			}
+		}
+		return true;
 	}
 
 	/**

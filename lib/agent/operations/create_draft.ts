@@ -2,6 +2,7 @@ import { z } from "zod";
 import { planPostCreate } from "@/lib/changes/plan";
 import { defineOperation } from "./operation";
 import { contentType } from "./wordpress";
+import { asStoredMarkup, asStoredTitle } from "@/lib/wordpress/stored-text";
 
 export default defineOperation({
   name: "create_draft",
@@ -16,7 +17,11 @@ export default defineOperation({
   }),
   scope: "content:write",
   risk: "write",
-  async plan(_client, { type, title, content, excerpt }) {
+  async plan(_client, input) {
+    const { type } = input;
+    const title = asStoredTitle(input.title);
+    const content = asStoredMarkup(input.content);
+    const excerpt = input.excerpt === undefined ? undefined : asStoredMarkup(input.excerpt);
     const fields: Record<string, unknown> = { title, content, status: "draft" };
     if (excerpt !== undefined) fields.excerpt = excerpt;
     const summary = `Created draft ${type} "${title}".`;

@@ -3,6 +3,7 @@ import { planPostUpdate } from "@/lib/changes/plan";
 import { BlockEditError, insertBlock } from "../blocks";
 import { defineOperation, OperationError } from "./operation";
 import { contentType, postId, postText, readPostItem } from "./wordpress";
+import { asStoredMarkup } from "@/lib/wordpress/stored-text";
 
 export default defineOperation({
   name: "insert_block",
@@ -21,7 +22,8 @@ export default defineOperation({
   }),
   scope: "content:write",
   risk: "write",
-  async plan(client, { type, id, position, where, markup }) {
+  async plan(client, { type, id, position, where, markup: given }) {
+    const markup = asStoredMarkup(given); // as WordPress stores it: what the owner approves is what is written
     const current = await readPostItem(client, type, id);
     let next: string;
     try {

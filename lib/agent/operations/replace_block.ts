@@ -3,6 +3,7 @@ import { planPostUpdate } from "@/lib/changes/plan";
 import { BlockEditError, replaceBlock } from "../blocks";
 import { defineOperation, OperationError } from "./operation";
 import { contentType, postId, postText, readPostItem } from "./wordpress";
+import { asStoredMarkup } from "@/lib/wordpress/stored-text";
 
 export default defineOperation({
   name: "replace_block",
@@ -20,7 +21,8 @@ export default defineOperation({
   }),
   scope: "content:write",
   risk: "write",
-  async plan(client, { type, id, position, markup }) {
+  async plan(client, { type, id, position, markup: given }) {
+    const markup = asStoredMarkup(given); // as WordPress stores it: what the owner approves is what is written
     const current = await readPostItem(client, type, id);
     let next: string;
     try {

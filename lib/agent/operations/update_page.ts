@@ -2,6 +2,7 @@ import { z } from "zod";
 import { planPostUpdate } from "@/lib/changes/plan";
 import { defineOperation, OperationError } from "./operation";
 import { contentType, postText, readPostItem } from "./wordpress";
+import { asStoredMarkup, asStoredTitle } from "@/lib/wordpress/stored-text";
 
 export default defineOperation({
   name: "update_page",
@@ -21,7 +22,12 @@ export default defineOperation({
     }),
   scope: "content:write",
   risk: "write",
-  async plan(client, { type, id, title, content, excerpt }) {
+  async plan(client, input) {
+    // Spelled as WordPress stores it, so what the owner approves is what is written.
+    const { type, id } = input;
+    const title = input.title === undefined ? undefined : asStoredTitle(input.title);
+    const content = input.content === undefined ? undefined : asStoredMarkup(input.content);
+    const excerpt = input.excerpt === undefined ? undefined : asStoredMarkup(input.excerpt);
     const current = await readPostItem(client, type, id);
     if (postText(current, "status") === "trash") throw new OperationError(`${type} ${id} is in the trash.`, "in_trash");
     const fields: Record<string, string> = {};
