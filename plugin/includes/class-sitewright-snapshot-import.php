@@ -149,22 +149,21 @@ final class Sitewright_Snapshot_Import {
 			if ( $old <= 0 || in_array( $type, Sitewright_Snapshot::EXCLUDED_TYPES, true ) || ! post_type_exists( $type ) ) {
 				continue;
 			}
-			$new = wp_insert_post(
-				wp_slash(
-					array(
-						'import_id'     => $old,
-						'post_type'     => $type,
-						'post_status'   => (string) ( $post['status'] ?? 'draft' ),
-						'post_title'    => (string) ( $post['title'] ?? '' ),
-						'post_name'     => (string) ( $post['slug'] ?? '' ),
-						'post_content'  => (string) ( $post['content'] ?? '' ),
-						'post_excerpt'  => (string) ( $post['excerpt'] ?? '' ),
-						'menu_order'    => (int) ( $post['menuOrder'] ?? 0 ),
-						'post_date_gmt' => (string) ( $post['dateGmt'] ?? '' ),
-					)
-				),
-				true
+			$data = array(
+				'import_id'     => $old,
+				'post_type'     => $type,
+				'post_status'   => (string) ( $post['status'] ?? 'draft' ),
+				'post_title'    => (string) ( $post['title'] ?? '' ),
+				'post_name'     => (string) ( $post['slug'] ?? '' ),
+				'post_content'  => (string) ( $post['content'] ?? '' ),
+				'post_excerpt'  => (string) ( $post['excerpt'] ?? '' ),
+				'post_password' => (string) ( $post['password'] ?? '' ),
+				'menu_order'    => (int) ( $post['menuOrder'] ?? 0 ),
+				'post_date_gmt' => (string) ( $post['dateGmt'] ?? '' ),
 			);
+			// The copy is byte for byte what the live site holds: an administrator's iframe or form stays (kses
+			// off for this write only), so what Apply replays is measured against the real content.
+			$new = Sitewright_Exact_Write::without_kses( static fn() => wp_insert_post( wp_slash( $data ), true ) );
 			if ( is_wp_error( $new ) ) {
 				$this->warnings[] = $new->get_error_message();
 				continue;

@@ -98,6 +98,8 @@ final class Sitewright_Snapshot {
 				'menuOrder' => (int) $post->menu_order,
 				'dateGmt'   => $post->post_date_gmt,
 				'protected' => '' !== $post->post_password,
+				// A protected page stays protected in the copy (the preview is the owner's, but exact is exact).
+				'password'  => $post->post_password,
 				'terms'     => self::terms( $post ),
 				'meta'      => $meta,
 			);

@@ -194,6 +194,34 @@ final class SnapshotTest extends Sitewright_Test_Case {
 		$this->assertSame( $made['page'], (int) get_option( 'page_on_front' ), 'Options are left alone.' );
 	}
 
+	public function test_the_copy_keeps_an_administrators_markup_and_a_page_password_exactly(): void {
+		$content = '<!-- wp:paragraph --><p>Find us.</p><!-- /wp:paragraph --><!-- wp:html --><iframe src="https://maps.example.com/embed?pb=1"></iframe><form action="https://forms.example.com/s"><input name="e"></form><!-- /wp:html -->';
+		wp_set_current_user( (int) get_user_by( 'login', 'admin' )->ID );
+		$page = (int) wp_insert_post(
+			wp_slash(
+				array(
+					'post_type'     => 'page',
+					'post_status'   => 'publish',
+					'post_title'    => 'Members',
+					'post_content'  => $content,
+					'post_password' => 'open sesame',
+				)
+			)
+		);
+		wp_set_current_user( 0 );
+		$export = Sitewright_Snapshot::export( array( $page ) );
+		wp_delete_post( $page, true );
+
+		// The import runs as whoever the sandbox's signed request acts as: no unfiltered_html.
+		$this->assertFalse( current_user_can( 'unfiltered_html' ) );
+		$this->assertIsArray( Sitewright_Snapshot::import( $export ) );
+		$copy = get_post( $page );
+		$this->assertSame( $content, $copy->post_content );
+		$this->assertSame( 'open sesame', $copy->post_password );
+		$this->assertTrue( post_password_required( $copy ) );
+		wp_delete_post( $page, true );
+	}
+
 	public function test_import_refuses_something_that_is_not_a_snapshot(): void {
 		$result = Sitewright_Snapshot::import( array( 'format' => 'other' ) );
 		$this->assertRefused( $result, 'sitewright_bad_snapshot', 400 );
