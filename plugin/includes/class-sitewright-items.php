@@ -23,6 +23,29 @@ final class Sitewright_Items {
 	/** Options the agent may read and write through items (settings:write for writes). */
 	public const OPTIONS = array( 'blogname', 'blogdescription', 'show_on_front', 'page_on_front', 'page_for_posts', 'posts_per_page', 'site_icon', 'date_format', 'time_format', 'timezone_string', 'start_of_week' );
 
+	/**
+	 * The post types Sitewright's operations read and write. Any other type (a shop order, a privacy request, a
+	 * membership record) has its own capabilities and meaning: refused by name, whatever the token's scopes.
+	 */
+	public const POST_TYPES = array( 'page', 'post', 'attachment', 'wp_navigation', 'wp_template', 'wp_template_part', 'wp_global_styles' );
+
+	/**
+	 * The refusal of a post type Sitewright does not handle, or null.
+	 *
+	 * @param string $type Post type ('' when the post does not exist: the version check answers that).
+	 */
+	public static function refuse_type( string $type ): ?WP_Error {
+		if ( '' === $type || in_array( $type, self::POST_TYPES, true ) ) {
+			return null;
+		}
+		return new WP_Error(
+			'sitewright_type_not_allowed',
+			/* translators: %s: a post type */
+			sprintf( __( 'Sitewright does not read or write %s items.', 'sitewright-connector' ), $type ),
+			array( 'status' => 403 )
+		);
+	}
+
 	/** Post types whose items are design (design:write), not content. */
 	public const DESIGN_POST_TYPES = array( 'wp_navigation', 'wp_template', 'wp_template_part', 'wp_global_styles' );
 
@@ -283,6 +306,14 @@ final class Sitewright_Items {
 			if ( 'create' === $action && ! post_type_exists( $type ) ) {
 				return $bad( __( 'Give an existing post type as fields.type to create a post.', 'sitewright-connector' ) );
 			}
+		}
+		$wrong_type = 'post' === $kind ? self::refuse_type( $type ) : null;
+		if ( null !== $wrong_type ) {
+			return array(
+				'code'    => $wrong_type->get_error_code(),
+				'message' => $wrong_type->get_error_message(),
+				'status'  => 403,
+			);
 		}
 		$scope = self::write_scope( $kind, $key, $type );
 		if ( ! in_array( $scope, $scopes, true ) ) {

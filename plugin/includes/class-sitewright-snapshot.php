@@ -39,7 +39,10 @@ final class Sitewright_Snapshot {
 	/** Options that hold a post id. */
 	public const ID_OPTIONS = array( 'page_on_front', 'page_for_posts', 'site_icon' );
 
-	/** Post types never exported (they hold private or derived data). */
+	/** Post types a copy carries (media and global styles travel their own way); any other type is left out. */
+	public const COPIED_TYPES = array( 'page', 'post', 'wp_navigation', 'wp_template', 'wp_template_part', 'wp_block' );
+
+	/** Post types never imported (they hold private or derived data). */
 	public const EXCLUDED_TYPES = array( 'revision', 'user_request', 'customize_changeset', 'oembed_cache', 'wp_global_styles', 'attachment' );
 
 	/** Meta keys never exported: editing bookkeeping, or anything that looks like a credential. */
@@ -70,7 +73,9 @@ final class Sitewright_Snapshot {
 
 		foreach ( $wanted as $id ) {
 			$post = get_post( $id );
-			if ( ! $post instanceof WP_Post || in_array( $post->post_type, self::EXCLUDED_TYPES, true ) ) {
+			// Only the types Sitewright's operations use, and only what this token may read: a content:read token
+			// never exports a shop order or a privacy request, nor a post its user may not read.
+			if ( ! $post instanceof WP_Post || ! in_array( $post->post_type, self::COPIED_TYPES, true ) || ! current_user_can( 'read_post', $post->ID ) ) {
 				$skipped[] = $id;
 				continue;
 			}

@@ -13,6 +13,15 @@ declare(strict_types=1);
 final class SnapshotTest extends Sitewright_Test_Case {
 
 	/**
+	 * The export reads as the user it runs as (the route: the agent user of a signed request); these tests export
+	 * as the site's administrator, who may read everything.
+	 */
+	protected function setUp(): void {
+		parent::setUp();
+		wp_set_current_user( (int) get_user_by( 'login', 'admin' )->ID );
+	}
+
+	/**
 	 * A page with an image, private-looking meta, and a menu pointing at it.
 	 *
 	 * @return array{page: int, image: int, menu: int}
@@ -197,7 +206,7 @@ final class SnapshotTest extends Sitewright_Test_Case {
 	public function test_the_copy_keeps_an_administrators_markup_and_a_page_password_exactly(): void {
 		$content = '<!-- wp:paragraph --><p>Find us.</p><!-- /wp:paragraph --><!-- wp:html --><iframe src="https://maps.example.com/embed?pb=1"></iframe><form action="https://forms.example.com/s"><input name="e"></form><!-- /wp:html -->';
 		wp_set_current_user( (int) get_user_by( 'login', 'admin' )->ID );
-		$page = (int) wp_insert_post(
+		$page   = (int) wp_insert_post(
 			wp_slash(
 				array(
 					'post_type'     => 'page',
@@ -208,9 +217,9 @@ final class SnapshotTest extends Sitewright_Test_Case {
 				)
 			)
 		);
-		wp_set_current_user( 0 );
 		$export = Sitewright_Snapshot::export( array( $page ) );
 		wp_delete_post( $page, true );
+		wp_set_current_user( 0 );
 
 		// The import runs as whoever the sandbox's signed request acts as: no unfiltered_html.
 		$this->assertFalse( current_user_can( 'unfiltered_html' ) );
@@ -233,5 +242,50 @@ final class SnapshotTest extends Sitewright_Test_Case {
 		$this->assertSame( 400, $this->dispatch( 'GET', '/sitewright/v1/export' )->get_status() );
 		$this->assertSame( 200, $this->dispatch( 'GET', '/sitewright/v1/export', array( 'ids' => '1,2' ) )->get_status() );
 		$this->assertSame( 403, $this->dispatch( 'POST', '/sitewright/v1/import', array( 'format' => Sitewright_Snapshot::FORMAT ) )->get_status() );
+	}
+
+	public function test_the_export_leaves_out_what_the_reader_may_not_read_and_types_sitewright_does_not_handle(): void {
+		register_post_type(
+			'shop_order',
+			array(
+				'public'          => false,
+				'capability_type' => 'shop_order',
+				'map_meta_cap'    => true,
+			)
+		);
+		$order   = (int) wp_insert_post(
+			array(
+				'post_type'    => 'shop_order',
+				'post_status'  => 'publish',
+				'post_title'   => 'Order 1001',
+				'post_content' => 'ana@example.com, 1 Main Street',
+			)
+		);
+		$request = (int) wp_insert_post(
+			array(
+				'post_type'   => 'user_request',
+				'post_status' => 'request-pending',
+				'post_title'  => 'ana@example.com',
+			)
+		);
+		$page    = (int) wp_insert_post(
+			array(
+				'post_type'   => 'page',
+				'post_status' => 'private',
+				'post_title'  => 'Private notes',
+			)
+		);
+		try {
+			$export = Sitewright_Snapshot::export( array( $order, $request ) );
+			$this->assertSame( array(), array_values( array_intersect( array( $order, $request ), array_column( $export['posts'], 'id' ) ) ) );
+			wp_set_current_user( 0 ); // someone who may not read a private page
+			$export = Sitewright_Snapshot::export( array( $page ) );
+			$this->assertNotContains( $page, array_column( $export['posts'], 'id' ) );
+		} finally {
+			wp_delete_post( $order, true );
+			wp_delete_post( $request, true );
+			wp_delete_post( $page, true );
+			unregister_post_type( 'shop_order' );
+		}
 	}
 }

@@ -124,6 +124,10 @@ final class Sitewright_REST_Items_Controller extends Sitewright_REST_Controller 
 					)
 				);
 			}
+			$wrong_type = 'post' === $parsed[0] ? Sitewright_Items::refuse_type( (string) get_post_type( (int) $parsed[1] ) ) : null;
+			if ( null !== $wrong_type ) {
+				return $wrong_type;
+			}
 			$item = Sitewright_Items::read( $ref );
 			if ( 'post' === $parsed[0] && $item['exists'] && ! current_user_can( 'read_post', (int) $parsed[1] ) ) {
 				return new WP_Error( 'rest_forbidden', __( 'This site does not let Sitewright read this item.', 'sitewright-connector' ), array( 'status' => 403 ) );
