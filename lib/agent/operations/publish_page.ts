@@ -17,10 +17,20 @@ export default defineOperation({
     if (status === "publish") throw new OperationError(`${type} ${id} is already published.`, "already_published");
     if (status === "trash") throw new OperationError(`${type} ${id} is in the trash.`, "in_trash");
     const summary = `Published ${type} ${id} ("${current.title}").`;
+    const item = planPostUpdate(current, { status: "publish" }, summary);
+    // The card shows everything that becomes visible, not only the status; what is written stays the status.
+    item.before = { status };
+    item.after = {
+      status: "publish",
+      title: current.title,
+      content: postText(current, "content"),
+      ...(postText(current, "excerpt") ? { excerpt: postText(current, "excerpt") } : {}),
+      ...(Number(current.state.featured_media) > 0 ? { featured_media: current.state.featured_media } : {}),
+    };
     return {
       summary,
       target: { type, id, title: current.title },
-      items: [planPostUpdate(current, { status: "publish" }, summary)],
+      items: [item],
       data: () => ({ id, status: "publish" }),
     };
   },

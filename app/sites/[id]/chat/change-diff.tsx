@@ -3,6 +3,7 @@
  * block by block for page content, field by field otherwise. Used on approval cards, tool cards and the Changes page.
  */
 import { parseBlocks } from "@/lib/agent/blocks";
+import { describeChange, markupChanges } from "@/lib/changes/markup-diff";
 import styles from "./change-diff.module.css";
 
 export type ChangeItemView = {
@@ -135,10 +136,43 @@ function BlockDiff({ before, after }: { before: string; after: string }) {
             </span>
             {old ? <del>{blockText(old.source, old.name)}</del> : null}
             {next ? <ins>{blockText(next.source, next.name)}</ins> : null}
+            <MarkupChanges before={old?.source ?? ""} after={next?.source ?? ""} />
           </li>
         );
       })}
     </ol>
+  );
+}
+
+/**
+ * What the words do not show: changed addresses, embeds, forms, scripts, block settings, shortcodes; and when none
+ * of that nor the text explains a change, the raw markup side by side. Every byte that is written is shown.
+ */
+function MarkupChanges({ before, after }: { before: string; after: string }) {
+  if (before === after) return null;
+  const changes = markupChanges(before, after);
+  const sameWords = before !== "" && after !== "" && blockText(before, null) === blockText(after, null);
+  return (
+    <>
+      {changes.length > 0 ? (
+        <ul className={styles.markup} data-testid="markup-changes">
+          {changes.map((change) => (
+            <li key={describeChange(change)}>{describeChange(change)}</li>
+          ))}
+        </ul>
+      ) : null}
+      {sameWords && changes.length === 0 ? (
+        <details className={styles.raw} open data-testid="raw-markup">
+          <summary>Markup changes (the words stay the same)</summary>
+          <del>
+            <code>{before}</code>
+          </del>
+          <ins>
+            <code>{after}</code>
+          </ins>
+        </details>
+      ) : null}
+    </>
   );
 }
 
@@ -152,7 +186,7 @@ function FieldRows({ item }: { item: ChangeItemView }) {
     <dl className={styles.fields}>
       {fields.map((field) => {
         const label = field === "value" ? item.title : (FIELDS[field] ?? field);
-        if (field === "content" && (typeof before.content === "string" || item.action === "create")) {
+        if (field === "content" && (typeof before.content === "string" || typeof after.content === "string")) {
           return (
             <div key={field}>
               <dt>{label}</dt>
