@@ -12,6 +12,7 @@ import { createServer } from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { CLIENT_IP_ENV, CLIENT_IP_HEADER, parseProxyHops, stampClientAddress } from "./lib/http/forwarded.mjs";
+import { withRequestContext } from "./lib/http/request-context.mjs";
 
 function option(names) {
   const args = process.argv.slice(2);
@@ -51,11 +52,14 @@ try {
 }
 const server = createServer((req, res) => {
   stampClientAddress(req, hops);
-  handle(req, res).catch((error) => {
-    console.error("server.mjs: request failed", error);
-    if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });
-    res.end("Internal Server Error");
-  });
+  // A request id for the response header, the route's log lines and one access line (docs/deployment.md, "Logs").
+  withRequestContext(req, res, hops, () =>
+    handle(req, res).catch((error) => {
+      console.error("server.mjs: request failed", error);
+      if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });
+      res.end("Internal Server Error");
+    }),
+  );
 });
 
 // A port another process holds is the operator's mistake to fix, said plainly, with a failing exit code.
@@ -78,8 +82,11 @@ for (const signal of ["SIGTERM", "SIGINT"]) {
   process.on(signal, () => {
     if (closing) return;
     closing = true;
+    // The app's own sandbox containers go with it (lib/sandbox/shutdown.ts registers this hook at boot).
+    const removeSandboxes = globalThis[Symbol.for("sitewright.shutdown")] ?? (async () => {});
+    const sandboxesGone = removeSandboxes().catch((error) => console.error("server.mjs: shutdown failed", error));
     server.close(() => {
-      app.close().finally(() => process.exit(0));
+      sandboxesGone.then(() => app.close()).finally(() => process.exit(0));
     });
     server.closeIdleConnections?.();
     setTimeout(() => process.exit(0), 10_000).unref();

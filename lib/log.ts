@@ -1,4 +1,9 @@
-/** Structured one-line JSON logs. Never pass secrets, codes, tokens or passwords in `fields`. */
+/**
+ * Structured one-line JSON logs. Never pass secrets, codes, tokens or passwords in `fields`. A line written while
+ * a request is handled carries that request's `requestId` (set by server.mjs, lib/http/request-context.mjs).
+ */
+import { requestContext } from "@/lib/http/request-context.mjs";
+
 type Level = "debug" | "info" | "warn" | "error";
 const order: Record<Level | "silent", number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 
@@ -22,6 +27,8 @@ function serializeError(error: unknown): Record<string, unknown> {
 function write(level: Level, message: string, fields: Record<string, unknown> = {}) {
   if (order[level] < threshold()) return;
   const record: Record<string, unknown> = { time: new Date().toISOString(), level, message };
+  const requestId = requestContext().getStore()?.requestId;
+  if (requestId) record.requestId = requestId;
   for (const [key, value] of Object.entries(fields)) record[key] = key === "error" ? serializeError(value) : value;
   (level === "error" || level === "warn" ? process.stderr : process.stdout).write(`${JSON.stringify(record)}\n`);
 }
