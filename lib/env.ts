@@ -28,6 +28,16 @@ export const envSchema = z
     DATABASE_URL: optional(z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")),
     SESSION_SECRET: optional(z.string().min(32, "must be at least 32 characters")),
     ENCRYPTION_KEY: optional(z.string().regex(/^[0-9a-fA-F]{64}$/, "must be 64 hex characters (32 bytes)")),
+    /** Earlier keys, comma-separated: still open what they sealed, never seal (docs/deployment.md, "Key rotation"). */
+    ENCRYPTION_KEY_PREVIOUS: withDefault(
+      csv.pipe(z.array(z.string().regex(/^[0-9a-fA-F]{64}$/, "each must be 64 hex characters (32 bytes)"))),
+      "",
+    ),
+    /** Earlier session secrets, comma-separated: their cookies still open until they expire; new ones never use them. */
+    SESSION_SECRET_PREVIOUS: withDefault(
+      csv.pipe(z.array(z.string().min(32, "each must be at least 32 characters"))),
+      "",
+    ),
     OPENAI_API_KEY: optional(z.string()),
     OPENAI_BASE_URL: optional(z.url()),
     AGENT_MODEL: withDefault(z.string(), "gpt-4.1-mini"),

@@ -65,15 +65,18 @@ export function clearedSessionCookie(): CookieSpec {
 
 async function idHashFromCookie(cookieValue: string | undefined): Promise<string | undefined> {
   if (!cookieValue || cookieValue.length > 4096) return undefined;
-  try {
-    const data = await unsealData<{ sid?: unknown }>(cookieValue, {
-      password: env().SESSION_SECRET,
-      ttl: SESSION_ABSOLUTE_MS / 1000 + 60,
-    });
-    return typeof data.sid === "string" && data.sid.length > 0 ? hashId(data.sid) : undefined;
-  } catch {
-    return undefined;
+  // The current secret first, then SESSION_SECRET_PREVIOUS: cookies sealed before a rotation open until they expire
+  // (a wrong secret is a bad MAC, answered with `{}`; cookies keep iron-session's plain single-password format).
+  const { SESSION_SECRET, SESSION_SECRET_PREVIOUS } = env();
+  for (const password of [SESSION_SECRET, ...SESSION_SECRET_PREVIOUS]) {
+    try {
+      const data = await unsealData<{ sid?: unknown }>(cookieValue, { password, ttl: SESSION_ABSOLUTE_MS / 1000 + 60 });
+      if (typeof data.sid === "string" && data.sid.length > 0) return hashId(data.sid);
+    } catch {
+      return undefined;
+    }
   }
+  return undefined;
 }
 
 /** The live session behind a cookie, or undefined when it is missing, forged, logged out, idle or past its end. */

@@ -1,10 +1,10 @@
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { resetEnvForTests } from "../env";
-import { decryptSecret, encryptSecret, UnreadableSecretError } from "./crypto";
+import { decryptSecret, encryptSecret, reencryptSecret, UnreadableSecretError } from "./crypto";
 
 const keyAtStart = process.env.ENCRYPTION_KEY;
-afterEach(() => resetEnvForTests({ ENCRYPTION_KEY: keyAtStart }));
+afterEach(() => resetEnvForTests({ ENCRYPTION_KEY: keyAtStart, ENCRYPTION_KEY_PREVIOUS: undefined }));
 
 function flip(blob: string, part: number): string {
   const parts = blob.split(".");
@@ -68,6 +68,38 @@ describe("credential encryption", () => {
     const blob = encryptSecret("x", "site-1");
     expect(decryptSecret(blob, "site-1")).toBe("x");
     expect(() => decryptSecret(blob, "site-2")).toThrow(UnreadableSecretError);
+    expect(() => decryptSecret(blob)).toThrow(UnreadableSecretError);
+  });
+});
+
+describe("ENCRYPTION_KEY rotation", () => {
+  const oldKey = "aa".repeat(32);
+  const newKey = "bb".repeat(32);
+
+  it("still opens a value sealed under a key listed in ENCRYPTION_KEY_PREVIOUS", () => {
+    resetEnvForTests({ ENCRYPTION_KEY: oldKey });
+    const blob = encryptSecret("swsec_old", "site-1");
+    resetEnvForTests({ ENCRYPTION_KEY: newKey, ENCRYPTION_KEY_PREVIOUS: `${"cc".repeat(32)}, ${oldKey}` });
+    expect(decryptSecret(blob, "site-1")).toBe("swsec_old");
+    expect(() => decryptSecret(blob, "site-2")).toThrow(UnreadableSecretError);
+  });
+
+  it("re-encrypts a value under the new key, so it opens once the old key is dropped", () => {
+    resetEnvForTests({ ENCRYPTION_KEY: oldKey });
+    const blob = encryptSecret("swsec_old", "site-1");
+    resetEnvForTests({ ENCRYPTION_KEY: newKey, ENCRYPTION_KEY_PREVIOUS: oldKey });
+    const moved = reencryptSecret(blob, "site-1")!;
+    expect(moved).toMatch(/^v1\./);
+    expect(reencryptSecret(moved, "site-1")).toBeUndefined(); // already under the new key: nothing to do
+    resetEnvForTests({ ENCRYPTION_KEY: newKey, ENCRYPTION_KEY_PREVIOUS: undefined });
+    expect(decryptSecret(moved, "site-1")).toBe("swsec_old");
+    expect(() => decryptSecret(blob, "site-1")).toThrow(UnreadableSecretError);
+  });
+
+  it("never seals under a previous key", () => {
+    resetEnvForTests({ ENCRYPTION_KEY: newKey, ENCRYPTION_KEY_PREVIOUS: oldKey });
+    const blob = encryptSecret("fresh");
+    resetEnvForTests({ ENCRYPTION_KEY: oldKey, ENCRYPTION_KEY_PREVIOUS: undefined });
     expect(() => decryptSecret(blob)).toThrow(UnreadableSecretError);
   });
 });
