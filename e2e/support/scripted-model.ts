@@ -34,6 +34,23 @@ function replyTo(request: OpenAIChatRequest): ScriptedReply {
           toolCalls: [{ name: "update_page", arguments: { type: "page", id: Number(id), title } }],
         };
   }
+  // A polite request that changes only a link's address (the exactness spec: the card must show both addresses).
+  match = /point the sign in link of page (\d+) to (https?:\/\/\S+)/i.exec(said);
+  if (match) {
+    const [, id, url] = match;
+    const markup = `<!-- wp:paragraph --><p>Members: <a href="${url}">Sign in</a> to see your account.</p><!-- /wp:paragraph -->`;
+    return toolAnswered
+      ? { text: `The sign-in link of page ${id} is handled.` }
+      : { toolCalls: [{ name: "replace_block", arguments: { type: "page", id: Number(id), position: "1", markup } }] };
+  }
+  match = /change paragraph 1 of page (\d+) to "([^"]+)"/i.exec(said);
+  if (match) {
+    const [, id, text] = match;
+    const markup = `<!-- wp:paragraph --><p>${text}</p><!-- /wp:paragraph -->`;
+    return toolAnswered
+      ? { text: `Paragraph 1 of page ${id} is handled.` }
+      : { toolCalls: [{ name: "replace_block", arguments: { type: "page", id: Number(id), position: "1", markup } }] };
+  }
   match = /publish page (\d+)/i.exec(said);
   if (match) {
     return toolAnswered

@@ -2,6 +2,8 @@
 /** One card per tool call: what the assistant did, on which page, before → after for changes, approve/deny. */
 import { getToolName } from "ai";
 import type { ChatPart } from "@/lib/agent/chat-message";
+import { useParams } from "next/navigation";
+import { VerificationStatus } from "../verification-status";
 import { ChangeDiff, type ChangeItemView } from "./change-diff";
 import styles from "./chat.module.css";
 
@@ -73,6 +75,7 @@ export function ToolCard({
   onAnswer?: (id: string, approved: boolean) => void;
   change?: ToolChange;
 }) {
+  const { id: siteId } = useParams<{ id: string }>();
   const name = getToolName(part);
   const label = labels[name] ?? `Asked for “${name}”`;
   const target = describeTarget(part.input);
@@ -182,6 +185,11 @@ export function ToolCard({
             </p>
           ) : null}
           {change ? <ChangeDiff items={change.items} /> : <BeforeAfter before={output.before} after={output.after} />}
+          {change?.status === "applied" &&
+          siteId &&
+          change.items.some((item) => (item as { visible?: boolean }).visible) ? (
+            <VerificationStatus siteId={siteId} changeSetId={change.changeSetId} poll />
+          ) : null}
         </div>
       );
     }
