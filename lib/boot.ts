@@ -29,10 +29,15 @@ export async function boot() {
     log.error("database not reachable at start-up", { error });
   }
   startMaintenance();
+  // While ENCRYPTION_KEY_PREVIOUS is set, stored credentials move to the current key (docs/deployment.md).
+  const { rotateCredentialsAtBoot } = await import("@/lib/sites/key-rotation");
+  void rotateCredentialsAtBoot();
   registerHealthDetail("breakers", breakerCounts);
   if (sandboxConfig().enabled) registerHealthDetail("sandboxPool", sandboxPoolCounts, { background: true });
   const { startSandboxes } = await import("@/lib/sandbox");
   startSandboxes();
+  const { registerSandboxShutdown } = await import("@/lib/sandbox/shutdown");
+  registerSandboxShutdown();
 }
 
 const byState = (snapshots: Record<string, { state: string }>) => {
