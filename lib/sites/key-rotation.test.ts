@@ -6,7 +6,7 @@ import { sandboxes, sites } from "@/lib/db/schema";
 import { useTestDatabase } from "@/lib/db/testing";
 import { resetEnvForTests } from "@/lib/env";
 import { decryptSecret, encryptSecret } from "./crypto";
-import { rotateStoredCredentials } from "./key-rotation";
+import { rotateCredentialsAtBoot, rotateStoredCredentials } from "./key-rotation";
 
 const keyAtStart = process.env.ENCRYPTION_KEY;
 const oldKey = "aa".repeat(32);
@@ -67,5 +67,13 @@ describe("npm run keys:rotate (rotateStoredCredentials)", () => {
     expect(report.sites.unreadable).toContain(lost);
     expect(await storedCredentials(lost)).toBe(before);
     expect(await database.current().handle.db.select().from(sandboxes)).toEqual([]);
+  });
+
+  it("runs at start-up while ENCRYPTION_KEY_PREVIOUS is set, so a container operator rotates by restarting", async () => {
+    const site = await siteSealedUnder(oldKey, "s4");
+    resetEnvForTests({ ENCRYPTION_KEY: newKey, ENCRYPTION_KEY_PREVIOUS: oldKey });
+    await rotateCredentialsAtBoot();
+    resetEnvForTests({ ENCRYPTION_KEY: newKey, ENCRYPTION_KEY_PREVIOUS: undefined });
+    expect(JSON.parse(decryptSecret(await storedCredentials(site), site)).secret).toBe("s4");
   });
 });
