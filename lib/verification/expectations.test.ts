@@ -25,6 +25,17 @@ describe("what a visitor should see", () => {
     expect(expectation).toMatchObject({ present: ["About us"], absent: [] });
   });
 
+  it("never requires an earlier title to be gone: a menu may list another page that has it", () => {
+    const expectation = expectationFor({
+      ref: "post:4",
+      kind: "page",
+      title: "Opening times",
+      from: page("publish", "Opening hours", para("x")),
+      to: page("publish", "Opening times", para("x")),
+    });
+    expect(expectation).toMatchObject({ present: ["Opening times"], absent: [], earlier: ["Opening hours"] });
+  });
+
   it("expects a trashed page to be gone and ignores drafts", () => {
     const published = page("publish", "Old", para("Gone soon"));
     expect(

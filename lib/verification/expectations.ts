@@ -22,8 +22,13 @@ export type Expectation = {
   page: "item" | "home";
   /** Text (as a visitor reads it) that must be on the page. */
   present: string[];
-  /** Text that must be gone. */
+  /** Text that must be gone (removed content long enough not to stand elsewhere on the page by chance). */
   absent: string[];
+  /**
+   * Earlier titles or names: a page may still list them elsewhere (a menu of other pages with the same title), so
+   * they never fail a look; they only tell a stale page (a cache) from one that shows something else.
+   */
+  earlier?: string[];
   /** Raw values (link addresses, image sources, CSS values) that must appear in the page's source. */
   sourcePresent: string[];
   /** The page must no longer be public (unpublished, trashed, deleted). */
@@ -82,9 +87,11 @@ function contentExpectations(from: string, to: string) {
   const { removed, added } = changedBlockTexts(from, to);
   const afterText = pageText(to);
   const newAddresses = addresses(to).filter((address) => !addresses(from).includes(address));
+  const gone = trulyRemoved(removed, afterText);
   return {
     present: added.map(snippet),
-    absent: trulyRemoved(removed, afterText),
+    absent: gone.filter((text) => text.length >= MIN_ABSENT),
+    earlier: gone.filter((text) => text.length < MIN_ABSENT),
     sourcePresent: newAddresses,
   };
 }
@@ -92,9 +99,12 @@ function contentExpectations(from: string, to: string) {
 function titleExpectations(from: string, to: string) {
   const before = pageText(from);
   const after = pageText(to);
-  if (before === after) return { present: [] as string[], absent: [] as string[] };
-  return { present: after ? [after] : [], absent: before && !after.includes(before) ? [before] : [] };
+  if (before === after) return { present: [] as string[], earlier: [] as string[] };
+  return { present: after ? [after] : [], earlier: before && !after.includes(before) ? [before] : [] };
 }
+
+/** Removed text shorter than this may well stand elsewhere on the page: it is not required to be gone. */
+const MIN_ABSENT = 12;
 
 /** Leaf string values of a styles/settings tree that changed (colours, sizes, font families). */
 function changedLeaves(from: unknown, to: unknown, out: string[] = []): string[] {
@@ -136,13 +146,14 @@ export function expectationFor(item: VerifiableItem): Expectation | null {
       ...base,
       page: "item",
       present: [...titles.present, ...content.present],
-      absent: [...titles.absent, ...content.absent],
+      absent: content.absent,
+      earlier: [...titles.earlier, ...content.earlier],
       sourcePresent: content.sourcePresent,
     };
   }
   if (TEXT_OPTIONS.has(ref)) {
     const titles = titleExpectations(str(from?.value), str(to?.value));
-    return { ...base, page: "home", present: titles.present, absent: titles.absent };
+    return { ...base, page: "home", present: titles.present, earlier: titles.earlier };
   }
   if (ref.startsWith("custom_css:")) {
     return { ...base, page: "home", sourcePresent: addedDeclarations(str(from?.css), str(to?.css)) };
@@ -165,7 +176,7 @@ export function expectationFor(item: VerifiableItem): Expectation | null {
       ...base,
       page: "home",
       present: after.filter((name) => name && !before.includes(name)),
-      absent: before.filter((name) => name && !after.some((a) => a.includes(name))),
+      earlier: before.filter((name) => name && !after.some((a) => a.includes(name))),
     };
   }
   return null; // settings a page does not show (date format, posts per page): nothing to look for

@@ -83,6 +83,7 @@ function look(page: FetchedPage, expectations: Expectation[]): Look {
   const source = sourceForSearch(page.body);
   const missing: string[] = [];
   const lingering: string[] = [];
+  const earlier: string[] = [];
   for (const expectation of expectations) {
     if (expectation.gone) {
       if (page.status < 400) lingering.push(`“${expectation.title}” (still public)`);
@@ -95,15 +96,17 @@ function look(page: FetchedPage, expectations: Expectation[]): Look {
     for (const want of expectation.present) if (!text.includes(want)) missing.push(`“${want}”`);
     for (const want of expectation.sourcePresent) if (!source.includes(want)) missing.push(want);
     for (const old of expectation.absent) if (text.includes(old)) lingering.push(`“${old}”`);
+    // Earlier titles may stand elsewhere on the page; shown only to tell a stale page from another one.
+    for (const old of expectation.earlier ?? []) if (text.includes(old)) earlier.push(`“${old}”`);
   }
   const cache = ["x-cache", "cf-cache-status", "x-proxy-cache", "x-litespeed-cache", "x-sitewright-test-cache", "age"]
     .map((name) => (page.headers.get(name) ? `${name}: ${page.headers.get(name)}` : ""))
     .find(Boolean);
   return {
     ok: missing.length === 0 && lingering.length === 0,
-    stale: lingering.length > 0,
+    stale: lingering.length > 0 || (missing.length > 0 && earlier.length > 0),
     missing,
-    lingering,
+    lingering: [...lingering, ...(missing.length > 0 ? earlier : [])],
     ...(cache ? { cacheHeader: cache } : {}),
   };
 }
