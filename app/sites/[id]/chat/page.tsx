@@ -13,6 +13,40 @@ export const metadata = { title: "Chat · Sitewright" };
 
 type Search = { c?: string | string[]; new?: string | string[] };
 
+type ChatPageData = NonNullable<Awaited<ReturnType<typeof loadChatPage>>>;
+
+function ConversationsNav({ data, base }: { data: ChatPageData; base: string }) {
+  return (
+    <nav aria-label="Conversations" className={styles.conversations}>
+      {data.site.active ? (
+        <Link className="button" href={`${base}?new=1`} data-testid="new-chat">
+          New chat
+        </Link>
+      ) : null}
+      <ConversationList
+        base={base}
+        initial={data.conversations}
+        currentId={data.conversationId}
+        times={Object.fromEntries(data.conversations.map((c) => [c.id, relativeTime(new Date(c.updatedAt))]))}
+      />
+    </nav>
+  );
+}
+
+/** A site that is no longer connected: its conversations stay readable. */
+function Disconnected({ data }: { data: ChatPageData }) {
+  return (
+    <>
+      <p className="card warn" role="alert">
+        This site is not connected, so the assistant cannot work on it. Its conversations stay here to read.{" "}
+        <Link href={`/connect?url=${encodeURIComponent(data.site.url)}`}>Connect it again</Link> to continue; they will
+        follow it.
+      </p>
+      <ChatPanelMessagesOnly messages={data.messages} labels={data.labels} />
+    </>
+  );
+}
+
 export default async function ChatPage({
   params,
   searchParams,
@@ -36,22 +70,6 @@ export default async function ChatPage({
   const base = `/sites/${data.site.id}/chat`;
   const current = data.conversations.find((c) => c.id === data.conversationId);
 
-  const list = (
-    <nav aria-label="Conversations" className={styles.conversations}>
-      {data.site.active ? (
-        <Link className="button" href={`${base}?new=1`} data-testid="new-chat">
-          New chat
-        </Link>
-      ) : null}
-      <ConversationList
-        base={base}
-        initial={data.conversations}
-        currentId={data.conversationId}
-        times={Object.fromEntries(data.conversations.map((c) => [c.id, relativeTime(new Date(c.updatedAt))]))}
-      />
-    </nav>
-  );
-
   return (
     <main className={styles.page}>
       <p>
@@ -66,7 +84,7 @@ export default async function ChatPage({
       <div className={styles.layout}>
         <details className={styles.conversationsToggle} open>
           <summary>Conversations</summary>
-          {list}
+          <ConversationsNav data={data} base={base} />
         </details>
         <div>
           {current ? (
@@ -86,14 +104,7 @@ export default async function ChatPage({
               sandboxesEnabled={data.sandboxesEnabled}
             />
           ) : (
-            <>
-              <p className="card warn" role="alert">
-                This site is not connected, so the assistant cannot work on it. Its conversations stay here to read.{" "}
-                <Link href={`/connect?url=${encodeURIComponent(data.site.url)}`}>Connect it again</Link> to continue;
-                they will follow it.
-              </p>
-              <ChatPanelMessagesOnly messages={data.messages} labels={data.labels} />
-            </>
+            <Disconnected data={data} />
           )}
         </div>
       </div>
