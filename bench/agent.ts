@@ -11,7 +11,7 @@ import { randomUUID } from "node:crypto";
 import { POST } from "@/app/chat/route";
 import { setChatDepsForTests } from "@/lib/workflows/chat-turn";
 import { setAgentModelForTests } from "@/lib/agent/model";
-import { insertSiteRow } from "@/lib/agent/testing/fixtures";
+import { insertSiteRow } from "@/test/agent-site";
 import { scriptedModel } from "@/lib/agent/testing/scripted-model";
 import { createSession } from "@/lib/auth/session";
 import { setDatabaseForTests } from "@/lib/db";

@@ -11,7 +11,7 @@ import { randomUUID } from "node:crypto";
 import { promisify } from "node:util";
 import { GET as previewRoute } from "@/app/preview/[sandboxId]/[[...path]]/route";
 import { operationsByName } from "@/lib/agent/operations";
-import { insertSiteRow, startAgentSite } from "@/lib/agent/testing/fixtures";
+import { insertSiteRow, startAgentSite } from "@/test/agent-site";
 import { writeThroughAgent } from "@/lib/changes/testing";
 import { setDatabaseForTests } from "@/lib/db";
 import { countSandboxes, insertConversation } from "@/lib/db/queries";

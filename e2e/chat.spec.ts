@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { insertSiteRow } from "../lib/agent/testing/fixtures";
+import { insertSiteRow } from "../test/agent-site";
 import { connectSite, signUp, useAppDatabase } from "./support/owner";
 import { e2eState } from "./support/state";
 

@@ -6,7 +6,7 @@
  */
 import { expect, type Page, test } from "@playwright/test";
 import { openDatabase, setDatabaseForTests, type DbHandle } from "../lib/db";
-import { insertSiteRow } from "../lib/agent/testing/fixtures";
+import { insertSiteRow } from "../test/agent-site";
 import { checkState, expectNoHorizontalOverflow } from "./support/checks";
 import { e2eState } from "./support/state";
 

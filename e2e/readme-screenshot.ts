@@ -1,5 +1,5 @@
 /**
- * `node --import tsx scripts/readme-screenshot.ts` (after `npm run build`): takes the README's screenshot from the
+ * `node --import tsx e2e/readme-screenshot.ts` (after `npm run build`): takes the README's screenshot from the
  * real app in Chromium. It starts what the e2e specs use (the production build behind https, a real WordPress
  * with the plugin, PostgreSQL, the scripted model), signs up, connects the site, asks for an edit and for a
  * Markdown answer, and writes docs/images/chat.png.
@@ -8,9 +8,9 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { chromium } from "playwright";
-import globalSetup from "../e2e/global-setup";
-import { e2eState } from "../e2e/support/state";
-import { insertSiteRow } from "../lib/agent/testing/fixtures";
+import globalSetup from "./global-setup";
+import { e2eState } from "./support/state";
+import { insertSiteRow } from "../test/agent-site";
 import { openDatabase, setDatabaseForTests } from "../lib/db";
 import { createSiteClient } from "../lib/sites/client";
 

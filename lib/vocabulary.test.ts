@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { Scope as OperationScope } from "@/lib/agent/operations/operation";
 import { MAX_MESSAGE_BYTES } from "@/lib/agent/chat-constants";
-import { ALL_SCOPES } from "@/lib/agent/testing/fixtures";
+import { ALL_SCOPES } from "@/test/agent-site";
 import { MAX_BODY_BYTES } from "@/lib/http/body";
 import { MAX_SUBSET_IDS, SNAPSHOT_FORMAT as SUBSET_SNAPSHOT_FORMAT } from "@/lib/sandbox/subset";
 import {

@@ -16,7 +16,7 @@ import {
 import { changeAudit, changeSets, conversations, toolAudit } from "@/lib/db/schema";
 import { useTestDatabase } from "@/lib/db/testing";
 import { resetEnvForTests } from "@/lib/env";
-import { insertSiteRow } from "@/lib/agent/testing/fixtures";
+import { insertSiteRow } from "@/test/agent-site";
 import { call } from "@/test/http";
 import { eq } from "drizzle-orm";
 import { POST as login } from "./login/route";

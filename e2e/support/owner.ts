@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import https from "node:https";
 import path from "node:path";
 import { expect, type Page, test } from "@playwright/test";
-import { insertSiteRow } from "../../lib/agent/testing/fixtures";
+import { insertSiteRow } from "../../test/agent-site";
 import { openDatabase, setDatabaseForTests, type DbHandle } from "../../lib/db";
 import { createSiteClient, type SignedSiteClient } from "../../lib/sites/client";
 import { e2eState } from "./state";

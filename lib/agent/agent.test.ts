@@ -29,7 +29,7 @@ import {
   streamText,
   type AgentTestSite,
   type Chunk,
-} from "./testing/fixtures";
+} from "@/test/agent-site";
 import { HOSTILE_CONTENT, POLITE_CONTENT } from "./testing/injection-corpus";
 import { failingModel, scriptedModel, toolResults, type Script } from "./testing/scripted-model";
 import { UNTRUSTED_NOTICE } from "./untrusted";

@@ -19,7 +19,7 @@ import { setAgentModelForTests } from "./model";
 import { readGlobalStyles } from "./operations/global-styles-site";
 import { listNavigations } from "./operations/navigation-posts";
 import { allowedOperations, grantFromSiteInfo } from "./registry";
-import { type AgentTestSite, type Chunk, pairAgentSite, parseUiStream, startAgentSite } from "./testing/fixtures";
+import { type AgentTestSite, type Chunk, pairAgentSite, parseUiStream, startAgentSite } from "@/test/agent-site";
 import { scriptedModel, type Script } from "./testing/scripted-model";
 
 useTestDatabase();

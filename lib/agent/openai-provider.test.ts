@@ -12,7 +12,7 @@ import { call } from "@/test/http";
 import { startOpenAIScriptedServer, toolMessages, type ScriptedServer } from "@/test/openai-scripted-server";
 import { resetBreakersForTests } from "./breaker";
 import { setAgentModelForTests } from "./model";
-import { insertSiteRow, parseUiStream, startAgentSite, streamText, type AgentTestSite } from "./testing/fixtures";
+import { insertSiteRow, parseUiStream, startAgentSite, streamText, type AgentTestSite } from "@/test/agent-site";
 import { UNTRUSTED_NOTICE } from "./untrusted";
 
 useTestDatabase();

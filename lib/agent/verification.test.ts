@@ -11,7 +11,7 @@ import { setVerificationDepsForTests } from "@/lib/workflows/verify-change-set";
 import { newUser } from "@/test/accounts";
 import { call } from "@/test/http";
 import { setAgentModelForTests } from "./model";
-import { pairAgentSite, parseUiStream, startAgentSite, type AgentTestSite } from "./testing/fixtures";
+import { pairAgentSite, parseUiStream, startAgentSite, type AgentTestSite } from "@/test/agent-site";
 import { scriptedModel } from "./testing/scripted-model";
 
 useTestDatabase();

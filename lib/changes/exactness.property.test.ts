@@ -8,7 +8,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { insertBlock, parseBlocks, replaceBlock } from "@/lib/agent/blocks";
-import { startAgentSite, type AgentTestSite } from "@/lib/agent/testing/fixtures";
+import { startAgentSite, type AgentTestSite } from "@/test/agent-site";
 import { asStoredMarkup } from "@/lib/wordpress/stored-text";
 import { runAsAdmin } from "@/test/wordpress";
 import { reverseChange } from "./plan";

@@ -10,7 +10,7 @@ import { POST as applyRoute } from "@/app/sites/[id]/changes/[changeSetId]/apply
 import { POST as undoRoute } from "@/app/sites/[id]/changes/[changeSetId]/undo/route";
 import { GET as listRoute } from "@/app/sites/[id]/changes/route";
 import { operationsByName } from "@/lib/agent/operations";
-import { insertSiteRow, startAgentSite, type AgentTestSite } from "@/lib/agent/testing/fixtures";
+import { insertSiteRow, startAgentSite, type AgentTestSite } from "@/test/agent-site";
 import { findSiteForUser, listChangeAudit } from "@/lib/db/queries";
 import { useTestDatabase } from "@/lib/db/testing";
 import { siteClientFor } from "@/lib/sites/sites";

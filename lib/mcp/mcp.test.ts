@@ -21,7 +21,7 @@ import { POST as revokeRoute } from "@/app/oauth/revoke/route";
 import { POST as tokenRoute } from "@/app/oauth/token/route";
 import { POST as approveRoute } from "@/app/sites/[id]/changes/[changeSetId]/approve/route";
 import { POST as undoRoute } from "@/app/sites/[id]/changes/[changeSetId]/undo/route";
-import { pairAgentSite, startAgentSite, type AgentTestSite } from "@/lib/agent/testing/fixtures";
+import { pairAgentSite, startAgentSite, type AgentTestSite } from "@/test/agent-site";
 import { readItem } from "@/lib/changes/site-items";
 import { revokeGrant } from "@/lib/db/queries";
 import { useTestDatabase } from "@/lib/db/testing";

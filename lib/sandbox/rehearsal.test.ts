@@ -21,7 +21,7 @@ import {
   parseUiStream,
   startAgentSite,
   type AgentTestSite,
-} from "@/lib/agent/testing/fixtures";
+} from "@/test/agent-site";
 import { scriptedModel, toolResults } from "@/lib/agent/testing/scripted-model";
 import { readItem, writeItems } from "@/lib/changes/site-items";
 import { humanEditPost, writeThroughAgent } from "@/lib/changes/testing";

@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startAgentSite, type AgentTestSite } from "@/lib/agent/testing/fixtures";
+import { startAgentSite, type AgentTestSite } from "@/test/agent-site";
 import { readItem, writeItems } from "@/lib/changes/site-items";
 import { installMuPlugin, runAsAdmin } from "@/test/wordpress";
 import { anonymousFetcher } from "./fetch-page";

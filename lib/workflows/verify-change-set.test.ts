@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POST as undoRoute } from "@/app/sites/[id]/changes/[changeSetId]/undo/route";
 import { operationsByName } from "@/lib/agent/operations";
-import { pairAgentSite, startAgentSite, type AgentTestSite } from "@/lib/agent/testing/fixtures";
+import { pairAgentSite, startAgentSite, type AgentTestSite } from "@/test/agent-site";
 import { getChangeSet, recordPendingPlan, type TurnScope } from "@/lib/changes/change-sets";
 import { writeThroughAgent } from "@/lib/changes/testing";
 import { findSiteForUser, listChangeAudit } from "@/lib/db/queries";

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { POST as chat } from "@/app/chat/route";
 import { resetBreakersForTests } from "@/lib/agent/breaker";
 import { setAgentModelForTests } from "@/lib/agent/model";
-import { insertSiteRow, parseUiStream, type Chunk } from "@/lib/agent/testing/fixtures";
+import { insertSiteRow, parseUiStream, type Chunk } from "@/test/agent-site";
 import { listMessages } from "@/lib/db/queries";
 import { useTestDatabase } from "@/lib/db/testing";
 import { resetEnvForTests } from "@/lib/env";

@@ -9,7 +9,7 @@ import type { PlannedItem } from "@/lib/changes/plan";
 import { reverseChange } from "@/lib/changes/plan";
 import { readItem, StaleItemsError, type WrittenItem, writeItems } from "@/lib/changes/site-items";
 import { humanEditPost } from "@/lib/changes/testing";
-import { type AgentTestSite, startAgentSite } from "../testing/fixtures";
+import { type AgentTestSite, startAgentSite } from "@/test/agent-site";
 import changeNavigation from "./change_navigation";
 import { listNavigations } from "./navigation-posts";
 import type { Operation, WritePlan } from "./operation";

@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { GET as health } from "@/app/health/route";
-import { insertSiteRow } from "@/lib/agent/testing/fixtures";
+import { insertSiteRow } from "@/test/agent-site";
 import { DIFF_SIDE_MAX_BYTES } from "@/lib/changes/change-sets";
 import { ensureChangeSet, insertChangeItems, type ChangeItemInsert } from "@/lib/db/queries";
 import { useTestDatabase } from "@/lib/db/testing";

@@ -10,7 +10,7 @@ import type { ChatMessage } from "@/lib/agent/chat-message";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POST } from "@/app/chat/route";
 import { setAgentModelForTests } from "@/lib/agent/model";
-import { insertSiteRow } from "@/lib/agent/testing/fixtures";
+import { insertSiteRow } from "@/test/agent-site";
 import { listMessages } from "@/lib/db/queries";
 import { useTestDatabase } from "@/lib/db/testing";
 import { newUser } from "@/test/accounts";

@@ -1,0 +1,135 @@
+/**
+ * The shape of lib/ (docs/architecture.md): use cases that combine the agent, change sets, sandboxes and sites live
+ * in lib/workflows/, and the domain folders stop calling each other. Walks every module under lib/ (tests aside:
+ * they may drive anything) and fails on a forbidden import or an import circle, as test/csrf.test.ts walks app/.
+ */
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+
+const ROOT = path.resolve(import.meta.dirname, "..");
+const LIB = path.join(ROOT, "lib");
+
+/** `from` must never import `to` (folders relative to the repository). */
+export const FORBIDDEN: Array<{ from: string; to: string; why: string }> = [
+  {
+    from: "lib/agent",
+    to: "lib/sandbox",
+    why: "the agent runs on a site client; which site (live or sandbox) is the chat turn's choice",
+  },
+  { from: "lib/changes", to: "lib/sandbox", why: "replay planning is pure: the sandbox's addresses are handed in" },
+  { from: "lib/sandbox", to: "lib/changes", why: "applying a rehearsal is a use case (lib/workflows)" },
+  { from: "lib", to: "scripts", why: "scripts use lib, never the other way" },
+  { from: "lib", to: "e2e", why: "end-to-end specs use lib, never the other way" },
+  { from: "lib", to: "app", why: "lib never imports app (STYLE.md)" },
+];
+
+function modules(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const full = path.join(dir, name);
+    if (statSync(full).isDirectory()) return modules(full);
+    return /\.(ts|tsx|mjs)$/.test(name) && !/\.test\.ts$/.test(name) && !name.endsWith(".d.ts") ? [full] : [];
+  });
+}
+
+const IMPORT =
+  /(?:import|export)\s+(?:type\s+)?(?:[^"'`;]*?\sfrom\s+)?["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
+
+/** The repository files a module imports (type-only imports count: they still tie the folders together). */
+export function importsOf(file: string, source = readFileSync(file, "utf8")): string[] {
+  const found: string[] = [];
+  for (const match of source.matchAll(IMPORT)) {
+    const spec = match[1] ?? match[2]!;
+    let target: string | undefined;
+    if (spec.startsWith("@/")) target = path.join(ROOT, spec.slice(2));
+    else if (spec.startsWith(".")) target = path.resolve(path.dirname(file), spec);
+    if (!target) continue;
+    const resolved = [target, `${target}.ts`, `${target}.tsx`, `${target}.mjs`, path.join(target, "index.ts")].find(
+      (candidate) => {
+        try {
+          return statSync(candidate).isFile();
+        } catch {
+          return false;
+        }
+      },
+    );
+    found.push(path.relative(ROOT, resolved ?? target));
+  }
+  return found;
+}
+
+const inFolder = (file: string, folder: string) => file === folder || file.startsWith(`${folder}/`);
+
+export function violations(files: string[], sources: Record<string, string> = {}) {
+  const out: string[] = [];
+  for (const file of files) {
+    const from = path.relative(ROOT, file);
+    for (const to of importsOf(file, sources[file])) {
+      for (const rule of FORBIDDEN) {
+        if (inFolder(from, rule.from) && inFolder(to, rule.to)) out.push(`${from} imports ${to}: ${rule.why}`);
+      }
+    }
+  }
+  return out;
+}
+
+/** Import circles between modules (each reported once, as the path around it). */
+export function circles(files: string[]): string[][] {
+  const graph = new Map<string, string[]>();
+  for (const file of files) {
+    graph.set(
+      path.relative(ROOT, file),
+      importsOf(file).filter((to) => to.startsWith("lib/")),
+    );
+  }
+  const found: string[][] = [];
+  const seen = new Set<string>();
+  const state = new Map<string, "open" | "done">();
+  const stack: string[] = [];
+  const visit = (node: string) => {
+    state.set(node, "open");
+    stack.push(node);
+    for (const next of graph.get(node) ?? []) {
+      if (!graph.has(next)) continue;
+      if (state.get(next) === "open") {
+        const circle = stack.slice(stack.indexOf(next));
+        const key = [...circle].sort().join(" ");
+        if (!seen.has(key)) {
+          seen.add(key);
+          found.push([...circle, next]);
+        }
+      } else if (!state.has(next)) visit(next);
+    }
+    stack.pop();
+    state.set(node, "done");
+  };
+  for (const node of graph.keys()) if (!state.has(node)) visit(node);
+  return found;
+}
+
+describe("the shape of lib/", () => {
+  const files = modules(LIB);
+
+  it("finds the modules", () => {
+    expect(files.length).toBeGreaterThan(100);
+  });
+
+  it("has no forbidden import between folders", () => {
+    expect(violations(files)).toEqual([]);
+  });
+
+  it("has no import circle", () => {
+    expect(circles(files).map((circle) => circle.join(" → "))).toEqual([]);
+  });
+
+  it("fails when a forbidden import is added", () => {
+    const planted = path.join(LIB, "agent", "planted.ts");
+    const sources = {
+      [planted]: 'import { getSandboxManager } from "@/lib/sandbox";\nimport { x } from "../../scripts/site-local";\n',
+    };
+    expect(violations([planted], sources)).toEqual([
+      expect.stringContaining("lib/agent/planted.ts imports lib/sandbox/index.ts"),
+      expect.stringContaining("lib/agent/planted.ts imports scripts/site-local/index.ts"),
+    ]);
+  });
+});
