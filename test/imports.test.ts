@@ -11,7 +11,7 @@ const ROOT = path.resolve(import.meta.dirname, "..");
 const LIB = path.join(ROOT, "lib");
 
 /** `from` must never import `to` (folders relative to the repository). */
-export const FORBIDDEN: Array<{ from: string; to: string; why: string }> = [
+const FORBIDDEN: Array<{ from: string; to: string; why: string }> = [
   {
     from: "lib/agent",
     to: "lib/sandbox",
@@ -36,7 +36,7 @@ const IMPORT =
   /(?:import|export)\s+(?:type\s+)?(?:[^"'`;]*?\sfrom\s+)?["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
 
 /** The repository files a module imports (type-only imports count: they still tie the folders together). */
-export function importsOf(file: string, source = readFileSync(file, "utf8")): string[] {
+function importsOf(file: string, source = readFileSync(file, "utf8")): string[] {
   const found: string[] = [];
   for (const match of source.matchAll(IMPORT)) {
     const spec = match[1] ?? match[2]!;
@@ -60,7 +60,7 @@ export function importsOf(file: string, source = readFileSync(file, "utf8")): st
 
 const inFolder = (file: string, folder: string) => file === folder || file.startsWith(`${folder}/`);
 
-export function violations(files: string[], sources: Record<string, string> = {}) {
+function violations(files: string[], sources: Record<string, string> = {}) {
   const out: string[] = [];
   for (const file of files) {
     const from = path.relative(ROOT, file);
@@ -74,7 +74,7 @@ export function violations(files: string[], sources: Record<string, string> = {}
 }
 
 /** Import circles between modules (each reported once, as the path around it). */
-export function circles(files: string[]): string[][] {
+function circles(files: string[]): string[][] {
   const graph = new Map<string, string[]>();
   for (const file of files) {
     graph.set(

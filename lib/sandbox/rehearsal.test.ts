@@ -15,13 +15,7 @@ import { POST as undoRoute } from "@/app/sites/[id]/changes/[changeSetId]/undo/r
 import { setChatDepsForTests } from "@/lib/workflows/chat-turn";
 import { setAgentModelForTests } from "@/lib/agent/model";
 import { operationsByName } from "@/lib/agent/operations";
-import {
-  type Chunk,
-  pairAgentSite,
-  parseUiStream,
-  startAgentSite,
-  type AgentTestSite,
-} from "@/test/agent-site";
+import { type Chunk, pairAgentSite, parseUiStream, startAgentSite, type AgentTestSite } from "@/test/agent-site";
 import { scriptedModel, toolResults } from "@/lib/agent/testing/scripted-model";
 import { readItem, writeItems } from "@/lib/changes/site-items";
 import { humanEditPost, writeThroughAgent } from "@/lib/changes/testing";
