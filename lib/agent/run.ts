@@ -25,7 +25,7 @@ import { RunBudget, TimeBudgetExceeded, type BudgetLimits } from "./budget";
 import type { ChatMessage, TurnMetadata } from "./chat-message";
 import type { AgentModel } from "./model";
 import { ALL_OPERATIONS, sdkInputSchema, type Operation } from "./operations";
-import { systemPrompt, type PromptSite } from "./prompt";
+import { type NotVisible, systemPrompt, type PromptSite } from "./prompt";
 import { auditInvalidCall, buildTools, type RunState, type ToolContext, type ToolOutcome } from "./tools";
 import { wrapForModel } from "./untrusted";
 import type { WriteContext } from "./writes";
@@ -52,6 +52,8 @@ export type TurnInput = {
   signal?: AbortSignal;
   /** Sandbox mode: `client` reaches this sandbox, and the turn's change set waits for Apply (docs/rehearsal.md). */
   sandboxId?: string;
+  /** The turn's last live write was not found on the live site (docs/verification.md): the model says so. */
+  notVisible?: NotVisible;
   /** Called after an approved write lands on the live site (the look at the live site: docs/verification.md). */
   afterLiveWrite?: WriteContext["afterLiveWrite"];
 };
@@ -179,7 +181,7 @@ export function streamTurn(input: TurnInput): ReadableStream<Chunk> {
       try {
         const result = streamText({
           model: input.model.model,
-          system: systemPrompt(input.site, input.operations, state.flagged),
+          system: systemPrompt(input.site, input.operations, state.flagged, input.notVisible),
           messages: await convertToModelMessages(input.history, {
             tools: { ...historyTools, ...tools },
             ignoreIncompleteToolCalls: true,

@@ -3,6 +3,8 @@
  * with a scripted model against the real WordPress, the owner approves a rename of a published page, and the turn's
  * change set then reads `verified` with the page's public address.
  */
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POST } from "@/app/chat/route";
 import { findChangeSet } from "@/lib/db/queries";
@@ -10,6 +12,7 @@ import { useTestDatabase } from "@/lib/db/testing";
 import { setVerificationDepsForTests } from "@/lib/workflows/verify-change-set";
 import { newUser } from "@/test/accounts";
 import { call } from "@/test/http";
+import { installMuPlugin, runAsAdmin } from "@/test/wordpress";
 import { setAgentModelForTests } from "./model";
 import { pairAgentSite, parseUiStream, startAgentSite, type AgentTestSite } from "@/test/agent-site";
 import { scriptedModel } from "./testing/scripted-model";
@@ -25,6 +28,11 @@ beforeAll(async () => {
   user = await newUser("verify-chat");
   siteId = await pairAgentSite(wp, user.id);
   setVerificationDepsForTests({ delays: [0, 300] });
+  installMuPlugin(
+    wp.local.wpPath,
+    "sitewright-test-page-cache.php",
+    readFileSync(path.resolve(import.meta.dirname, "../../test/fixtures/page-cache-mu-plugin.php"), "utf8"),
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -76,5 +84,41 @@ describe("the chat's approved writes are checked on the live site", () => {
     const set = await settled(finish.messageMetadata!.changeSetId!);
     expect(set.verification).toMatchObject({ status: "verified", urls: [{ status: "verified" }] });
     expect(set.verification?.urls[0]?.url).toBe(data.link);
+  });
+
+  it("tells the model on the next turn that the last change is not visible yet, so it says so to the owner", async () => {
+    await runAsAdmin(wp.local.wpPath, "update_option('sitewright_test_cache_mode', 'stubborn'); echo 'true';");
+    try {
+      const { data } = await wp.admin.post<{ id: number; link: string }>("/wp/v2/pages", {
+        title: "Prices",
+        content: "<!-- wp:paragraph --><p>Coffee two euros.</p><!-- /wp:paragraph -->",
+        status: "publish",
+      });
+      await fetch(data.link); // a visitor fills the cache nothing purges
+      setAgentModelForTests(
+        scriptedModel([
+          { toolCalls: [{ name: "update_page", input: { id: data.id, title: "Price list" }, id: "call_prices" }] },
+          { text: "Renamed." },
+        ]),
+      );
+      const asked = await chat({ message: "Rename it" });
+      const request = asked.find((c) => c.type === "tool-approval-request") as unknown as { approvalId: string };
+      const conversationId = (
+        asked.find((c) => c.type === "data-conversation") as unknown as { data: { conversationId: string } }
+      ).data.conversationId;
+      const approved = await chat({ conversationId, approvals: [{ id: request.approvalId, approved: true }] });
+      const finish = approved.find((c) => c.type === "finish") as { messageMetadata?: { changeSetId?: string } };
+      const set = await settled(finish.messageMetadata!.changeSetId!);
+      expect(set.verification?.status).toBe("not_visible");
+
+      const model = scriptedModel([{ text: "Your last change is not visible yet." }]);
+      setAgentModelForTests(model);
+      await chat({ conversationId, message: "Is it live?" });
+      const prompt = JSON.stringify(model.doStreamCalls.at(-1)!.prompt);
+      expect(prompt).toContain("did not find it: a cache in front of the site still shows the earlier version");
+      expect(prompt).not.toContain("Coffee");
+    } finally {
+      await runAsAdmin(wp.local.wpPath, "update_option('sitewright_test_cache_mode', 'off'); echo 'true';");
+    }
   });
 });

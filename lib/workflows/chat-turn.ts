@@ -9,6 +9,7 @@ import { createUIMessageStreamResponse, getToolName, isToolUIPart } from "ai";
 import { now } from "@/lib/clock";
 import {
   findConversationForSiteUrl,
+  findLatestLiveChangeSet,
   findSiteForUser,
   insertConversation,
   listConversationsForSiteUrl,
@@ -24,6 +25,7 @@ import { recordApprovalDecision } from "@/lib/changes/change-sets";
 import { getSandboxManager } from "@/lib/sandbox";
 import { sandboxConfig } from "@/lib/sandbox/config";
 import { scheduleVerification } from "@/lib/workflows/verify-change-set";
+import type { NotVisible } from "@/lib/agent/prompt";
 import { decideApproval } from "@/lib/agent/approvals";
 import { siteBreaker } from "@/lib/agent/breaker";
 import { MAX_MESSAGE_BYTES } from "@/lib/agent/chat-constants";
@@ -272,6 +274,7 @@ export async function startChatTurn(
     new Promise<Site>((resolve) => setTimeout(() => resolve(site), REFRESH_WAIT_MS).unref()),
   ]);
   const { operations } = allowedOperations(grantFromSiteInfo(current.siteInfo, current.capabilities), deps.allowlist());
+  const notVisible = await lastChangeNotVisible(scope.conversationId, request.userId);
   const stream = streamTurn({
     userId: request.userId,
     site: { id: site.id, url: site.url, name: current.name, pageBuilder: current.pageBuilder },
@@ -285,6 +288,7 @@ export async function startChatTurn(
     ...(rehearsal ? { sandboxId: rehearsal.sandboxId } : {}),
     flagged: flaggedInHistory(history),
     signal: request.signal,
+    ...(notVisible ? { notVisible } : {}),
     afterLiveWrite: ({ changeSetId, itemIds }) =>
       void scheduleVerification({ userId: request.userId, siteId: site.id, changeSetId, trigger: "write", itemIds }),
   });
@@ -366,4 +370,18 @@ export async function loadConversationMessages({
   const conversation = await findConversationForSiteUrl({ id: conversationId, userId, url: site.url });
   if (!conversation) return undefined;
   return (await listMessages({ conversationId: conversation.id })).map(toChatMessage);
+}
+
+/**
+ * When the conversation's latest live change was written but not found on the live site (and not undone since),
+ * the model is told why, in Sitewright's own words (never the site's text), so it says so to the owner.
+ */
+async function lastChangeNotVisible(conversationId: string, userId: string): Promise<NotVisible | undefined> {
+  const latest = await findLatestLiveChangeSet({ conversationId, userId }).catch(() => undefined);
+  const verification = latest?.verification;
+  if (!latest || verification?.status !== "not_visible" || latest.status === "undone") return undefined;
+  const reasons = verification.urls.map((url) => url.reason ?? "").join(" ");
+  if (reasons.includes("a cache in front of the site")) return "cache";
+  if (reasons.includes("after the write")) return "changed";
+  return "other";
 }
