@@ -147,7 +147,7 @@ export function needsApproval(op: Operation, state: RunState, toolCallId: string
 /** The operation itself: reads and plan-less writes run; planned writes go through the write path. */
 async function perform(ctx: ToolContext, op: Operation, input: unknown, toolCallId: string): Promise<OperationResult> {
   if (!op.plan) return op.run!(ctx.client, input);
-  if (ctx.state.approvedToolCalls.has(toolCallId)) return writeApprovedPlan(ctx.writes, op, toolCallId);
+  if (ctx.state.approvedToolCalls.has(toolCallId)) return writeApprovedPlan(ctx.writes, toolCallId);
   const outcome = await planFor(ctx.writes, op, input, toolCallId);
   if (!outcome.ok) throw outcome.error;
   let plan = outcome.plan;

@@ -143,11 +143,7 @@ async function closeAfterFailure(ctx: WriteContext, items: ChangeItem[], error: 
 const names = (items: ChangeItem[]) => [...new Set(items.map((i) => `"${i.title}"`))].join(", ");
 
 /** Writes exactly the plan the owner approved (stored when the approval was asked), over the versions it read. */
-export async function writeApprovedPlan(
-  ctx: WriteContext,
-  op: Operation,
-  toolCallId: string,
-): Promise<OperationResult> {
+export async function writeApprovedPlan(ctx: WriteContext, toolCallId: string): Promise<OperationResult> {
   const items = await pendingPlanFor({ conversationId: ctx.scope.conversationId, toolCallId });
   if (items.length === 0) {
     throw new OperationError("Not run: there is no approved change waiting for this call.", "approval_required");
@@ -231,6 +227,7 @@ export async function writeApprovedPlan(
       ? { type: first.kind === "post" ? "post" : "page", id: postId, title: first.title }
       : { type: first.kind === "menu" ? "menu" : "site" },
     items,
-    { changeSetId, items: written(done), operation: op.name },
+    // Only what the model needs: our own words (an operation's name) would trip the phrase scanner on our own result.
+    { changeSetId, items: written(done) },
   );
 }
