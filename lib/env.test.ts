@@ -42,8 +42,20 @@ describe("configuration", () => {
       SESSION_SECRET: "x".repeat(32),
       ENCRYPTION_KEY: "a".repeat(64),
       APP_URL: "https://app.example.com/",
+      DATABASE_URL: "postgres://app@db.internal/sitewright",
     });
     expect(env.APP_URL).toBe("https://app.example.com");
+  });
+
+  it("refuses to start production in memory (lost at restart) unless told to", () => {
+    const production = {
+      NODE_ENV: "production",
+      SESSION_SECRET: "x".repeat(32),
+      ENCRYPTION_KEY: "a".repeat(64),
+      APP_URL: "https://app.example.com",
+    };
+    expect(() => parseEnv(production)).toThrow(/DATABASE_URL: is required in production/);
+    expect(parseEnv({ ...production, ALLOW_IN_MEMORY_STORE: "true" }).DATABASE_URL).toBeUndefined();
   });
 
   it("parses lists and numbers", () => {
@@ -116,7 +128,12 @@ describe("pairing a site on this machine", () => {
     expect(parseEnv({}).SITE_HOST_ALLOWLIST).toEqual(DEVELOPMENT_LOOPBACK_HOSTS);
     expect(parseEnv({ NODE_ENV: "test" }).SITE_HOST_ALLOWLIST).toEqual([]);
     expect(
-      parseEnv({ NODE_ENV: "production", APP_URL: "https://a.example", ...fixedSecrets }).SITE_HOST_ALLOWLIST,
+      parseEnv({
+        NODE_ENV: "production",
+        APP_URL: "https://a.example",
+        DATABASE_URL: "postgres://db/x",
+        ...fixedSecrets,
+      }).SITE_HOST_ALLOWLIST,
     ).toEqual([]);
     expect(parseEnv({ NODE_ENV: "development", SITE_HOST_ALLOWLIST: "wp.test" }).SITE_HOST_ALLOWLIST).toEqual([
       "wp.test",

@@ -70,11 +70,24 @@ export const envSchema = z
     /** Read by server.mjs (lib/http/forwarded.mjs), which decides client addresses; validated here as well. */
     TRUSTED_PROXY_HOPS: withDefault(z.coerce.number().int().min(0).max(10), 0),
     LOG_LEVEL: withDefault(z.enum(["debug", "info", "warn", "error", "silent"]), "info"),
+    /** "true" lets production run with everything in memory (lost at every restart); for demos only. */
+    ALLOW_IN_MEMORY_STORE: withDefault(
+      z.enum(["true", "false"]).transform((value) => value === "true"),
+      "false",
+    ),
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV !== "production") return;
     for (const name of ["SESSION_SECRET", "ENCRYPTION_KEY", "APP_URL"] as const) {
       if (!env[name]) ctx.addIssue({ code: "custom", path: [name], message: "is required in production" });
+    }
+    if (!env.DATABASE_URL && !env.ALLOW_IN_MEMORY_STORE) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["DATABASE_URL"],
+        message:
+          "is required in production: without it every account, site and change lives in memory and is lost at the next restart (set ALLOW_IN_MEMORY_STORE=true to run in memory anyway, for a demo)",
+      });
     }
   });
 
