@@ -87,7 +87,6 @@ function resultOf(
 
 const written = (items: WrittenItem[]) => items.map((i) => ({ ref: i.ref, version: i.version }));
 
-/** Writes a plan that needs no click (drafts, private items), and records it in the turn's change set. */
 /** What the site would have changed while saving, in words the model can pass on (nothing was written). */
 function filteredError(error: FilteredItemsError): OperationError {
   const lost = error.lost.map((l) => `${l.field}: ${l.lost}`).join("; ");
@@ -98,6 +97,7 @@ function filteredError(error: FilteredItemsError): OperationError {
   );
 }
 
+/** Writes a plan that needs no click (drafts, private items), and records it in the turn's change set. */
 export async function writePlanNow(ctx: WriteContext, toolCallId: string, plan: WritePlan): Promise<OperationResult> {
   let done: WrittenItem[];
   try {
