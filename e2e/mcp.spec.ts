@@ -7,11 +7,11 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { expect, test } from "@playwright/test";
 import { connectSite, frontEnd, signUp, useAppDatabase } from "./support/owner";
 import { e2eState } from "./support/state";
+import { memoryOAuthProvider } from "../test/mcp-client";
 
 useAppDatabase();
 
@@ -31,42 +31,6 @@ async function callbackServer() {
   return { server, code, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback` };
 }
 
-function provider(redirectUrl: string): OAuthClientProvider & { authUrl?: URL } {
-  let info: Awaited<ReturnType<NonNullable<OAuthClientProvider["clientInformation"]>>>;
-  let tokens: Awaited<ReturnType<OAuthClientProvider["tokens"]>>;
-  let verifier = "";
-  const self: OAuthClientProvider & { authUrl?: URL } = {
-    get redirectUrl() {
-      return redirectUrl;
-    },
-    get clientMetadata() {
-      return {
-        client_name: "Acme Agent",
-        redirect_uris: [redirectUrl],
-        grant_types: ["authorization_code", "refresh_token"],
-        response_types: ["code"],
-        token_endpoint_auth_method: "none",
-      };
-    },
-    clientInformation: () => info,
-    saveClientInformation: (value) => {
-      info = value;
-    },
-    tokens: () => tokens,
-    saveTokens: (value) => {
-      tokens = value;
-    },
-    redirectToAuthorization: (url) => {
-      self.authUrl = url;
-    },
-    saveCodeVerifier: (value) => {
-      verifier = value;
-    },
-    codeVerifier: () => verifier,
-  };
-  return self;
-}
-
 test("an MCP client connects with the owner's consent, and its visible change waits for the owner's click", async ({
   page,
 }) => {
@@ -80,7 +44,7 @@ test("an MCP client connects with the owner's consent, and its visible change wa
   });
   const callback = await callbackServer();
   try {
-    const auth = provider(callback.url);
+    const auth = memoryOAuthProvider("Acme Agent", callback.url);
     const mcpUrl = new URL(`${appUrl}/mcp`);
     await expect(
       new Client({ name: "acme", version: "1.0.0" }).connect(

@@ -9,7 +9,6 @@ import { createHash, randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET as authorizationServer } from "@/app/.well-known/oauth-authorization-server/route";
@@ -29,6 +28,7 @@ import { setVerificationDepsForTests } from "@/lib/workflows/verify-change-set";
 import { newUser } from "@/test/accounts";
 import { call } from "@/test/http";
 import { runAsAdmin } from "@/test/wordpress";
+import { memoryOAuthProvider } from "@/test/mcp-client";
 
 useTestDatabase();
 
@@ -102,43 +102,6 @@ afterAll(async () => {
   await wp?.local.stop();
 });
 
-/** An OAuth client provider kept in memory, as an agent keeps its credentials. */
-function provider(name: string): OAuthClientProvider & { authUrl?: URL } {
-  let info: Awaited<ReturnType<NonNullable<OAuthClientProvider["clientInformation"]>>>;
-  let tokens: Awaited<ReturnType<OAuthClientProvider["tokens"]>>;
-  let verifier = "";
-  const self: OAuthClientProvider & { authUrl?: URL } = {
-    get redirectUrl() {
-      return "http://127.0.0.1:4999/callback";
-    },
-    get clientMetadata() {
-      return {
-        client_name: name,
-        redirect_uris: ["http://127.0.0.1:4999/callback"],
-        grant_types: ["authorization_code", "refresh_token"],
-        response_types: ["code"],
-        token_endpoint_auth_method: "none",
-      };
-    },
-    clientInformation: () => info,
-    saveClientInformation: (value) => {
-      info = value;
-    },
-    tokens: () => tokens,
-    saveTokens: (value) => {
-      tokens = value;
-    },
-    redirectToAuthorization: (url) => {
-      self.authUrl = url;
-    },
-    saveCodeVerifier: (value) => {
-      verifier = value;
-    },
-    codeVerifier: () => verifier,
-  };
-  return self;
-}
-
 /** The owner's answer on the consent page: the form the page posts, with their session. */
 async function consent(authUrl: URL, answer: { access: "read" | "propose"; approve?: boolean }) {
   const form = new URLSearchParams(authUrl.searchParams);
@@ -157,7 +120,7 @@ async function consent(authUrl: URL, answer: { access: "read" | "propose"; appro
 
 /** Registers, consents and connects a client with the SDK, as a person connecting an agent would. */
 async function connect(name: string, access: "read" | "propose") {
-  const auth = provider(name);
+  const auth = memoryOAuthProvider(name, "http://127.0.0.1:4999/callback");
   const first = new StreamableHTTPClientTransport(new URL(`${APP}/mcp`), { authProvider: auth, fetch: viaTestServer });
   await expect(new Client({ name, version: "1.0.0" }).connect(first)).rejects.toThrow(/nauthorized/);
   expect(auth.authUrl?.pathname).toBe("/oauth/authorize");

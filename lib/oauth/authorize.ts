@@ -12,19 +12,19 @@ import { listSites } from "@/lib/sites/sites";
 import { matchesRegisteredUri } from "./clients";
 import { hashToken, issuer, mcpResource, newToken, OAUTH_LIMITS } from "./config";
 
-export type AuthorizeParams = Partial<
-  Record<
-    | "response_type"
-    | "client_id"
-    | "redirect_uri"
-    | "code_challenge"
-    | "code_challenge_method"
-    | "state"
-    | "scope"
-    | "resource",
-    string
-  >
->;
+/** The authorization request's parameters, as the consent page and its form carry them. */
+export const AUTHORIZE_PARAMS = [
+  "response_type",
+  "client_id",
+  "redirect_uri",
+  "code_challenge",
+  "code_challenge_method",
+  "state",
+  "scope",
+  "resource",
+] as const;
+
+export type AuthorizeParams = Partial<Record<(typeof AUTHORIZE_PARAMS)[number], string>>;
 
 export type AuthorizeRequest = {
   client: OAuthClient;

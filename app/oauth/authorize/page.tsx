@@ -6,6 +6,7 @@
 import { redirect } from "next/navigation";
 import { currentSession } from "@/lib/auth/current";
 import {
+  AUTHORIZE_PARAMS,
   type AuthorizeParams,
   type AuthorizeRequest,
   checkAuthorizeRequest,
@@ -15,16 +16,7 @@ import {
 export const metadata = { title: "Connect an application · Sitewright" };
 export const dynamic = "force-dynamic";
 
-const PARAMS = [
-  "response_type",
-  "client_id",
-  "redirect_uri",
-  "code_challenge",
-  "code_challenge_method",
-  "state",
-  "scope",
-  "resource",
-] as const;
+const PARAMS = AUTHORIZE_PARAMS;
 
 export default async function AuthorizePage({
   searchParams,

@@ -1,17 +1,13 @@
 /** The owner's answer on the consent page (a same-origin form post, signed in): back to the client, or the page. */
 import { route } from "@/lib/http/route";
-import { type AuthorizeParams, checkAuthorizeRequest, decideAuthorization } from "@/lib/oauth/authorize";
+import {
+  AUTHORIZE_PARAMS,
+  type AuthorizeParams,
+  checkAuthorizeRequest,
+  decideAuthorization,
+} from "@/lib/oauth/authorize";
 
-const PARAMS = [
-  "response_type",
-  "client_id",
-  "redirect_uri",
-  "code_challenge",
-  "code_challenge_method",
-  "state",
-  "scope",
-  "resource",
-] as const;
+const PARAMS = AUTHORIZE_PARAMS;
 
 const seeOther = (location: string) =>
   new Response(null, { status: 303, headers: { location, "cache-control": "no-store" } });
