@@ -192,7 +192,7 @@ describe("a port another process holds", () => {
     await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
     const port = (holder.address() as AddressInfo).port;
     try {
-      const failed = await launchBuiltApp({}, port).then(
+      const failed = await launchBuiltApp({ ALLOW_IN_MEMORY_STORE: "true" }, port).then(
         async (server) => {
           await server.stop();
           return undefined;
