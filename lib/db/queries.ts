@@ -8,3 +8,4 @@ export * from "./queries/conversations";
 export * from "./queries/verification";
 export * from "./queries/oauth";
 export * from "./queries/rehearsals";
+export * from "./queries/credentials";

@@ -49,7 +49,7 @@ describe("npm run keys:rotate (rotateStoredCredentials)", () => {
     const first = await siteSealedUnder(oldKey, "s1");
     const second = await siteSealedUnder(oldKey, "s2");
     resetEnvForTests({ ENCRYPTION_KEY: newKey, ENCRYPTION_KEY_PREVIOUS: oldKey });
-    const report = await rotateStoredCredentials(database.current().handle.db);
+    const report = await rotateStoredCredentials();
     expect(report.sites.rotated).toBeGreaterThanOrEqual(2);
     expect(report.sites.unreadable).toEqual([]);
     expect(report.sandboxes.unreadable).toEqual([]);
@@ -63,7 +63,7 @@ describe("npm run keys:rotate (rotateStoredCredentials)", () => {
     const lost = await siteSealedUnder("cc".repeat(32), "s3");
     const before = await storedCredentials(lost);
     resetEnvForTests({ ENCRYPTION_KEY: newKey, ENCRYPTION_KEY_PREVIOUS: oldKey });
-    const report = await rotateStoredCredentials(database.current().handle.db);
+    const report = await rotateStoredCredentials();
     expect(report.sites.unreadable).toContain(lost);
     expect(await storedCredentials(lost)).toBe(before);
     expect(await database.current().handle.db.select().from(sandboxes)).toEqual([]);

@@ -4,48 +4,35 @@
  * key can then be dropped without anyone pairing again. Each row is swapped only if it still holds what was read
  * (a re-pairing racing the rotation wins), so running it twice, or beside a live app, is safe.
  */
-import { and, eq, isNotNull } from "drizzle-orm";
-import { type Db, getDatabase } from "@/lib/db";
+import { type CredentialTable, listSealedCredentials, swapSealedCredential } from "@/lib/db/queries";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
-import { sandboxes, sites } from "@/lib/db/schema";
 import { isUnreadableSecret, reencryptSecret } from "./crypto";
 
 export type RotationCount = { rotated: number; unreadable: string[] };
 export type RotationReport = { sites: RotationCount; sandboxes: RotationCount };
 
-type CredentialTable = typeof sites | typeof sandboxes;
-
-async function rotateTable(db: Db, table: CredentialTable): Promise<RotationCount> {
-  const rows = await db
-    .select({ id: table.id, credentials: table.credentials })
-    .from(table)
-    .where(isNotNull(table.credentials));
+async function rotateTable(table: CredentialTable): Promise<RotationCount> {
   const count: RotationCount = { rotated: 0, unreadable: [] };
-  for (const row of rows) {
+  for (const row of await listSealedCredentials({ table })) {
     let sealed: string | undefined;
     try {
       // Both tables bind the sealed value to the row's id (associated data).
-      sealed = reencryptSecret(row.credentials!, row.id);
+      sealed = reencryptSecret(row.credentials, row.id);
     } catch (error) {
       if (!isUnreadableSecret(error)) throw error;
       count.unreadable.push(row.id);
       continue;
     }
     if (!sealed) continue; // under the current key already
-    const updated = await db
-      .update(table)
-      .set({ credentials: sealed })
-      .where(and(eq(table.id, row.id), eq(table.credentials, row.credentials!)))
-      .returning({ id: table.id });
-    if (updated.length > 0) count.rotated += 1;
+    if (await swapSealedCredential({ table, id: row.id, from: row.credentials, to: sealed })) count.rotated += 1;
   }
   return count;
 }
 
 /** Re-seals every stored credential under the current ENCRYPTION_KEY; lists the ids no configured key opens. */
-export async function rotateStoredCredentials(db: Db): Promise<RotationReport> {
-  return { sites: await rotateTable(db, sites), sandboxes: await rotateTable(db, sandboxes) };
+export async function rotateStoredCredentials(): Promise<RotationReport> {
+  return { sites: await rotateTable("sites"), sandboxes: await rotateTable("sandboxes") };
 }
 
 /**
@@ -55,8 +42,7 @@ export async function rotateStoredCredentials(db: Db): Promise<RotationReport> {
 export async function rotateCredentialsAtBoot(): Promise<void> {
   if (env().ENCRYPTION_KEY_PREVIOUS.length === 0) return;
   try {
-    const handle = await getDatabase();
-    const report = await rotateStoredCredentials(handle.db);
+    const report = await rotateStoredCredentials();
     const fields = {
       sites: report.sites.rotated,
       sandboxes: report.sandboxes.rotated,

@@ -14,7 +14,7 @@ if (!DATABASE_URL) {
 }
 const handle = await getDatabase();
 try {
-  const report = await rotateStoredCredentials(handle.db);
+  const report = await rotateStoredCredentials();
   console.log(JSON.stringify({ ...report, previousKeys: ENCRYPTION_KEY_PREVIOUS.length }));
   const unreadable = report.sites.unreadable.length + report.sandboxes.unreadable.length;
   if (unreadable > 0) {
