@@ -9,7 +9,7 @@ import { tool, type ToolSet } from "ai";
 import { now } from "@/lib/clock";
 import { finishToolAudit, insertToolAudit, touchSiteLastSeen } from "@/lib/db/queries";
 import { log } from "@/lib/log";
-import { StaleItemsError } from "@/lib/changes/site-items";
+import { isStaleItemsError } from "@/lib/changes/site-items";
 import { isSiteRequestError } from "@/lib/sites/client";
 import type { SiteClient } from "@/lib/sites/types";
 import { requestApproval, spendApproval } from "./approvals";
@@ -161,7 +161,7 @@ async function perform(ctx: ToolContext, op: Operation, input: unknown, toolCall
     try {
       return await writePlanNow(ctx.writes, toolCallId, plan);
     } catch (error) {
-      if (!(error instanceof StaleItemsError)) throw error;
+      if (!isStaleItemsError(error)) throw error;
       // No click is involved: plan again on what the site holds now (e.g. this turn's other call on the same
       // draft landed first), a few times; a page that keeps changing is reported, never overwritten.
       if (attempt >= MAX_PLAN_ATTEMPTS) {

@@ -15,7 +15,14 @@ import {
   auditChange,
   type TurnScope,
 } from "@/lib/changes/change-sets";
-import { FilteredItemsError, readItems, StaleItemsError, writeItems, type WrittenItem } from "@/lib/changes/site-items";
+import {
+  type FilteredItemsError,
+  isFilteredItemsError,
+  isStaleItemsError,
+  readItems,
+  writeItems,
+  type WrittenItem,
+} from "@/lib/changes/site-items";
 import type { ChangeItem } from "@/lib/db/schema";
 import type { Operation, OperationResult, WritePlan } from "./operations";
 import { OperationError } from "./operations";
@@ -106,7 +113,7 @@ export async function writePlanNow(ctx: WriteContext, toolCallId: string, plan: 
       plan.items.map((i) => i.change),
     );
   } catch (error) {
-    if (error instanceof FilteredItemsError) throw filteredError(error);
+    if (isFilteredItemsError(error)) throw filteredError(error);
     throw error;
   }
   const { changeSetId, items } = await recordWritten(ctx.scope, toolCallId, plan.items, done);
@@ -156,7 +163,7 @@ export async function writeApprovedPlan(ctx: WriteContext, toolCallId: string): 
       items.map((i) => i.change),
     );
   } catch (error) {
-    if (error instanceof StaleItemsError) {
+    if (isStaleItemsError(error)) {
       await closePlan(items, "failed");
       const stale = items.filter((i) => error.items.some((s) => s.ref === i.ref));
       await auditChange({
@@ -180,7 +187,7 @@ export async function writeApprovedPlan(ctx: WriteContext, toolCallId: string): 
         { cause: error },
       );
     }
-    if (error instanceof FilteredItemsError) {
+    if (isFilteredItemsError(error)) {
       await closePlan(items, "failed");
       await auditChange({
         changeSetId,

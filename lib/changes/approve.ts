@@ -10,7 +10,7 @@ import type { ChangeItem } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
 import type { SiteClient } from "@/lib/sites/types";
 import { auditChange, getChangeSet, markPlanWritten, type PublicChangeSet, publicChangeSet } from "./change-sets";
-import { FilteredItemsError, StaleItemsError, writeItems } from "./site-items";
+import { isFilteredItemsError, isStaleItemsError, writeItems } from "./site-items";
 
 export type PendingRequest = { userId: string; siteId: string; changeSetId: string };
 
@@ -67,10 +67,10 @@ export async function approvePendingChangeSet(request: PendingRequest, client: S
     );
   } catch (error) {
     const at = now();
-    if (error instanceof StaleItemsError || error instanceof FilteredItemsError) {
+    if (isStaleItemsError(error) || isFilteredItemsError(error)) {
       await transitionChangeItems({ ids: claimed, from: "writing", to: "failed", now: at });
       await refreshChangeSetStatus({ id: set.id, now: at });
-      if (error instanceof StaleItemsError) {
+      if (isStaleItemsError(error)) {
         const stale = items.filter((item) => error.items.some((s) => s.ref === item.ref));
         const names = [...new Set(stale.map((item) => `“${item.title}”`))].join(", ");
         await audit("stale", `${names} changed on the site after the change was proposed.`);

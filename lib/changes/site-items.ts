@@ -61,6 +61,13 @@ export class StaleItemsError extends Error {
   }
 }
 
+/** Recognised by name, not `instanceof`: Next.js may load this module once per bundle (STYLE.md). */
+export const isFilteredItemsError = (error: unknown): error is FilteredItemsError =>
+  error instanceof Error && error.name === "FilteredItemsError" && Array.isArray((error as FilteredItemsError).lost);
+
+export const isStaleItemsError = (error: unknown): error is StaleItemsError =>
+  error instanceof Error && error.name === "StaleItemsError" && Array.isArray((error as StaleItemsError).items);
+
 export async function readItems(client: SiteClient, refs: string[]): Promise<SiteItem[]> {
   const { data } = await client.get<unknown>(ITEMS_ROUTE, { refs: refs.join(",") });
   return z.object({ items: z.array(siteItemSchema) }).parse(data).items;

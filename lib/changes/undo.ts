@@ -10,7 +10,7 @@ import { AppError } from "@/lib/errors";
 import type { SiteClient } from "@/lib/sites/types";
 import { auditChange, getChangeSet, publicChangeSet, type PublicChangeSet } from "./change-sets";
 import { reverseChange } from "./plan";
-import { FilteredItemsError, StaleItemsError, writeItems } from "./site-items";
+import { isFilteredItemsError, isStaleItemsError, writeItems } from "./site-items";
 
 export type ChangeSetRequest = { userId: string; siteId: string; changeSetId: string; itemIds?: string[] };
 
@@ -70,7 +70,7 @@ export async function undoChangeSet(request: ChangeSetRequest, client: SiteClien
     await writeItems(client, newestFirst.map(reverseChange));
   } catch (error) {
     await transitionChangeItems({ ids: claimed, from: "undoing", to: "applied", now: now() });
-    if (error instanceof StaleItemsError) {
+    if (isStaleItemsError(error)) {
       const items = error.items.map((stale) => {
         const item = newestFirst.find((i) => i.ref === stale.ref);
         return { id: item?.id ?? stale.ref, title: item?.title ?? stale.ref, reason: driftReason(stale.reason) };
@@ -83,7 +83,7 @@ export async function undoChangeSet(request: ChangeSetRequest, client: SiteClien
         { details: { items } },
       );
     }
-    if (error instanceof FilteredItemsError) {
+    if (isFilteredItemsError(error)) {
       const lost = error.lost.map((l) => `${l.field}: ${l.lost}`).join("; ");
       await audit("filtered", lost);
       throw new AppError(

@@ -9,7 +9,7 @@ import { log } from "@/lib/log";
 import { enforceRateLimit } from "@/lib/rate-limit";
 import { registerClient } from "./clients";
 import { issuer, mcpResource, OAUTH_LIMITS } from "./config";
-import { OAuthError, oauthErrorResponse, oauthJson } from "./errors";
+import { isOAuthError, OAuthError, oauthErrorResponse, oauthJson } from "./errors";
 import { exchangeToken, revokeToken } from "./tokens";
 
 const MAX_BODY = 16 * 1024;
@@ -99,7 +99,7 @@ async function endpoint(work: () => Promise<Response>): Promise<Response> {
   try {
     return await work();
   } catch (error) {
-    if (!(error instanceof OAuthError)) log.error("OAuth endpoint failed", { error });
+    if (!isOAuthError(error)) log.error("OAuth endpoint failed", { error });
     const response = oauthErrorResponse(error);
     for (const [name, value] of Object.entries(CORS)) response.headers.set(name, value);
     return response;
@@ -115,7 +115,7 @@ export const register = (request: Request) =>
     try {
       body = JSON.parse(await readBody(request));
     } catch (error) {
-      if (error instanceof OAuthError) throw error;
+      if (isOAuthError(error)) throw error;
       throw new OAuthError("invalid_client_metadata", "The body is not valid JSON.");
     }
     return oauthJson(201, await registerClient(body), CORS);

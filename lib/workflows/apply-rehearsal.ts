@@ -11,7 +11,7 @@
 import { auditChange, getChangeSet, publicChangeSet, recordWritten } from "@/lib/changes/change-sets";
 import type { PlannedItem } from "@/lib/changes/plan";
 import { findSupersession, type LiveChange, manifestAfterApply, planReplay } from "@/lib/changes/replay";
-import { FilteredItemsError, StaleItemsError, writeItems } from "@/lib/changes/site-items";
+import { isFilteredItemsError, isStaleItemsError, writeItems } from "@/lib/changes/site-items";
 import { now as clockNow } from "@/lib/clock";
 import {
   claimRehearsalsForApply,
@@ -91,7 +91,7 @@ function addresses(manifest: SandboxManifest, appUrl: string, sandboxId: string,
 
 /** What the live site answered, as the owner reads it. */
 function writeFailure(error: unknown, changes: LiveChange[]): AppError | undefined {
-  if (error instanceof StaleItemsError) {
+  if (isStaleItemsError(error)) {
     const items = error.items.map((stale) => {
       const entry = changes.find((c) => c.change.ref === stale.ref);
       return {
@@ -109,7 +109,7 @@ function writeFailure(error: unknown, changes: LiveChange[]): AppError | undefin
       { details: { items } },
     );
   }
-  if (error instanceof FilteredItemsError) {
+  if (isFilteredItemsError(error)) {
     const lost = error.lost.map((l) => `${l.field}: ${l.lost}`).join("; ");
     return notApplicable(
       `Nothing was applied: the live site would have changed the content while saving it (${lost}).`,

@@ -7,15 +7,13 @@ import {
   decideAuthorization,
 } from "@/lib/oauth/authorize";
 
-const PARAMS = AUTHORIZE_PARAMS;
-
 const seeOther = (location: string) =>
   new Response(null, { status: 303, headers: { location, "cache-control": "no-store" } });
 
 export const POST = route({ auth: "session" }, async ({ request, session }) => {
   const form = await request.formData().catch(() => new FormData());
   const params: AuthorizeParams = {};
-  for (const name of PARAMS) {
+  for (const name of AUTHORIZE_PARAMS) {
     const value = form.get(name);
     if (typeof value === "string") params[name] = value;
   }
