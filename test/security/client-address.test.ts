@@ -4,91 +4,23 @@
  * the header our server sets), with TRUSTED_PROXY_HOPS=0 (the TCP peer counts) and 1 (the right-most entry,
  * appended by "the proxy", counts). Needs `npm run build` first (npm test builds before vitest).
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import { CLIENT_IP_HEADER } from "@/lib/http/forwarded.mjs";
 import { pluginRedeemBody } from "@/test/pairing";
-import { INSTANCE_SECRETS, request } from "@/test/reliability/support/instances";
-import { freePort } from "@/test/reliability/support/private-postgres";
+import { type BuiltApp, launchBuiltApp, startBuiltApp } from "@/test/built-app";
+import { request } from "@/test/reliability/support/instances";
 
-const root = path.resolve(import.meta.dirname, "../..");
 const LIMIT = 3;
 const PASSWORD = "a long and unusual passphrase 7";
-
-type Server = { url: string; stop(): Promise<void>; output(): string };
-
-/** The built app on a free loopback port from the OS; another process may take it first, so: EADDRINUSE retries. */
-async function startBuiltApp(env: Record<string, string>): Promise<Server> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await launchBuiltApp(env, await freePort());
-    } catch (error) {
-      if (attempt >= 3 || !String(error).includes("EADDRINUSE")) throw error;
-    }
-  }
-}
-
-async function launchBuiltApp(env: Record<string, string>, port: number): Promise<Server> {
-  if (!existsSync(path.join(root, ".next", "BUILD_ID"))) {
-    throw new Error("No production build: run `npm run build` first (npm test does).");
-  }
-  const child: ChildProcess = spawn(process.execPath, ["server.mjs", "-p", String(port), "-H", "127.0.0.1"], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH ?? "",
-      HOME: process.env.HOME ?? "/root",
-      NODE_ENV: "production",
-      LOG_LEVEL: "error",
-      APP_URL: `http://127.0.0.1:${port}`,
-      ...INSTANCE_SECRETS,
-      SITE_HOST_ALLOWLIST: "localhost",
-      AUTH_RATE_LIMIT: String(LIMIT),
-      REDEEM_RATE_LIMIT: String(LIMIT),
-      OPENAI_API_KEY: "",
-      SANDBOX_DRIVER: "",
-      ...env,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout!.on("data", (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  child.stderr!.on("data", (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server.mjs exited with ${child.exitCode}:\n${output}`);
-    try {
-      if ((await fetch(`${url}/health`)).status < 500) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`server.mjs did not answer in 60 s:\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  return {
-    url,
-    output: () => output,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        const force = setTimeout(() => child.kill("SIGKILL"), 5000);
-        child.once("exit", () => {
-          clearTimeout(force);
-          resolve();
-        });
-        child.kill("SIGTERM");
-      }),
-  };
-}
+/** Low limits so a spray is refused within a few requests. */
+const LIMITED = {
+  SITE_HOST_ALLOWLIST: "localhost",
+  AUTH_RATE_LIMIT: String(LIMIT),
+  REDEEM_RATE_LIMIT: String(LIMIT),
+};
 
 let counter = 0;
 const email = () => `spray${Date.now()}-${counter++}@example.com`;
@@ -118,10 +50,10 @@ describe.each([
   { hops: 1, proxy: (_i: number) => "203.0.113.50" },
 ])("with TRUSTED_PROXY_HOPS=$hops", ({ hops, proxy }) => {
   let database: TestDatabase;
-  let app: Server;
+  let app: BuiltApp;
   beforeAll(async () => {
     database = await createTestDatabase();
-    app = await startBuiltApp({ DATABASE_URL: database.url, TRUSTED_PROXY_HOPS: String(hops) });
+    app = await startBuiltApp({ ...LIMITED, DATABASE_URL: database.url, TRUSTED_PROXY_HOPS: String(hops) });
   }, 90_000);
   afterAll(async () => {
     await app?.stop();
@@ -174,7 +106,7 @@ describe.each([
 
 describe("TRUSTED_PROXY_HOPS that is not a small whole number", () => {
   it("stops server.mjs at start with a clear message", async () => {
-    const failed = await startBuiltApp({ TRUSTED_PROXY_HOPS: "one" }).then(
+    const failed = await startBuiltApp({ ...LIMITED, TRUSTED_PROXY_HOPS: "one" }).then(
       async (server) => {
         await server.stop();
         return undefined;

@@ -5,17 +5,12 @@
  * `400 invalid_input`); a well-formed path is `503 sandbox_unavailable` here, sandboxes being off. Needs
  * `npm run build` first (npm test builds before vitest).
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
 import http from "node:http";
-import path from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@/lib/db/testing";
-import { INSTANCE_SECRETS } from "@/test/reliability/support/instances";
-import { freePort } from "@/test/reliability/support/private-postgres";
+import { type BuiltApp, startBuiltApp } from "@/test/built-app";
 
-const root = path.resolve(import.meta.dirname, "../..");
 const ID = "3f2b8a4e-1c2d-4e5f-8a9b-0c1d2e3f4a5b";
 
 type Answer = { status: number; body: string };
@@ -37,59 +32,6 @@ function getRaw(port: number, rawPath: string): Promise<Answer> {
   });
 }
 
-async function startBuiltApp(env: Record<string, string>): Promise<{ port: number; stop(): Promise<void> }> {
-  if (!existsSync(path.join(root, ".next", "BUILD_ID"))) {
-    throw new Error("No production build: run `npm run build` first (npm test does).");
-  }
-  const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ["server.mjs", "-p", String(port), "-H", "127.0.0.1"], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH ?? "",
-      HOME: process.env.HOME ?? "/root",
-      NODE_ENV: "production",
-      LOG_LEVEL: "error",
-      APP_URL: `http://127.0.0.1:${port}`,
-      ...INSTANCE_SECRETS,
-      OPENAI_API_KEY: "",
-      SANDBOX_DRIVER: "",
-      ...env,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout!.on("data", (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  child.stderr!.on("data", (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server.mjs exited with ${child.exitCode}:\n${output}`);
-    try {
-      if ((await getRaw(port, "/health")).status < 500) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`server.mjs did not answer in 60 s:\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  return {
-    port,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        const force = setTimeout(() => child.kill("SIGKILL"), 5000);
-        child.once("exit", () => {
-          clearTimeout(force);
-          resolve();
-        });
-        child.kill("SIGTERM");
-      }),
-  };
-}
-
 /** The contract's error shape, with one of the codes this path may answer. */
 function expectContractError(answer: Answer, codes: string[], rawPath: string) {
   const parsed = JSON.parse(answer.body) as { error?: { code?: string; message?: string } };
@@ -99,7 +41,7 @@ function expectContractError(answer: Answer, codes: string[], rawPath: string) {
 
 describe("the built app's /preview paths", () => {
   let database: TestDatabase;
-  let app: { port: number; stop(): Promise<void> };
+  let app: BuiltApp;
   beforeAll(async () => {
     database = await createTestDatabase();
     app = await startBuiltApp({ DATABASE_URL: database.url });
