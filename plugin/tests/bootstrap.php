@@ -37,7 +37,8 @@ file_put_contents(
 		$sitewright_dir . '/database/',
 		'wordpress.sqlite',
 		array(
-			'WP_DEBUG'               => false,
+			// SITEWRIGHT_TEST_WP_DEBUG=1 runs the suite with WP_DEBUG on (notices and deprecations become visible).
+			'WP_DEBUG'               => '1' === getenv( 'SITEWRIGHT_TEST_WP_DEBUG' ),
 			'DISABLE_WP_CRON'        => true,
 			'WP_HTTP_BLOCK_EXTERNAL' => true,
 			'SITEWRIGHT_SANDBOX'     => true,
