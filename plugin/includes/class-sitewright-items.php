@@ -54,10 +54,10 @@ final class Sitewright_Items {
 
 	/** Actions per kind. */
 	private const ACTIONS = array(
-		'post'       => array( 'update', 'create', 'delete', 'trash', 'restore' ),
-		'option'     => array( 'update' ),
-		'custom_css' => array( 'update' ),
-		'menu'       => array( 'update' ),
+		'post'          => array( 'update', 'create', 'delete', 'trash', 'restore' ),
+		'option'        => array( 'update' ),
+		'custom_css'    => array( 'update' ),
+		'menu'          => array( 'update' ),
 		// Block-theme design (Sitewright_Design_Items).
 		'global_styles' => array( 'update' ),
 		'template_part' => array( 'update' ),
