@@ -43,7 +43,7 @@ final class Sitewright_Cache {
 			list( $kind, $key ) = $parsed;
 			if ( 'post' === $kind && ctype_digit( $key ) ) {
 				$post = get_post( (int) $key );
-				if ( $post instanceof WP_Post && in_array( $post->post_type, Sitewright_Items::DESIGN_POST_TYPES, true ) ) {
+				if ( $post instanceof WP_Post && in_array( $post->post_type, Sitewright_Vocabulary::design_post_types(), true ) ) {
 					$everything = true;
 					$urls[]     = self::home_entry( $ref );
 					continue;

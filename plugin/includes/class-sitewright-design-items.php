@@ -26,14 +26,8 @@ defined( 'ABSPATH' ) || exit;
  */
 final class Sitewright_Design_Items {
 
-	/** The kinds this class handles. */
+	/** The kinds this class handles (their fields and scopes are in vocabulary.json's items.kinds). */
 	public const KINDS = array( 'global_styles', 'template_part' );
-
-	/** Fields a change of each kind may carry. */
-	public const FIELDS = array(
-		'global_styles' => array( 'customised', 'settings', 'styles' ),
-		'template_part' => array( 'customised', 'content' ),
-	);
 
 	/** The largest template part or global styles document we write. */
 	private const MAX_BYTES = 262144;

@@ -231,7 +231,7 @@ final class ItemsTest extends Sitewright_Test_Case {
 					'ref'    => "post:$id",
 					'expect' => $trashed['version'],
 					'action' => 'restore',
-					'fields' => array_intersect_key( $start['state'], array_flip( Sitewright_Items::POST_FIELDS ) ),
+					'fields' => array_intersect_key( $start['state'], array_flip( Sitewright_Vocabulary::item_list( 'post', 'fields' ) ) ),
 				),
 			)
 		);
@@ -413,7 +413,7 @@ final class ItemsTest extends Sitewright_Test_Case {
 		$this->assertSame( 'publish', $published['after']['status'] );
 		$this->assertNotSame( '', $published['after']['slug'] );
 		$back = array();
-		foreach ( Sitewright_Items::POST_FIELDS as $field ) {
+		foreach ( Sitewright_Vocabulary::item_list( 'post', 'fields' ) as $field ) {
 			if ( $start['state'][ $field ] !== $published['after'][ $field ] ) {
 				$back[ $field ] = $start['state'][ $field ];
 			}

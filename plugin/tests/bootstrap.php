@@ -62,7 +62,7 @@ define( 'SITEWRIGHT_TEST_DB_FILE', $sitewright_dir . '/database/wordpress.sqlite
 define( 'SITEWRIGHT_TEST_VECTORS', $sitewright_repo . '/test/vectors/signing.json' );
 define( 'SITEWRIGHT_TEST_TREE', $sitewright_tree );
 define( 'SITEWRIGHT_TEST_REPO', $sitewright_repo );
-define( 'SITEWRIGHT_TEST_VOCABULARY', $sitewright_repo . '/test/vectors/vocabulary.json' );
+define( 'SITEWRIGHT_TEST_VOCABULARY', $sitewright_repo . '/plugin/vocabulary.json' );
 define( 'WP_USE_THEMES', false );
 $_SERVER['HTTP_HOST']       = 'localhost';
 $_SERVER['SERVER_NAME']     = 'localhost';
