@@ -32,7 +32,7 @@ final class ScopesTest extends Sitewright_Test_Case {
 			'/wp/v2/settings',
 			'/wp/v2/menus/2',
 			'/wp/v2/global-styles/9',
-			'/wp/v2/templates/twentytwentythree//home',
+			'/wp/v2/templates/' . get_stylesheet() . '//home',
 			'/wp/v2/users',
 			'/wp/v2/users/1',
 			'/wp/v2/plugins',
@@ -68,7 +68,7 @@ final class ScopesTest extends Sitewright_Test_Case {
 			array( 'POST', '/wp/v2/settings', 'settings:write' ),
 			array( 'POST', '/wp/v2/global-styles/9', 'design:write' ),
 			array( 'PUT', '/wp/v2/menu-items/4', 'design:write' ),
-			array( 'POST', '/wp/v2/templates/twentytwentythree//home', 'design:write' ),
+			array( 'POST', '/wp/v2/templates/' . get_stylesheet() . '//home', 'design:write' ),
 		);
 		foreach ( $cases as list( $method, $route, $scope ) ) {
 			$this->assertTrue( Sitewright_Scopes::allows( array( $scope ), $method, $route ), "$method $route with $scope" );
@@ -134,8 +134,8 @@ final class ScopesTest extends Sitewright_Test_Case {
 			array( 'POST', '/wp/v2/menu-items/5', array( 'design:write' ) ),
 			array( 'GET', '/wp/v2/navigation/9', array( 'content:read' ) ),
 			array( 'POST', '/wp/v2/navigation/9', array( 'design:write' ) ),
-			array( 'GET', '/wp/v2/global-styles/themes/twentytwentythree', array( 'content:read' ) ),
-			array( 'POST', '/wp/v2/template-parts/twentytwentythree//header', array( 'design:write' ) ),
+			array( 'GET', '/wp/v2/global-styles/themes/' . get_stylesheet(), array( 'content:read' ) ),
+			array( 'POST', '/wp/v2/template-parts/' . get_stylesheet() . '//header', array( 'design:write' ) ),
 		);
 		foreach ( $cases as list( $method, $route, $scopes ) ) {
 			$this->assertSame( $scopes, Sitewright_Scopes::required( $method, $route ), "$method $route" );
