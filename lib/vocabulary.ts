@@ -6,7 +6,7 @@
  * may change and the post types it reads and writes. Only SCOPES is spelled here too, because it is a TypeScript
  * type; lib/vocabulary.test.ts fails when it drifts from the file. Client-safe: no server imports.
  */
-import vocabulary from "@/plugin/vocabulary.json";
+import vocabulary from "@/plugin/vocabulary.json" with { type: "json" };
 
 /** The plugin's token scopes (docs/signing.md), in canonical order. */
 export const SCOPES = [
