@@ -4,6 +4,7 @@
  * reads, and carry measured figures only in docs/performance.md. `.env.example` documents exactly what lib/env.ts
  * reads. The claims a machine cannot check (what a route answers, what a test proves) are checked by hand.
  */
+import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -51,6 +52,27 @@ describe("the docs' links", () => {
       }
     }
     expect(broken).toEqual([]);
+  });
+});
+
+describe('the README\'s "Where things are"', () => {
+  it("names every folder at the top of the repository and every folder of lib/, and only folders that exist", () => {
+    const section = read("README.md").split("## Where things are")[1]!.split("\n## ")[0]!;
+    const named = new Set(
+      [...section.matchAll(/^\| ([^|]+)\|/gm)].flatMap(([, cell]) =>
+        [...cell!.matchAll(/`([^`]+)`/g)].map(([, name]) => name!.replace(/\/$/, "")),
+      ),
+    );
+    const tracked = execFileSync("git", ["ls-files"], { cwd: root, encoding: "utf8" }).split("\n");
+    const folders = new Set(
+      tracked.flatMap((file) => {
+        const parts = file.split("/");
+        if (parts.length < 2) return [];
+        return parts[0] === "lib" && parts.length > 2 ? [parts[0], `lib/${parts[1]}`] : [parts[0]!];
+      }),
+    );
+    expect([...folders].filter((folder) => !named.has(folder)).sort()).toEqual([]);
+    expect([...named].filter((folder) => !existsSync(path.join(root, folder))).sort()).toEqual([]);
   });
 });
 
