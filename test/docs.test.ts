@@ -2,7 +2,7 @@
  * The cheap parts of "the docs are true", checked by machine (issue #21): README.md and docs/*.md link only to
  * files and headings that exist, name only repository paths that exist and only environment variables lib/env.ts
  * reads, and carry measured figures only in docs/performance.md. `.env.example` documents exactly what lib/env.ts
- * reads. The claims a machine cannot check (what a route answers, what a test proves) are checked by hand.
+ * reads; code names in backticks exist in the code. What a route answers or a test proves is checked by hand.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -96,6 +96,27 @@ describe("the docs' file paths", () => {
       }
     }
     expect(missing).toEqual([]);
+  });
+});
+
+describe("the docs' code names", () => {
+  it("name functions, classes, fields and codes that the code has (camelCase, snake_case, Class::method)", () => {
+    const sources = execFileSync("git", ["ls-files"], { cwd: root, encoding: "utf8" })
+      .split("\n")
+      .filter((file) => /\.(ts|tsx|mjs|php|sh|json|ya?ml|service|socket)$/.test(file) && !file.startsWith("docs/"))
+      .map((file) => read(file))
+      .join("\n");
+    const unknown: string[] = [];
+    for (const doc of DOCS) {
+      for (const [, code] of withoutCodeBlocks(read(doc)).matchAll(/`([^`\n]+)`/g)) {
+        const name = code!.trim().replace(/\(.*\)$/, "");
+        if (!/^[A-Za-z_]\w*(?:(?:::|\.)[A-Za-z_]\w*)*$/.test(name)) continue;
+        if (!/[a-z][A-Z]|::|[a-z]_|_[a-z]/.test(name)) continue; // plain words and CONSTANTS are checked elsewhere
+        const missing = name.split(/::|\./).filter((part) => part.length > 3 && !sources.includes(part));
+        if (missing.length > 0) unknown.push(`${doc}: ${name}`);
+      }
+    }
+    expect(unknown).toEqual([]);
   });
 });
 
