@@ -104,6 +104,7 @@ describe("the docs' code names", () => {
     const sources = execFileSync("git", ["ls-files"], { cwd: root, encoding: "utf8" })
       .split("\n")
       .filter((file) => /\.(ts|tsx|mjs|php|sh|json|ya?ml|service|socket)$/.test(file) && !file.startsWith("docs/"))
+      .filter((file) => existsSync(path.join(root, file)))
       .map((file) => read(file))
       .join("\n");
     const unknown: string[] = [];
