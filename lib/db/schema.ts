@@ -69,8 +69,10 @@ export const SITE_STATUSES = ["pending", "redeemed", "active", "expired", "locke
 export type SiteStatus = (typeof SITE_STATUSES)[number];
 
 /**
- * A site a user paired (or is pairing). One row per pairing. Pairings of one URL by different users coexist;
- * a user's new pairing of a URL supersedes only that user's pending one. Codes are stored only as an HMAC under a server key; credentials only encrypted.
+ * A site a user paired (or is pairing). A first pairing's row becomes the site; a user's later pairing of a URL they
+ * already have a site for is a row of its own until redeemed, then hands its credentials to that site
+ * (`repairsSiteId`), so history stays with one id. Pairings of one URL by different users coexist; a user's new
+ * pairing of a URL supersedes only that user's pending one. Codes are stored only as an HMAC under a server key; credentials only encrypted.
  */
 export const sites = pgTable(
   "sites",
@@ -100,6 +102,11 @@ export const sites = pgTable(
     confirmedAt: ts("confirmed_at"),
     lastSeenAt: ts("last_seen_at"),
     revokedAt: ts("revoked_at"),
+    /**
+     * The user's site this pairing re-pairs (same user, same URL, confirmed before): on redeem the new credentials
+     * go to that site, which keeps its id and its history; this row is then spent (`revoked`, docs/api.md).
+     */
+    repairsSiteId: text("repairs_site_id"),
   },
   (t) => [
     index("sites_user_id_idx").on(t.userId),
