@@ -11,6 +11,7 @@ import {
   findConversationForSiteUrl,
   findLatestLiveChangeSet,
   findSiteForUser,
+  findSiteOrItsRepairForUser,
   insertConversation,
   listConversationsForSiteUrl,
   listMessages,
@@ -329,7 +330,7 @@ export async function loadChatPage({
   conversationId?: string;
   fresh?: boolean;
 }): Promise<ChatPageData | undefined> {
-  const site = await findSiteForUser({ userId, siteId });
+  const site = await findSiteOrItsRepairForUser({ userId, siteId });
   if (!site) return undefined;
   const conversations = await listConversationsForSiteUrl({ userId, url: site.url });
   let current = fresh ? undefined : conversations[0];

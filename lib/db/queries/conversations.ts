@@ -1,9 +1,9 @@
 /**
  * Conversations as the chat page and the dashboard see them: they follow the site's address, not one pairing.
- * Re-pairing a site makes a new `sites` row, so "this site's conversations" are those of every row of the same
- * user and normalized URL (revoked rows stay in the table for exactly this reason).
+ * Re-pairing keeps the site's row (docs/api.md) and migration 0011 folded the rows earlier pairings made, so a
+ * site's conversations share its id; matching every row of the same user and normalized URL stays as a safety net.
  */
-import { and, desc, eq, max } from "drizzle-orm";
+import { and, desc, eq, isNull, max, ne, or } from "drizzle-orm";
 import { getDb } from "../index";
 import { conversations, sites, type Conversation, type Site } from "../schema";
 
@@ -61,8 +61,15 @@ export async function lastConversationActivityByUrl({ userId }: { userId: string
   return new Map(rows.flatMap((row) => (row.at ? [[row.url, row.at] as const] : [])));
 }
 
-/** Every pairing row of a user, revoked ones included (the dashboard groups them by URL). */
+/**
+ * Every pairing row of a user, revoked ones included (the dashboard groups them by URL), except re-pairings spent
+ * on their site: that site stands for them.
+ */
 export async function listAllSiteRowsForUser({ userId }: { userId: string }): Promise<Site[]> {
   const db = await getDb();
-  return db.select().from(sites).where(eq(sites.userId, userId)).orderBy(desc(sites.createdAt));
+  return db
+    .select()
+    .from(sites)
+    .where(and(eq(sites.userId, userId), or(isNull(sites.repairsSiteId), ne(sites.status, "revoked"))))
+    .orderBy(desc(sites.createdAt));
 }
