@@ -99,6 +99,8 @@ describe.each(STORES)("re-pairing a site on %s", (kind) => {
   useStore(kind);
   let owner: Owner;
   let siteId: string;
+  /** The site the wizard lands on after re-pairing: where the owner looks for the history. */
+  let repairedId: string;
   const sets: Record<"kept" | "drifting", { changeSetId: string; pageId: number }> = {} as never;
 
   const page = async (title: string) => {
@@ -107,11 +109,11 @@ describe.each(STORES)("re-pairing a site on %s", (kind) => {
     return data.id;
   };
   const title = async (pageId: number) => {
-    const [item] = await readItems(siteClientFor(await siteRow(owner, siteId)), [`post:${pageId}`]);
+    const [item] = await readItems(siteClientFor(await siteRow(owner, repairedId)), [`post:${pageId}`]);
     return (item!.state as { title: string }).title;
   };
   const undo = (changeSetId: string) =>
-    call(undoRoute, { body: {}, cookie: owner.cookie, headers: origin, params: { id: siteId, changeSetId } });
+    call(undoRoute, { body: {}, cookie: owner.cookie, headers: origin, params: { id: repairedId, changeSetId } });
 
   beforeAll(async () => {
     owner = await newUser(`repair-${kind.length}`);
@@ -138,7 +140,8 @@ describe.each(STORES)("re-pairing a site on %s", (kind) => {
     const again = await pairThroughPlugin(owner);
     expect(again.outcome).toMatchObject({ ok: true });
     expect(again.pairingId).not.toBe(siteId);
-    expect(await confirmThroughWizard(owner, again.pairingId)).toBe(siteId);
+    repairedId = await confirmThroughWizard(owner, again.pairingId);
+    expect(repairedId).toBe(siteId);
 
     const after = await siteRow(owner, siteId);
     expect(after.status).toBe("active");
@@ -153,7 +156,7 @@ describe.each(STORES)("re-pairing a site on %s", (kind) => {
   }, 60_000);
 
   it("lists the change sets made before re-pairing", async () => {
-    const listed = await call(listChangesRoute, { cookie: owner.cookie, params: { id: siteId } });
+    const listed = await call(listChangesRoute, { cookie: owner.cookie, params: { id: repairedId } });
     expect(listed.status).toBe(200);
     const ids = listed.json.changeSets.map((set: { id: string }) => set.id);
     expect(ids).toEqual(expect.arrayContaining([sets.kept.changeSetId, sets.drifting.changeSetId]));
@@ -176,7 +179,7 @@ describe.each(STORES)("re-pairing a site on %s", (kind) => {
   }, 60_000);
 
   it("keeps the site's conversations, and the chat can go on", async () => {
-    const chat = await loadChatPage({ userId: owner.id, siteId });
+    const chat = await loadChatPage({ userId: owner.id, siteId: repairedId });
     expect(chat?.site).toMatchObject({ id: siteId, active: true });
     expect(chat?.conversations.map((c) => c.id)).toContain(`c-${kind.length}`);
   });
