@@ -35,7 +35,10 @@ test("pairing a site again keeps its history: an earlier change is listed and un
   await page.goto(`${appUrl}/sites/${siteId}/chat`);
   await page.getByLabel("Message").fill(`Rename page ${created.id} to "Winter opening hours"`);
   await page.getByRole("button", { name: "Send" }).click();
-  await page.locator('[data-testid="tool-card"][data-state="approval"]').getByRole("button", { name: "Approve" }).click();
+  await page
+    .locator('[data-testid="tool-card"][data-state="approval"]')
+    .getByRole("button", { name: "Approve" })
+    .click();
   await expect(page.getByText(`Renamed page ${created.id} to “Winter opening hours”.`)).toBeVisible();
 
   // Pair the same address again through the wizard and the plugin (e.g. to grant more permissions).
@@ -53,7 +56,8 @@ test("pairing a site again keeps its history: an earlier change is listed and un
     `/sites/${siteId}/chat`,
   );
   await page.goto(appUrl);
-  await expect(page.getByTestId("sites").getByText("Connected")).toHaveCount(1);
+  await expect(page.getByTestId("sites").getByText("Connected", { exact: true })).toHaveCount(1);
+  await expect(page.getByTestId("sites").locator(`a[href="/sites/${siteId}/chat"]`).first()).toBeVisible();
 
   // The earlier change is on the Changes page, and Undo works with the new connection.
   await page.goto(`${appUrl}/sites/${siteId}/changes/history`);
