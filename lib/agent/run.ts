@@ -266,13 +266,16 @@ function emitClosing(emit: Emit, messageId: string, text: string | undefined): v
   emit({ type: "text-end", id });
 }
 
-/** Saves the conversation with this turn's response; a failure is told to the user, not thrown. */
+/**
+ * Saves the conversation with this turn's response; a failure is told to the user, not thrown. Written to the
+ * client only: the response's own copy is closed by now (writing to it threw, and the owner read "unexpected error").
+ */
 async function saveTurn(
   input: TurnInput,
   continuing: boolean,
   response: ChatMessage | undefined,
   metadata: TurnMetadata,
-  emit: Emit,
+  writer: TurnWriter,
 ): Promise<void> {
   try {
     const base = continuing ? input.history.slice(0, -1) : input.history;
@@ -284,7 +287,7 @@ async function saveTurn(
     });
   } catch (error) {
     log.error("could not save the conversation", { error, conversationId: input.conversationId });
-    emit({
+    writer.write({
       type: "error",
       errorText: "This conversation could not be saved; what was done on the site is in the activity log.",
     });
@@ -318,7 +321,7 @@ export function streamTurn(input: TurnInput): ReadableStream<Chunk> {
       if (metadata.stopReason !== "finished")
         log.info("agent run ended early", { ...metadata, siteId: input.site.id, conversationId: input.conversationId });
 
-      await saveTurn(input, continuing, await response.finish(metadata), metadata, response.emit);
+      await saveTurn(input, continuing, await response.finish(metadata), metadata, writer);
       writer.write({
         type: "finish",
         finishReason: (finishReason as "stop" | "tool-calls" | undefined) ?? (failed ? "error" : "stop"),
