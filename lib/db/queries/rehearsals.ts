@@ -2,8 +2,9 @@
  * Rehearsals (sandbox change sets) as Apply and Discard claim them: one transaction with the rows locked, so a double
  * click, parallel applies or an Apply racing a Discard change the live site at most once (docs/rehearsal.md).
  */
-import { and, asc, eq, inArray, isNull } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
 import { getDb } from "../index";
+import { statusFromItems } from "./change-set-status";
 import { type ChangeItem, type ChangeSetStatus, changeItems, changeSets } from "../schema";
 
 const WAITING: ChangeSetStatus[] = ["pending", "partially_applied"];
@@ -66,17 +67,14 @@ export async function finishRehearsalApply(input: {
         .set({ madeLiveBy: input.liveChangeSetId })
         .where(and(inArray(changeItems.id, input.itemIds), isNull(changeItems.madeLiveBy)));
     }
-    for (const id of input.sets) {
-      const items = await tx
-        .select({ status: changeItems.status, madeLiveBy: changeItems.madeLiveBy })
-        .from(changeItems)
-        .where(eq(changeItems.changeSetId, id));
-      const waiting = items.some((item) => item.status === "applied" && !item.madeLiveBy);
-      await tx
-        .update(changeSets)
-        .set({ status: waiting ? "partially_applied" : "applied", appliedAt: input.now, updatedAt: input.now })
-        .where(and(eq(changeSets.id, id), eq(changeSets.status, "applying")));
-    }
+    if (input.sets.length === 0) return;
+    // The same status rule as every other set (one statement over the items just marked): `applied` once all are live.
+    const next = statusFromItems(tx, input.sets, ["discarded"]);
+    await tx
+      .update(changeSets)
+      .set({ status: sql`${next.status}`, appliedAt: input.now, updatedAt: input.now })
+      .from(next)
+      .where(and(eq(changeSets.id, next.id), eq(changeSets.status, "applying")));
   });
 }
 
