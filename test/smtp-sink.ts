@@ -117,94 +117,105 @@ export function linkIn(mail: CapturedMail, pathname: string): { url: string; tok
 
 type Session = { from: string; to: string[]; authUser?: string; data?: string[] };
 type Credentials = { user: string; pass: string };
+/** One client's conversation: what it has said so far, and where the next line goes. */
+type Conversation = {
+  socket: Socket;
+  credentials: Credentials;
+  session: Session;
+  /** Set while an AUTH exchange waits for the client's next line. */
+  pendingAuth?: (line: string) => void;
+};
+
+const reply = (c: Conversation, text: string) => c.socket.write(`${text}\r\n`);
 
 /** One SMTP conversation, line by line (RFC 5321, without PIPELINING or extensions beyond AUTH). */
 function serve(socket: Socket, credentials: Credentials, receive: (mail: CapturedMail) => void) {
-  const reply = (text: string) => socket.write(`${text}\r\n`);
-  let session: Session = { from: "", to: [] };
-  let pendingAuth: ((line: string) => void) | undefined;
+  const c: Conversation = { socket, credentials, session: { from: "", to: [] } };
   let buffer = "";
-  reply("220 sitewright-test-sink ESMTP");
+  reply(c, "220 sitewright-test-sink ESMTP");
   socket.on("data", (chunk) => {
     buffer += chunk.toString("latin1");
     for (let end = buffer.indexOf("\r\n"); end >= 0; end = buffer.indexOf("\r\n")) {
       const line = buffer.slice(0, end);
       buffer = buffer.slice(end + 2);
-      if (session.data) {
-        if (line === ".") {
-          receive(parseMessage(session, session.data.join("\r\n")));
-          session = { from: "", to: [], authUser: session.authUser };
-          reply("250 2.0.0 queued");
-        } else session.data.push(line.startsWith("..") ? line.slice(1) : line);
-      } else if (pendingAuth) {
-        const next = pendingAuth;
-        pendingAuth = undefined;
+      const { data } = c.session;
+      if (data && line === ".") {
+        receive(parseMessage(c.session, data.join("\r\n")));
+        c.session = { from: "", to: [], authUser: c.session.authUser };
+        reply(c, "250 2.0.0 queued");
+      } else if (data) data.push(line.startsWith("..") ? line.slice(1) : line);
+      else if (c.pendingAuth) {
+        const next = c.pendingAuth;
+        c.pendingAuth = undefined;
         next(line);
-      } else {
-        command(line);
-      }
+      } else command(c, line);
     }
   });
+}
 
-  const authenticate = (user: string, pass: string) => {
-    if (user === credentials.user && pass === credentials.pass) {
-      session.authUser = user;
-      reply("235 2.7.0 authenticated");
-    } else reply("535 5.7.8 authentication failed");
-  };
-  const b64 = (text: string) => Buffer.from(text, "base64").toString("utf8");
-  const plain = (encoded: string) => {
-    const [, user = "", pass = ""] = b64(encoded).split("\0");
-    authenticate(user, pass);
-  };
-
-  function command(line: string) {
-    const [verb = "", ...rest] = line.split(" ");
-    const argument = rest.join(" ");
-    switch (verb.toUpperCase()) {
-      case "EHLO":
-        return reply("250-sitewright-test-sink\r\n250-8BITMIME\r\n250-AUTH PLAIN LOGIN\r\n250 SMTPUTF8");
-      case "HELO":
-        return reply("250 sitewright-test-sink");
-      case "AUTH": {
-        const [mechanism = "", initial] = argument.split(" ");
-        if (mechanism.toUpperCase() === "PLAIN") {
-          if (initial) return plain(initial);
-          pendingAuth = plain;
-          return reply("334 ");
-        }
-        if (mechanism.toUpperCase() === "LOGIN") {
-          pendingAuth = (userLine) => {
-            pendingAuth = (passLine) => authenticate(b64(userLine), b64(passLine));
-            reply(`334 ${Buffer.from("Password:").toString("base64")}`);
-          };
-          return reply(`334 ${Buffer.from("Username:").toString("base64")}`);
-        }
-        return reply("504 5.5.4 mechanism not supported");
-      }
-      case "MAIL":
-        if (!session.authUser) return reply("530 5.7.0 authentication required");
-        session.from = address(argument);
-        return reply("250 2.1.0 ok");
-      case "RCPT":
-        session.to.push(address(argument).toLowerCase());
-        return reply("250 2.1.5 ok");
-      case "DATA":
-        if (session.to.length === 0) return reply("503 5.5.1 no recipients");
-        session.data = [];
-        return reply("354 end with <CRLF>.<CRLF>");
-      case "RSET":
-        session = { from: "", to: [], authUser: session.authUser };
-        return reply("250 2.0.0 ok");
-      case "NOOP":
-        return reply("250 2.0.0 ok");
-      case "QUIT":
-        reply("221 2.0.0 bye");
-        return socket.end();
-      default:
-        return reply("502 5.5.2 command not recognized");
-    }
+function command(c: Conversation, line: string) {
+  const [verb = "", ...rest] = line.split(" ");
+  const argument = rest.join(" ");
+  switch (verb.toUpperCase()) {
+    case "EHLO":
+      return reply(c, "250-sitewright-test-sink\r\n250-8BITMIME\r\n250-AUTH PLAIN LOGIN\r\n250 SMTPUTF8");
+    case "HELO":
+      return reply(c, "250 sitewright-test-sink");
+    case "AUTH":
+      return startAuth(c, argument);
+    case "MAIL":
+      if (!c.session.authUser) return reply(c, "530 5.7.0 authentication required");
+      c.session.from = address(argument);
+      return reply(c, "250 2.1.0 ok");
+    case "RCPT":
+      c.session.to.push(address(argument).toLowerCase());
+      return reply(c, "250 2.1.5 ok");
+    case "DATA":
+      if (c.session.to.length === 0) return reply(c, "503 5.5.1 no recipients");
+      c.session.data = [];
+      return reply(c, "354 end with <CRLF>.<CRLF>");
+    case "RSET":
+      c.session = { from: "", to: [], authUser: c.session.authUser };
+      return reply(c, "250 2.0.0 ok");
+    case "NOOP":
+      return reply(c, "250 2.0.0 ok");
+    case "QUIT":
+      reply(c, "221 2.0.0 bye");
+      return c.socket.end();
+    default:
+      return reply(c, "502 5.5.2 command not recognized");
   }
+}
+
+const fromBase64 = (text: string) => Buffer.from(text, "base64").toString("utf8");
+
+function authenticate(c: Conversation, user: string, pass: string) {
+  if (user === c.credentials.user && pass === c.credentials.pass) {
+    c.session.authUser = user;
+    reply(c, "235 2.7.0 authenticated");
+  } else reply(c, "535 5.7.8 authentication failed");
+}
+
+/** AUTH PLAIN (with or without the initial response) and AUTH LOGIN. */
+function startAuth(c: Conversation, argument: string) {
+  const [mechanism = "", initial] = argument.split(" ");
+  const plain = (encoded: string) => {
+    const [, user = "", pass = ""] = fromBase64(encoded).split("\0");
+    authenticate(c, user, pass);
+  };
+  if (mechanism.toUpperCase() === "PLAIN") {
+    if (initial) return plain(initial);
+    c.pendingAuth = plain;
+    return reply(c, "334 ");
+  }
+  if (mechanism.toUpperCase() === "LOGIN") {
+    c.pendingAuth = (userLine) => {
+      c.pendingAuth = (passLine) => authenticate(c, fromBase64(userLine), fromBase64(passLine));
+      reply(c, `334 ${Buffer.from("Password:").toString("base64")}`);
+    };
+    return reply(c, `334 ${Buffer.from("Username:").toString("base64")}`);
+  }
+  return reply(c, "504 5.5.4 mechanism not supported");
 }
 
 const address = (argument: string) => argument.match(/<([^>]*)>/)?.[1] ?? argument.replace(/^[A-Z]+:/i, "").trim();
