@@ -15,6 +15,8 @@ export type MailMessage = {
   text: string;
   /** What kind of mail, for the logs (never the text or the address in production). */
   kind: string;
+  /** The link the message is about, logged on its own line of JSON when there is no mail server (development). */
+  link?: string;
 };
 
 export type MailOutcome = "sent" | "logged" | "not_configured";
@@ -54,6 +56,7 @@ export async function sendMail(message: MailMessage): Promise<MailOutcome> {
       kind: message.kind,
       to: message.to,
       subject: message.subject,
+      ...(message.link ? { link: message.link } : {}),
       text: message.text,
     });
     return "logged";

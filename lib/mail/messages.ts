@@ -7,6 +7,7 @@ export function passwordResetMail({ to, link }: { to: string; link: string }): M
   return {
     kind: "password_reset",
     to,
+    link,
     subject: "Reset your Sitewright password",
     text: `Someone (hopefully you) asked to reset the password of your Sitewright account.
 
@@ -33,6 +34,7 @@ export function verifyEmailMail({ to, link }: { to: string; link: string }): Mai
   return {
     kind: "email_verification",
     to,
+    link,
     subject: "Confirm your email address for Sitewright",
     text: `Confirm that this address belongs to your Sitewright account (the link works once, for 24 hours):
 ${link}
