@@ -15,7 +15,7 @@ export type MailMessage = {
   text: string;
   /** What kind of mail, for the logs (never the text or the address in production). */
   kind: string;
-  /** The link the message is about, logged on its own line of JSON when there is no mail server (development). */
+  /** The link the message is about: a field of its own in the log line when there is no mail server (development). */
   link?: string;
 };
 
@@ -24,7 +24,7 @@ export type MailOutcome = "sent" | "logged" | "not_configured";
 type Transport = ReturnType<typeof createTransport>;
 /** One transport per SMTP URL for the whole process (Next.js loads this module once per bundle). */
 const transports = processState("mail.transports", () => new Map<string, Transport>());
-/** Sends still under way, so tests (and a graceful stop) can wait for them. */
+/** Sends still under way, so tests can wait for them. */
 const pending = processState("mail.pending", () => new Set<Promise<unknown>>());
 
 function transportFor(url: string): Transport {
