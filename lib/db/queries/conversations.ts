@@ -3,7 +3,7 @@
  * Re-pairing a site makes a new `sites` row, so "this site's conversations" are those of every row of the same
  * user and normalized URL (revoked rows stay in the table for exactly this reason).
  */
-import { and, desc, eq, max } from "drizzle-orm";
+import { and, desc, eq, max, notLike } from "drizzle-orm";
 import { getDb } from "../index";
 import { conversations, sites, type Conversation, type Site } from "../schema";
 
@@ -21,7 +21,15 @@ export async function listConversationsForSiteUrl({
     .select({ conversation: conversations })
     .from(conversations)
     .innerJoin(sites, eq(sites.id, conversations.siteId))
-    .where(and(eq(conversations.userId, userId), eq(sites.userId, userId), eq(sites.url, url)))
+    // MCP connections' rehearsal conversations (`mcp:…`) hold no messages: the chat does not list them.
+    .where(
+      and(
+        eq(conversations.userId, userId),
+        eq(sites.userId, userId),
+        eq(sites.url, url),
+        notLike(conversations.id, "mcp:%"),
+      ),
+    )
     .orderBy(desc(conversations.updatedAt))
     .limit(limit);
   return rows.map((row) => row.conversation);
