@@ -7,6 +7,9 @@ import { and, desc, eq, max, notLike } from "drizzle-orm";
 import { getDb } from "../index";
 import { conversations, sites, type Conversation, type Site } from "../schema";
 
+/** MCP connections' rehearsal conversations (`mcp:…`, lib/mcp/sandbox.ts) hold no messages: they are not chats. */
+const isChat = notLike(conversations.id, "mcp:%");
+
 export async function listConversationsForSiteUrl({
   userId,
   url,
@@ -21,15 +24,7 @@ export async function listConversationsForSiteUrl({
     .select({ conversation: conversations })
     .from(conversations)
     .innerJoin(sites, eq(sites.id, conversations.siteId))
-    // MCP connections' rehearsal conversations (`mcp:…`) hold no messages: the chat does not list them.
-    .where(
-      and(
-        eq(conversations.userId, userId),
-        eq(sites.userId, userId),
-        eq(sites.url, url),
-        notLike(conversations.id, "mcp:%"),
-      ),
-    )
+    .where(and(eq(conversations.userId, userId), eq(sites.userId, userId), eq(sites.url, url), isChat))
     .orderBy(desc(conversations.updatedAt))
     .limit(limit);
   return rows.map((row) => row.conversation);
@@ -64,7 +59,7 @@ export async function lastConversationActivityByUrl({ userId }: { userId: string
     .select({ url: sites.url, at: max(conversations.updatedAt) })
     .from(conversations)
     .innerJoin(sites, eq(sites.id, conversations.siteId))
-    .where(and(eq(conversations.userId, userId), eq(sites.userId, userId)))
+    .where(and(eq(conversations.userId, userId), eq(sites.userId, userId), isChat))
     .groupBy(sites.url);
   return new Map(rows.flatMap((row) => (row.at ? [[row.url, row.at] as const] : [])));
 }
