@@ -2,7 +2,7 @@
  * Rehearsals (sandbox change sets) as Apply and Discard claim them: one transaction with the rows locked, so a double
  * click, parallel applies or an Apply racing a Discard change the live site at most once (docs/rehearsal.md).
  */
-import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, asc, count, eq, inArray, isNull, ne, sql } from "drizzle-orm";
 import { getDb } from "../index";
 import { statusFromItems } from "./change-set-status";
 import { type ChangeItem, type ChangeSetStatus, changeItems, changeSets } from "../schema";
@@ -114,4 +114,24 @@ export async function listSandboxItems(input: { sandboxId: string; userId: strin
     )
     .orderBy(asc(changeItems.appliedAt), asc(changeItems.createdAt), asc(changeItems.seq));
   return rows.map((row) => ({ ...row.item, setStatus: row.setStatus }));
+}
+
+/**
+ * How many of a conversation's rehearsals in one sandbox no longer take writes (applied, being applied, discarded):
+ * an MCP connection's sandbox writes gather in one set until the owner applies or discards it, then start the next.
+ */
+export async function countClosedRehearsals(input: { conversationId: string; sandboxId: string }): Promise<number> {
+  const db = await getDb();
+  const [row] = await db
+    .select({ closed: count() })
+    .from(changeSets)
+    .where(
+      and(
+        eq(changeSets.conversationId, input.conversationId),
+        eq(changeSets.sandboxId, input.sandboxId),
+        eq(changeSets.target, "sandbox"),
+        ne(changeSets.status, "pending"),
+      ),
+    );
+  return row?.closed ?? 0;
 }
