@@ -20,7 +20,8 @@ import type { Site } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { effectiveStatus } from "@/lib/sites/site-view";
-import { refreshSiteInfo, siteClientFor } from "@/lib/sites/sites";
+import { refreshSiteInfo, refreshWhenStale, siteClientFor } from "@/lib/sites/sites";
+import { describePermissions, grantedScopes, type Permissions } from "@/lib/sites/permissions";
 import type { SiteClient } from "@/lib/sites/types";
 import { recordApprovalDecision } from "@/lib/changes/change-sets";
 import { getSandboxManager } from "@/lib/sandbox";
@@ -32,7 +33,7 @@ import { siteBreaker } from "@/lib/agent/breaker";
 import { MAX_MESSAGE_BYTES } from "@/lib/agent/chat-constants";
 import { budgetFromEnv, type BudgetLimits } from "@/lib/agent/budget";
 import { agentModel, isAgentConfigured, type AgentModel } from "@/lib/agent/model";
-import { allowedOperations, configuredAllowlist, grantFromSiteInfo } from "@/lib/agent/registry";
+import { allowedOperations, configuredAllowlist, grantFromSiteInfo, lockedOperations } from "@/lib/agent/registry";
 import { ALL_OPERATIONS } from "@/lib/agent/operations";
 import { streamTurn, type ChatMessage } from "@/lib/agent/run";
 
@@ -69,8 +70,11 @@ export type ChatDeps = {
   /** Whether sandboxes are on (then sandbox mode is the default). */
   sandboxesEnabled(): boolean;
   rehearsal: RehearsalSource;
-  /** The site's description read again (theme, builder, capabilities), or the stored one if it does not answer. */
-  refreshSite(site: Site): Promise<Site>;
+  /**
+   * The site's description read again (theme, builder, capabilities, scopes), or the stored one if it does not
+   * answer. `force`: read even while the site's breaker is not closed (a scope refusal proves the site answers).
+   */
+  refreshSite(site: Site, options?: { force?: boolean }): Promise<Site>;
 };
 
 export const defaultChatDeps: ChatDeps = {
@@ -85,7 +89,8 @@ export const defaultChatDeps: ChatDeps = {
     return { sandboxId: rehearsal.sandbox.id, client: rehearsal.client };
   },
   // Not while the site's breaker is open or trying again: a paused site gets no extra request from us.
-  refreshSite: async (site) => (siteBreaker(site.id).snapshot().state === "closed" ? refreshSiteInfo(site) : site),
+  refreshSite: async (site, options) =>
+    options?.force || siteBreaker(site.id).snapshot().state === "closed" ? refreshSiteInfo(site) : site,
 };
 
 let depsOverride: Partial<ChatDeps> | undefined;
@@ -274,7 +279,9 @@ export async function startChatTurn(
     described,
     new Promise<Site>((resolve) => setTimeout(() => resolve(site), REFRESH_WAIT_MS).unref()),
   ]);
-  const { operations } = allowedOperations(grantFromSiteInfo(current.siteInfo, current.capabilities), deps.allowlist());
+  const allowlist = deps.allowlist();
+  const grant = grantFromSiteInfo(current.siteInfo, current.capabilities);
+  const { operations } = allowedOperations(grant, allowlist);
   const notVisible = await lastChangeNotVisible(scope.conversationId, request.userId);
   const stream = streamTurn({
     userId: request.userId,
@@ -282,6 +289,14 @@ export async function startChatTurn(
     conversationId: scope.conversationId,
     history,
     operations,
+    locked: lockedOperations(grant, allowlist),
+    // The owner may widen or narrow the token in WordPress at any time: a scope refusal reads /info again.
+    regrant: async () => {
+      const fresh = await deps.refreshSite(current, { force: true });
+      return allowedOperations(grantFromSiteInfo(fresh.siteInfo, fresh.capabilities), allowlist).operations.map(
+        (op) => op.name,
+      );
+    },
     client,
     model,
     limits: deps.limits(),
@@ -312,6 +327,8 @@ export type ChatPageData = {
   labels: Record<string, string>;
   /** Sandboxes are on: the chat offers sandbox mode, and uses it by default. */
   sandboxesEnabled: boolean;
+  /** What the site's token lets Sitewright do, in words; null when the plugin did not say. */
+  permissions: Permissions | null;
 };
 
 /**
@@ -330,8 +347,11 @@ export async function loadChatPage({
   conversationId?: string;
   fresh?: boolean;
 }): Promise<ChatPageData | undefined> {
-  const site = await findSiteOrItsRepairForUser({ userId, siteId });
-  if (!site) return undefined;
+  const stored = await findSiteOrItsRepairForUser({ userId, siteId });
+  if (!stored) return undefined;
+  // Permissions saved in WordPress since the last look show on this page without a chat turn.
+  const site = await refreshWhenStale(stored);
+  const scopes = grantedScopes(site.siteInfo);
   const conversations = await listConversationsForSiteUrl({ userId, url: site.url });
   let current = fresh ? undefined : conversations[0];
   if (conversationId) {
@@ -353,6 +373,7 @@ export async function loadChatPage({
     agentConfigured: isAgentConfigured(),
     labels: Object.fromEntries(ALL_OPERATIONS.map((op) => [op.name, op.label])),
     sandboxesEnabled: sandboxConfig().enabled,
+    permissions: scopes ? describePermissions(scopes) : null,
   };
 }
 
