@@ -47,7 +47,7 @@ export type RunState = {
   /** The live site answered in this run, and its last-seen time was written (once per run). */
   siteSeen?: boolean;
   /** The operations allowed after re-reading the token's scopes (at most once per run). */
-  regranted?: Promise<readonly string[]>;
+  regranted?: Promise<readonly string[] | null>;
 };
 
 export type ToolContext = {
@@ -67,20 +67,27 @@ export type ToolContext = {
   regrant?: () => Promise<readonly string[]>;
 };
 
-/** Whether the site's token allows this operation now, re-reading its scopes once per run. */
-async function allowedNow(ctx: ToolContext, op: Operation): Promise<boolean> {
-  if (!ctx.regrant) return false;
+/**
+ * Whether the site's token allows this operation now, re-reading its scopes once per run; `undefined` when they
+ * could not be read (nothing to re-read, or the site did not answer).
+ */
+async function allowedNow(ctx: ToolContext, op: Operation): Promise<boolean | undefined> {
+  if (!ctx.regrant) return undefined;
   ctx.state.regranted ??= ctx.regrant().catch((error: unknown) => {
     log.warn("could not read the site's permissions again", { error, siteId: ctx.siteId });
-    return [] as readonly string[];
+    return null;
   });
-  return (await ctx.state.regranted).includes(op.name);
+  return (await ctx.state.regranted)?.includes(op.name);
 }
 
-/** A 403 from the plugin because the token lacks the scope (docs/signing.md): nothing was done on the site. */
-function isScopeRefusal(error: unknown): boolean {
+/**
+ * A 403 from the site: the plugin's `sitewright_scope` (the token lacks the scope; nothing was done), or core
+ * refusing a capability the token's scopes no longer lend.
+ */
+function forbidden(error: unknown): "scope" | "other" | undefined {
   const cause = error instanceof OperationError && error.cause ? error.cause : error;
-  return isSiteRequestError(cause) && cause.siteCode === "sitewright_scope";
+  if (!isSiteRequestError(cause) || cause.siteStatus !== 403) return undefined;
+  return cause.siteCode === "sitewright_scope" ? "scope" : "other";
 }
 
 /** The dashboard's "last seen" for a live site: written once per run, when the site first answers. */
@@ -204,17 +211,21 @@ async function perform(ctx: ToolContext, op: Operation, input: unknown, toolCall
 }
 
 /**
- * The owner may have narrowed or widened the token since the run began. On a scope refusal the plugin did nothing,
- * so after re-reading the scopes the call is tried once more if it is allowed now (not an approved plan: that was
- * written for one attempt); otherwise the model is told exactly how the owner grants it.
+ * The owner may have narrowed or widened the token since the run began. On a 403 the scopes are read again: not
+ * allowed now, the model is told exactly how the owner grants it; allowed now after the plugin's scope refusal
+ * (nothing was done), the call is tried once more (not an approved plan: that was written for one attempt).
  */
 async function performWithScopeCheck(ctx: ToolContext, op: Operation, input: unknown, toolCallId: string) {
   try {
     return await perform(ctx, op, input, toolCallId);
   } catch (error) {
-    if (!isScopeRefusal(error)) throw error;
-    const retry = !ctx.state.approvedToolCalls.has(toolCallId) && (await allowedNow(ctx, op));
-    if (!retry) throw new OperationError(scopeRefusal(op.scope), "scope_not_granted", { cause: error });
+    const refused = forbidden(error);
+    const allowed = refused ? await allowedNow(ctx, op) : undefined;
+    if (allowed === undefined) throw error;
+    if (!allowed) {
+      throw new OperationError(scopeRefusal(op.scope), "scope_not_granted", { cause: error });
+    }
+    if (refused === "other" || ctx.state.approvedToolCalls.has(toolCallId)) throw error;
     return perform(ctx, op, input, toolCallId);
   }
 }
@@ -407,9 +418,9 @@ export function buildTools(
       description: `${toolDescription(op)} ${LOCKED_NOTE}`,
       inputSchema: sdkInputSchema(op),
       needsApproval: async (input: unknown, { toolCallId }: { toolCallId: string }) =>
-        (await allowedNow(ctx, op)) && approvalGate(ctx, op, input, toolCallId),
+        (await allowedNow(ctx, op)) === true && approvalGate(ctx, op, input, toolCallId),
       execute: async (input: unknown, { toolCallId }: { toolCallId: string }) =>
-        (await allowedNow(ctx, op))
+        (await allowedNow(ctx, op)) === true
           ? executeOperation(ctx, op, input, toolCallId)
           : refuse(ctx, op, toolCallId, input, failure("scope_not_granted", scopeRefusal(op.scope))),
       toModelOutput: ({ output }: { output: unknown }) => ({ type: "json", value: wrapForModel(output) as never }),
