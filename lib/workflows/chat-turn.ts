@@ -206,6 +206,24 @@ async function applyApprovals(
   return approved;
 }
 
+/**
+ * What the turn offers the model: the operations the site's token allows, those only a missing scope holds back
+ * (locked), and how to read the scopes again: the owner may widen or narrow them in WordPress at any time.
+ */
+function turnOperations(site: Site, deps: ChatDeps) {
+  const allowlist = deps.allowlist();
+  const grant = grantFromSiteInfo(site.siteInfo, site.capabilities);
+  return {
+    operations: allowedOperations(grant, allowlist).operations,
+    locked: lockedOperations(grant, allowlist),
+    regrant: async () => {
+      const fresh = await deps.refreshSite(site, { force: true });
+      const now = grantFromSiteInfo(fresh.siteInfo, fresh.capabilities);
+      return allowedOperations(now, allowlist).operations.map((op) => op.name);
+    },
+  };
+}
+
 export async function startChatTurn(
   request: ChatTurnRequest,
   deps: ChatDeps = { ...defaultChatDeps, ...depsOverride },
@@ -279,9 +297,7 @@ export async function startChatTurn(
     described,
     new Promise<Site>((resolve) => setTimeout(() => resolve(site), REFRESH_WAIT_MS).unref()),
   ]);
-  const allowlist = deps.allowlist();
-  const grant = grantFromSiteInfo(current.siteInfo, current.capabilities);
-  const { operations } = allowedOperations(grant, allowlist);
+  const { operations, locked, regrant } = turnOperations(current, deps);
   const notVisible = await lastChangeNotVisible(scope.conversationId, request.userId);
   const stream = streamTurn({
     userId: request.userId,
@@ -289,14 +305,8 @@ export async function startChatTurn(
     conversationId: scope.conversationId,
     history,
     operations,
-    locked: lockedOperations(grant, allowlist),
-    // The owner may widen or narrow the token in WordPress at any time: a scope refusal reads /info again.
-    regrant: async () => {
-      const fresh = await deps.refreshSite(current, { force: true });
-      return allowedOperations(grantFromSiteInfo(fresh.siteInfo, fresh.capabilities), allowlist).operations.map(
-        (op) => op.name,
-      );
-    },
+    locked,
+    regrant,
     client,
     model,
     limits: deps.limits(),
