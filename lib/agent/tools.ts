@@ -3,9 +3,9 @@
  * budget → approval (the owner's click rule: destructive operations, and live every write visitors would see,
  * decided on the write's plan; lib/agent/writes.ts) → the site's circuit breaker → an audit row → the operation.
  * Expected failures come back to the model as `{ error }`. The phrase scanner only warns. A call the site refuses
- * for lack of scope (403 `sitewright_scope`), and a locked tool (an operation whose scope the owner has not granted),
- * re-read what the token may do once per run: granted meanwhile, the call goes on; otherwise the model gets exactly
- * how the owner grants it in WordPress (lib/sites/permissions.ts).
+ * with 403, and a locked tool (an operation whose scope the owner has not granted), re-read what the token may do
+ * once per run: granted meanwhile, the call goes on; otherwise the model gets exactly how the owner grants it in
+ * WordPress (lib/sites/permissions.ts).
  */
 import { randomUUID } from "node:crypto";
 import { tool, type ToolSet } from "ai";
@@ -388,7 +388,7 @@ async function approvalGate(ctx: ToolContext, op: Operation, input: unknown, too
 }
 
 /** Told to the model in the tool's description: calling a locked tool changes nothing until the owner grants it. */
-export const LOCKED_NOTE =
+const LOCKED_NOTE =
   "(Not granted on this site yet: calling it changes nothing and returns how the owner grants it in WordPress; tell the owner that, word for word.)";
 
 /**
