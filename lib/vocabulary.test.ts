@@ -12,8 +12,11 @@ import { MAX_SUBSET_IDS, SNAPSHOT_FORMAT as SUBSET_SNAPSHOT_FORMAT } from "@/lib
 import {
   LIMITS,
   PAGE_BUILDERS,
+  PERMISSIONS_PLACE,
   PLUGIN_FEATURES,
   pageBuilderName,
+  SAVE_PERMISSIONS_BUTTON,
+  SCOPE_WORDS,
   SCOPES,
   SIGNED_REQUEST_ERRORS,
   SNAPSHOT_FORMAT,
@@ -31,6 +34,13 @@ describe("the shared vocabulary", () => {
     expect(scopeTypesAgree).toBe(true);
     expect(SCOPES).toEqual(vocabulary.scopes);
     expect(ALL_SCOPES.split(",")).toEqual(vocabulary.scopes);
+  });
+
+  it("words each scope as the plugin's checkboxes do, and names the screen and button that change them", () => {
+    expect(SCOPE_WORDS).toEqual(vocabulary.scopeWords);
+    expect(Object.keys(SCOPE_WORDS)).toEqual(vocabulary.scopes);
+    expect(PERMISSIONS_PLACE).toBe(vocabulary.permissionsPlace);
+    expect(SAVE_PERMISSIONS_BUTTON).toBe(vocabulary.savePermissionsButton);
   });
 
   it("names every page builder the plugin reports, classic-editor included", () => {

@@ -16,6 +16,45 @@ export const SCOPES = [
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
+/**
+ * Each scope in plain words, as the plugin's Settings → Sitewright screen shows it (label = the checkbox) and as the
+ * wizard, the site pages and the chat repeat it: one wording, so "tick 'Change the design'" names a real checkbox.
+ */
+export const SCOPE_WORDS: Record<Scope, { label: string; explains: string }> = {
+  "site:read": {
+    label: "See the site's details",
+    explains:
+      "Read the site's name, theme and settings and check the connection. Always on: Sitewright needs it to stay connected.",
+  },
+  "content:read": {
+    label: "Read pages and posts",
+    explains: "Read pages, posts, menus, styles and media (drafts included), to find what you ask about.",
+  },
+  "content:write": {
+    label: "Edit pages and posts",
+    explains:
+      "Create drafts and change pages and posts. Anything visitors would see (publishing, editing a published page, trashing) still waits for your approval in Sitewright.",
+  },
+  "media:write": {
+    label: "Upload media",
+    explains: "Add images and files to the media library.",
+  },
+  "design:write": {
+    label: "Change the design",
+    explains:
+      "Change colours, fonts, menus, the header and footer, and custom CSS. Each change still waits for your approval in Sitewright before visitors see it.",
+  },
+  "settings:write": {
+    label: "Change site settings",
+    explains:
+      "Change the site title, tagline and other settings. Each change still waits for your approval in Sitewright.",
+  },
+};
+
+/** Where the plugin's permissions are changed after pairing, and the button that saves them. */
+export const PERMISSIONS_PLACE = "Settings → Sitewright";
+export const SAVE_PERMISSIONS_BUTTON = "Save permissions";
+
 /** Page builders the plugin detects (`/info`'s `pageBuilder`), in its order of preference, with display names. */
 export const PAGE_BUILDERS = [
   { id: "elementor", name: "Elementor" },
