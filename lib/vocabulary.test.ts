@@ -18,9 +18,12 @@ import {
   LIMITS,
   OPTION_LABELS,
   PAGE_BUILDERS,
+  PERMISSIONS_PLACE,
   PLUGIN_FEATURES,
   POST_FIELDS,
   pageBuilderName,
+  SAVE_PERMISSIONS_BUTTON,
+  SCOPE_WORDS,
   SCOPES,
   SIGNED_REQUEST_ERRORS,
   SNAPSHOT_FORMAT,
@@ -42,6 +45,13 @@ describe("the shared vocabulary", () => {
     expect(scopeTypesAgree).toBe(true);
     expect(SCOPES).toEqual(vocabulary.scopes);
     expect(ALL_SCOPES.split(",")).toEqual(vocabulary.scopes);
+  });
+
+  it("words each scope as the plugin's checkboxes do, and names the screen and button that change them", () => {
+    expect(SCOPE_WORDS).toEqual(vocabulary.scopeWords);
+    expect(Object.keys(SCOPE_WORDS)).toEqual(vocabulary.scopes);
+    expect(PERMISSIONS_PLACE).toBe(vocabulary.permissionsPlace);
+    expect(SAVE_PERMISSIONS_BUTTON).toBe(vocabulary.savePermissionsButton);
   });
 
   it("names every page builder the plugin reports, classic-editor included", () => {

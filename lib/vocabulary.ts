@@ -1,10 +1,10 @@
 /**
  * What the app and the WordPress plugin must agree on, from the one file both read at runtime:
- * plugin/vocabulary.json (the plugin ships it and reads it with Sitewright_Vocabulary). The token scopes, page-builder
- * ids and names, the features /info can report, the snapshot format, the limits both sides enforce, the signed
- * channel's refusals, and the items protocol: its ref kinds with their actions, fields and scopes, the options it
- * may change and the post types it reads and writes. Only SCOPES is spelled here too, because it is a TypeScript
- * type; lib/vocabulary.test.ts fails when it drifts from the file. Client-safe: no server imports.
+ * plugin/vocabulary.json (the plugin ships it and reads it with Sitewright_Vocabulary). The token scopes and their
+ * plain words, page-builder ids and names, the features /info can report, the snapshot format, the limits both sides
+ * enforce, the signed channel's refusals, and the items protocol: its ref kinds with their actions, fields and scopes,
+ * the options it may change and the post types it reads and writes. Only SCOPES is spelled here too, because it is a
+ * TypeScript type; lib/vocabulary.test.ts fails when it drifts from the file. Client-safe: no server imports.
  */
 import vocabulary from "@/plugin/vocabulary.json" with { type: "json" };
 
@@ -18,6 +18,16 @@ export const SCOPES = [
   "settings:write",
 ] as const;
 export type Scope = (typeof SCOPES)[number];
+
+/**
+ * Each scope in plain words, as the plugin's Settings → Sitewright screen shows it (label = the checkbox) and as the
+ * wizard, the site pages and the chat repeat it: one wording, so "tick 'Change the design'" names a real checkbox.
+ */
+export const SCOPE_WORDS: Readonly<Record<Scope, { label: string; explains: string }>> = vocabulary.scopeWords;
+
+/** Where the plugin's permissions are changed after pairing, and the button that saves them. */
+export const PERMISSIONS_PLACE: string = vocabulary.permissionsPlace;
+export const SAVE_PERMISSIONS_BUTTON: string = vocabulary.savePermissionsButton;
 
 /** Page builders the plugin detects (`/info`'s `pageBuilder`), in its order of preference, with display names. */
 export const PAGE_BUILDERS: ReadonlyArray<{ id: string; name: string }> = vocabulary.pageBuilders;

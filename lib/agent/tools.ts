@@ -2,7 +2,10 @@
  * Turns the allowed operations into AI SDK tools for one run. Every call goes through the same gate, in order:
  * budget → approval (the owner's click rule: destructive operations, and live every write visitors would see,
  * decided on the write's plan; lib/agent/writes.ts) → the site's circuit breaker → an audit row → the operation.
- * Expected failures come back to the model as `{ error }`. The phrase scanner only warns.
+ * Expected failures come back to the model as `{ error }`. The phrase scanner only warns. A call the site refuses
+ * with 403, and a locked tool (an operation whose scope the owner has not granted), re-read what the token may do
+ * once per run: granted meanwhile, the call goes on; otherwise the model gets exactly how the owner grants it in
+ * WordPress (lib/sites/permissions.ts).
  */
 import { randomUUID } from "node:crypto";
 import { tool, type ToolSet } from "ai";
@@ -11,6 +14,7 @@ import { finishToolAudit, insertToolAudit, touchSiteLastSeen } from "@/lib/db/qu
 import { log } from "@/lib/log";
 import { isStaleItemsError } from "@/lib/changes/site-items";
 import { isSiteRequestError } from "@/lib/sites/client";
+import { scopeRefusal } from "@/lib/sites/permissions";
 import type { SiteClient } from "@/lib/sites/types";
 import { requestApproval, spendApproval } from "./approvals";
 import { CircuitOpenError, type CircuitBreaker } from "./breaker";
@@ -42,6 +46,8 @@ export type RunState = {
   outcomes: ToolOutcome[];
   /** The live site answered in this run, and its last-seen time was written (once per run). */
   siteSeen?: boolean;
+  /** The operations allowed after re-reading the token's scopes (at most once per run). */
+  regranted?: Promise<readonly string[] | null>;
 };
 
 export type ToolContext = {
@@ -54,7 +60,35 @@ export type ToolContext = {
   state: RunState;
   /** The turn's change set scope and plans (writes). */
   writes: WriteContext;
+  /**
+   * Reads what the site's token may do again (its `/info`) and returns the names of the operations now allowed.
+   * Called at most once per run (after a scope refusal, or for a locked tool); absent = nothing to re-read.
+   */
+  regrant?: () => Promise<readonly string[]>;
 };
+
+/**
+ * Whether the site's token allows this operation now, re-reading its scopes once per run; `undefined` when they
+ * could not be read (nothing to re-read, or the site did not answer).
+ */
+async function allowedNow(ctx: ToolContext, op: Operation): Promise<boolean | undefined> {
+  if (!ctx.regrant) return undefined;
+  ctx.state.regranted ??= ctx.regrant().catch((error: unknown) => {
+    log.warn("could not read the site's permissions again", { error, siteId: ctx.siteId });
+    return null;
+  });
+  return (await ctx.state.regranted)?.includes(op.name);
+}
+
+/**
+ * A 403 from the site: the plugin's `sitewright_scope` (the token lacks the scope; nothing was done), or core
+ * refusing a capability the token's scopes no longer lend.
+ */
+function forbidden(error: unknown): "scope" | "other" | undefined {
+  const cause = error instanceof OperationError && error.cause ? error.cause : error;
+  if (!isSiteRequestError(cause) || cause.siteStatus !== 403) return undefined;
+  return cause.siteCode === "sitewright_scope" ? "scope" : "other";
+}
 
 /** The dashboard's "last seen" for a live site: written once per run, when the site first answers. */
 async function noteSiteSeen(ctx: ToolContext) {
@@ -176,15 +210,38 @@ async function perform(ctx: ToolContext, op: Operation, input: unknown, toolCall
   }
 }
 
+/**
+ * The owner may have narrowed or widened the token since the run began. On a 403 the scopes are read again: not
+ * allowed now, the model is told exactly how the owner grants it; allowed now after the plugin's scope refusal
+ * (nothing was done), the call is tried once more (not an approved plan: that was written for one attempt).
+ */
+async function performWithScopeCheck(ctx: ToolContext, op: Operation, input: unknown, toolCallId: string) {
+  try {
+    return await perform(ctx, op, input, toolCallId);
+  } catch (error) {
+    const refused = forbidden(error);
+    const allowed = refused ? await allowedNow(ctx, op) : undefined;
+    if (allowed === undefined) throw error;
+    if (!allowed) {
+      throw new OperationError(scopeRefusal(op.scope), "scope_not_granted", { cause: error });
+    }
+    if (refused === "other" || ctx.state.approvedToolCalls.has(toolCallId)) throw error;
+    return perform(ctx, op, input, toolCallId);
+  }
+}
+
 /** Plans of writes that need no click are made again after a stale answer at most this many times in all. */
 const MAX_PLAN_ATTEMPTS = 3;
 
-export async function executeOperation(
+type Permit = ReturnType<CircuitBreaker["acquire"]>;
+
+/** The gate before a call, in order: budget, approval, the site's circuit breaker. A refusal never reaches the site. */
+async function admit(
   ctx: ToolContext,
   op: Operation,
   input: unknown,
   toolCallId: string,
-): Promise<ToolOutput> {
+): Promise<{ ok: true; permit: Permit } | ToolFailure> {
   if (!ctx.budget.takeToolCall()) {
     return refuse(ctx, op, toolCallId, input, failure("budget_exhausted", `Not run: ${ctx.budget.describe()}.`));
   }
@@ -203,26 +260,25 @@ export async function executeOperation(
       );
     }
   }
-  let permit: ReturnType<CircuitBreaker["acquire"]>;
   try {
-    permit = ctx.breaker.acquire();
+    return { ok: true, permit: ctx.breaker.acquire() };
   } catch (error) {
-    if (error instanceof CircuitOpenError) {
-      return refuse(
-        ctx,
-        op,
-        toolCallId,
-        input,
-        failure("site_paused", `Not run: the site failed repeatedly, so calls to it are paused. ${error.message}`),
-      );
-    }
-    throw error;
+    if (!(error instanceof CircuitOpenError)) throw error;
+    return refuse(
+      ctx,
+      op,
+      toolCallId,
+      input,
+      failure("site_paused", `Not run: the site failed repeatedly, so calls to it are paused. ${error.message}`),
+    );
   }
+}
 
+/** Writes the "started" audit row before the site is touched: after a crash, it says the call may have happened. */
+async function auditStart(ctx: ToolContext, op: Operation, input: unknown, toolCallId: string) {
   const auditId = randomUUID();
   const startedAt = now();
   try {
-    // Written before the site is touched: after a crash, a "started" row says the call may have happened.
     await insertToolAudit({
       id: auditId,
       conversationId: ctx.conversationId,
@@ -235,21 +291,20 @@ export async function executeOperation(
       status: "started",
       startedAt,
     });
+    return { auditId, startedAt };
   } catch (error) {
-    permit.cancel();
     log.error("could not write the tool audit row; not calling the site", { error, operation: op.name });
-    return failure(
-      "audit_unavailable",
-      "Not run: Sitewright could not record the action, so it did not touch the site.",
-    );
+    return undefined;
   }
+}
 
-  let output: ToolOutput;
+/** Runs the operation, tells the breaker how the site did, and flags site content that addresses the assistant. */
+async function run(ctx: ToolContext, op: Operation, input: unknown, toolCallId: string, permit: Permit) {
   try {
-    const result = await perform(ctx, op, input, toolCallId);
+    const result = await performWithScopeCheck(ctx, op, input, toolCallId);
     permit.succeed();
     await noteSiteSeen(ctx);
-    output = { ok: true, ...result };
+    const output: ToolSuccess = { ok: true, ...result };
     const flagged = findInjection({
       target: result.target,
       before: result.before,
@@ -265,29 +320,59 @@ export async function executeOperation(
         phrase: flagged,
       });
     }
+    return output;
   } catch (error) {
     if (siteIsFailing(error)) permit.fail(error instanceof Error ? error.message : String(error));
     else permit.succeed();
-    output = describeFailure(error);
+    const output = describeFailure(error);
     if (output.code === "internal_error")
       log.error("agent operation failed unexpectedly", { error, operation: op.name });
+    return output;
   }
+}
 
+/** Records the call's outcome for the run's summary and finishes its audit row. */
+async function auditFinish(
+  ctx: ToolContext,
+  op: Operation,
+  started: { auditId: string; startedAt: Date },
+  output: ToolOutput,
+) {
   const finishedAt = now();
   const summary = output.ok ? output.summary : output.error;
   ctx.state.outcomes.push({ operation: op.name, risk: op.risk, ok: output.ok, summary });
   try {
     await finishToolAudit({
-      id: auditId,
+      id: started.auditId,
       status: output.ok ? "ok" : "error",
       resultSummary: output.ok ? output.summary : null,
       error: output.ok ? null : `${output.code}: ${output.error}`,
       finishedAt,
-      durationMs: finishedAt.getTime() - startedAt.getTime(),
+      durationMs: finishedAt.getTime() - started.startedAt.getTime(),
     });
   } catch (error) {
-    log.error("could not finish the tool audit row", { error, operation: op.name, auditId });
+    log.error("could not finish the tool audit row", { error, operation: op.name, auditId: started.auditId });
   }
+}
+
+export async function executeOperation(
+  ctx: ToolContext,
+  op: Operation,
+  input: unknown,
+  toolCallId: string,
+): Promise<ToolOutput> {
+  const admitted = await admit(ctx, op, input, toolCallId);
+  if (!admitted.ok) return admitted;
+  const started = await auditStart(ctx, op, input, toolCallId);
+  if (!started) {
+    admitted.permit.cancel();
+    return failure(
+      "audit_unavailable",
+      "Not run: Sitewright could not record the action, so it did not touch the site.",
+    );
+  }
+  const output = await run(ctx, op, input, toolCallId, admitted.permit);
+  await auditFinish(ctx, op, started, output);
   return output;
 }
 
@@ -316,28 +401,59 @@ export async function auditInvalidCall(
   });
 }
 
-export function buildTools(operations: readonly Operation[], ctx: ToolContext): ToolSet {
+/** The owner's click rule for one call (lib/agent/writes.ts): whether it waits for an Approve in the chat. */
+async function approvalGate(ctx: ToolContext, op: Operation, input: unknown, toolCallId: string): Promise<boolean> {
+  if (op.risk === "read") return false;
+  // Continuing after the owner's answer: the approved plan is already stored; execute writes exactly it.
+  if (ctx.state.approvedToolCalls.has(toolCallId)) return true;
+  if (op.plan) {
+    // The plan decides: a failed plan runs (and reports its error), a visible one waits with its diff.
+    const outcome = await planFor(ctx.writes, op, input, toolCallId);
+    if (!outcome.ok || !planNeedsClick(ctx.writes, op, outcome.plan)) return false;
+    await holdPlanForApproval(ctx.writes, toolCallId, outcome.plan);
+  } else if (!needsApproval(op, ctx.state, toolCallId)) {
+    return false;
+  }
+  await requestApproval(ctx, { toolCallId, operation: op.name, input });
+  return true;
+}
+
+/** Told to the model in the tool's description: calling a locked tool changes nothing until the owner grants it. */
+const LOCKED_NOTE =
+  "(Not granted on this site yet: calling it changes nothing and returns how the owner grants it in WordPress; tell the owner that, word for word.)";
+
+/**
+ * Tools for the allowed operations, plus `locked` ones: operations whose scope the token lacks. A locked tool
+ * re-reads the token's scopes once per run; granted meanwhile, it behaves as the operation; otherwise it never
+ * asks for approval and answers with exactly how the owner grants the scope.
+ */
+export function buildTools(
+  operations: readonly Operation[],
+  ctx: ToolContext,
+  locked: readonly Operation[] = [],
+): ToolSet {
   const tools: ToolSet = {};
   for (const op of operations) {
     tools[op.name] = tool({
       description: toolDescription(op),
       inputSchema: sdkInputSchema(op),
-      needsApproval: async (input: unknown, { toolCallId }: { toolCallId: string }) => {
-        if (op.risk === "read") return false;
-        // Continuing after the owner's answer: the approved plan is already stored; execute writes exactly it.
-        if (ctx.state.approvedToolCalls.has(toolCallId)) return true;
-        if (op.plan) {
-          // The plan decides: a failed plan runs (and reports its error), a visible one waits with its diff.
-          const outcome = await planFor(ctx.writes, op, input, toolCallId);
-          if (!outcome.ok || !planNeedsClick(ctx.writes, op, outcome.plan)) return false;
-          await holdPlanForApproval(ctx.writes, toolCallId, outcome.plan);
-        } else if (!needsApproval(op, ctx.state, toolCallId)) {
-          return false;
-        }
-        await requestApproval(ctx, { toolCallId, operation: op.name, input });
-        return true;
-      },
+      needsApproval: (input: unknown, { toolCallId }: { toolCallId: string }) =>
+        approvalGate(ctx, op, input, toolCallId),
       execute: (input: unknown, { toolCallId }: { toolCallId: string }) => executeOperation(ctx, op, input, toolCallId),
+      toModelOutput: ({ output }: { output: unknown }) => ({ type: "json", value: wrapForModel(output) as never }),
+    });
+  }
+  for (const op of locked) {
+    if (tools[op.name]) continue;
+    tools[op.name] = tool({
+      description: `${toolDescription(op)} ${LOCKED_NOTE}`,
+      inputSchema: sdkInputSchema(op),
+      needsApproval: async (input: unknown, { toolCallId }: { toolCallId: string }) =>
+        (await allowedNow(ctx, op)) === true && approvalGate(ctx, op, input, toolCallId),
+      execute: async (input: unknown, { toolCallId }: { toolCallId: string }) =>
+        (await allowedNow(ctx, op)) === true
+          ? executeOperation(ctx, op, input, toolCallId)
+          : refuse(ctx, op, toolCallId, input, failure("scope_not_granted", scopeRefusal(op.scope))),
       toModelOutput: ({ output }: { output: unknown }) => ({ type: "json", value: wrapForModel(output) as never }),
     });
   }

@@ -8,6 +8,7 @@ import { log } from "@/lib/log";
 import {
   activateSite,
   findSiteForUser,
+  findSiteOrItsRepairForUser,
   listSitesForUser,
   revokeOtherConnections,
   revokeSite,
@@ -27,6 +28,16 @@ const notFound = () => new AppError("not_found", "There is no such site in your 
 /** Another user's site answers exactly like a missing one. */
 export async function getOwnedSite({ userId, siteId }: { userId: string; siteId: string }): Promise<Site> {
   const site = await findSiteForUser({ userId, siteId });
+  if (!site) throw notFound();
+  return site;
+}
+
+/**
+ * `GET /sites/:id` and Confirm: a re-pairing's id, once the plugin redeemed its code, answers the site it re-paired
+ * (the wizard polls the pairing's id and then follows the site's).
+ */
+export async function getOwnedSiteFollowingRepair({ userId, siteId }: { userId: string; siteId: string }) {
+  const site = await findSiteOrItsRepairForUser({ userId, siteId });
   if (!site) throw notFound();
   return site;
 }
@@ -67,7 +78,7 @@ export function siteClientFor(site: Site, options?: SiteClientOptions): SignedSi
  * makes the site active; failures say why (`site_unreachable`, `site_rejected` with the plugin's code).
  */
 export async function confirmSite({ userId, siteId }: { userId: string; siteId: string }, options?: SiteClientOptions) {
-  const site = await getOwnedSite({ userId, siteId });
+  const site = await getOwnedSiteFollowingRepair({ userId, siteId });
   const status = effectiveStatus(site);
   if (status !== "redeemed" && status !== "active") {
     throw new AppError(
@@ -125,6 +136,23 @@ export async function refreshSiteInfo(site: Site, client?: SiteClient): Promise<
     log.warn("could not read the site's description; using the stored one", { siteId: site.id, error });
     return site;
   }
+}
+
+/** How old a stored description may be before a page that shows it (the chat page) reads `/info` again. */
+export const DESCRIPTION_STALE_MS = 30_000;
+
+/**
+ * The site as the plugin describes it, read again when the stored description is older than DESCRIPTION_STALE_MS
+ * (permissions saved in WordPress show at once), waiting at most `waitMs`: a slow site keeps the stored one.
+ */
+export async function refreshWhenStale(site: Site, { waitMs = 1500 }: { waitMs?: number } = {}): Promise<Site> {
+  if (effectiveStatus(site) !== "active" || !site.credentials) return site;
+  const seen = site.lastSeenAt?.getTime() ?? 0;
+  if (now().getTime() - seen < DESCRIPTION_STALE_MS) return site;
+  return Promise.race([
+    refreshSiteInfo(site),
+    new Promise<Site>((resolve) => setTimeout(() => resolve(site), waitMs).unref()),
+  ]);
 }
 
 /**

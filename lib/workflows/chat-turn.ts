@@ -11,6 +11,7 @@ import {
   findConversationForSiteUrl,
   findLatestLiveChangeSet,
   findSiteForUser,
+  findSiteOrItsRepairForUser,
   insertConversation,
   listConversationsForSiteUrl,
   listMessages,
@@ -19,7 +20,8 @@ import type { Site } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { effectiveStatus } from "@/lib/sites/site-view";
-import { refreshSiteInfo, siteClientFor } from "@/lib/sites/sites";
+import { refreshSiteInfo, refreshWhenStale, siteClientFor } from "@/lib/sites/sites";
+import { describePermissions, grantedScopes, type Permissions } from "@/lib/sites/permissions";
 import type { SiteClient } from "@/lib/sites/types";
 import { recordApprovalDecision } from "@/lib/changes/change-sets";
 import { getSandboxManager } from "@/lib/sandbox";
@@ -31,7 +33,7 @@ import { siteBreaker } from "@/lib/agent/breaker";
 import { MAX_MESSAGE_BYTES } from "@/lib/agent/chat-constants";
 import { budgetFromEnv, type BudgetLimits } from "@/lib/agent/budget";
 import { agentModel, isAgentConfigured, type AgentModel } from "@/lib/agent/model";
-import { allowedOperations, configuredAllowlist, grantFromSiteInfo } from "@/lib/agent/registry";
+import { allowedOperations, configuredAllowlist, grantFromSiteInfo, lockedOperations } from "@/lib/agent/registry";
 import { ALL_OPERATIONS } from "@/lib/agent/operations";
 import { streamTurn, type ChatMessage } from "@/lib/agent/run";
 
@@ -68,8 +70,11 @@ export type ChatDeps = {
   /** Whether sandboxes are on (then sandbox mode is the default). */
   sandboxesEnabled(): boolean;
   rehearsal: RehearsalSource;
-  /** The site's description read again (theme, builder, capabilities), or the stored one if it does not answer. */
-  refreshSite(site: Site): Promise<Site>;
+  /**
+   * The site's description read again (theme, builder, capabilities, scopes), or the stored one if it does not
+   * answer. `force`: read even while the site's breaker is not closed (a scope refusal proves the site answers).
+   */
+  refreshSite(site: Site, options?: { force?: boolean }): Promise<Site>;
 };
 
 export const defaultChatDeps: ChatDeps = {
@@ -84,7 +89,8 @@ export const defaultChatDeps: ChatDeps = {
     return { sandboxId: rehearsal.sandbox.id, client: rehearsal.client };
   },
   // Not while the site's breaker is open or trying again: a paused site gets no extra request from us.
-  refreshSite: async (site) => (siteBreaker(site.id).snapshot().state === "closed" ? refreshSiteInfo(site) : site),
+  refreshSite: async (site, options) =>
+    options?.force || siteBreaker(site.id).snapshot().state === "closed" ? refreshSiteInfo(site) : site,
 };
 
 let depsOverride: Partial<ChatDeps> | undefined;
@@ -200,15 +206,90 @@ async function applyApprovals(
   return approved;
 }
 
-export async function startChatTurn(
-  request: ChatTurnRequest,
-  deps: ChatDeps = { ...defaultChatDeps, ...depsOverride },
-): Promise<Response> {
-  if (request.message !== undefined && Buffer.byteLength(request.message, "utf8") > MAX_MESSAGE_BYTES) {
+/**
+ * What the turn offers the model: the operations the site's token allows, those only a missing scope holds back
+ * (locked), and how to read the scopes again: the owner may widen or narrow them in WordPress at any time.
+ */
+function turnOperations(site: Site, deps: ChatDeps) {
+  const allowlist = deps.allowlist();
+  const grant = grantFromSiteInfo(site.siteInfo, site.capabilities);
+  return {
+    operations: allowedOperations(grant, allowlist).operations,
+    locked: lockedOperations(grant, allowlist),
+    regrant: async () => {
+      const fresh = await deps.refreshSite(site, { force: true });
+      const now = grantFromSiteInfo(fresh.siteInfo, fresh.capabilities);
+      return allowedOperations(now, allowlist).operations.map((op) => op.name);
+    },
+  };
+}
+
+function checkMessageSize(message: string | undefined): void {
+  if (message !== undefined && Buffer.byteLength(message, "utf8") > MAX_MESSAGE_BYTES) {
     throw new AppError("payload_too_large", "Messages are limited to 8 KiB of text. Shorten it or split it in parts.", {
       details: { maxBytes: MAX_MESSAGE_BYTES },
     });
   }
+}
+
+/**
+ * Where the turn works. Answers to approval requests continue the turn that asked, where it worked (an approved
+ * live plan is written to the live site, never into a sandbox); a new message goes where the owner chose.
+ */
+function chooseMode(history: ChatMessage[], request: ChatTurnRequest, deps: ChatDeps): ChatMode {
+  const asked = history.at(-1)?.role === "assistant" ? history.at(-1)?.metadata?.mode : undefined;
+  const mode: ChatMode = request.approvals?.length
+    ? (asked ?? "live")
+    : (request.mode ?? (deps.sandboxesEnabled() ? "sandbox" : "live"));
+  if (mode === "sandbox" && !deps.sandboxesEnabled()) {
+    throw new AppError("sandbox_unavailable", "Sandboxes are not enabled on this service: chat in live mode.");
+  }
+  return mode;
+}
+
+/**
+ * The turn's input applied to the history: answers to approvals (returning the approved calls), or the new user
+ * message (starting the conversation, or closing the approvals it leaves unanswered).
+ */
+async function applyTurnInput(
+  request: ChatTurnRequest,
+  existing: boolean,
+  history: ChatMessage[],
+  scope: { conversationId: string; userId: string; siteId: string },
+): Promise<Set<string>> {
+  if (request.approvals?.length) {
+    if (!existing) throw notFound("conversation");
+    return applyApprovals(history, request.approvals, scope);
+  }
+  const text = (request.message ?? "").trim();
+  if (!existing) {
+    await insertConversation({
+      id: scope.conversationId,
+      userId: request.userId,
+      siteId: scope.siteId,
+      title: text.slice(0, 80),
+      now: now(),
+    });
+  } else {
+    await closeUnansweredApprovals(history, scope);
+  }
+  history.push({ id: randomUUID(), role: "user", parts: [{ type: "text", text }] });
+  return new Set<string>();
+}
+
+/** At most a second: a slow site keeps its stored description for this turn, and the refresh lands for the next. */
+function siteAsDescribed(described: Promise<Site>, site: Site): Promise<Site> {
+  return Promise.race([
+    described,
+    new Promise<Site>((resolve) => setTimeout(() => resolve(site), REFRESH_WAIT_MS).unref()),
+  ]);
+}
+
+export async function startChatTurn(
+  request: ChatTurnRequest,
+  deps: ChatDeps = { ...defaultChatDeps, ...depsOverride },
+): Promise<Response> {
+  checkMessageSize(request.message);
   const model = deps.model();
   if (!model) throw new AppError("agent_unavailable", "The assistant is not configured on this server.");
 
@@ -226,35 +307,9 @@ export async function startChatTurn(
   const described = deps.refreshSite(site);
 
   const history = existing ? (await listMessages({ conversationId: existing.id })).map(toChatMessage) : [];
-  // Answers to approval requests continue the turn that asked, where it worked (an approved live plan is written
-  // to the live site, never into a sandbox); a new message goes where the owner chose.
-  const asked = history.at(-1)?.role === "assistant" ? history.at(-1)?.metadata?.mode : undefined;
-  const mode: ChatMode = request.approvals?.length
-    ? (asked ?? "live")
-    : (request.mode ?? (deps.sandboxesEnabled() ? "sandbox" : "live"));
-  if (mode === "sandbox" && !deps.sandboxesEnabled()) {
-    throw new AppError("sandbox_unavailable", "Sandboxes are not enabled on this service: chat in live mode.");
-  }
+  const mode = chooseMode(history, request, deps);
   const scope = { conversationId: existing?.id ?? randomUUID(), userId: request.userId, siteId: site.id };
-  let approvedToolCalls = new Set<string>();
-  if (request.approvals?.length) {
-    if (!existing) throw notFound("conversation");
-    approvedToolCalls = await applyApprovals(history, request.approvals, scope);
-  } else {
-    const text = (request.message ?? "").trim();
-    if (!existing) {
-      await insertConversation({
-        id: scope.conversationId,
-        userId: request.userId,
-        siteId: site.id,
-        title: text.slice(0, 80),
-        now: now(),
-      });
-    } else {
-      await closeUnansweredApprovals(history, scope);
-    }
-    history.push({ id: randomUUID(), role: "user", parts: [{ type: "text", text }] });
-  }
+  const approvedToolCalls = await applyTurnInput(request, Boolean(existing), history, scope);
 
   // Sandbox mode: the agent's operations reach only the conversation's sandbox; the live site is not touched.
   const rehearsal =
@@ -266,14 +321,9 @@ export async function startChatTurn(
           live: liveClient,
         })
       : undefined;
-  const client = rehearsal?.client ?? liveClient;
 
-  // At most a second: a slow site keeps its stored description for this turn, and the refresh lands for the next.
-  const current = await Promise.race([
-    described,
-    new Promise<Site>((resolve) => setTimeout(() => resolve(site), REFRESH_WAIT_MS).unref()),
-  ]);
-  const { operations } = allowedOperations(grantFromSiteInfo(current.siteInfo, current.capabilities), deps.allowlist());
+  const current = await siteAsDescribed(described, site);
+  const { operations, locked, regrant } = turnOperations(current, deps);
   const notVisible = await lastChangeNotVisible(scope.conversationId, request.userId);
   const stream = streamTurn({
     userId: request.userId,
@@ -281,7 +331,9 @@ export async function startChatTurn(
     conversationId: scope.conversationId,
     history,
     operations,
-    client,
+    locked,
+    regrant,
+    client: rehearsal?.client ?? liveClient,
     model,
     limits: deps.limits(),
     approvedToolCalls,
@@ -311,6 +363,8 @@ export type ChatPageData = {
   labels: Record<string, string>;
   /** Sandboxes are on: the chat offers sandbox mode, and uses it by default. */
   sandboxesEnabled: boolean;
+  /** What the site's token lets Sitewright do, in words; null when the plugin did not say. */
+  permissions: Permissions | null;
 };
 
 /**
@@ -329,8 +383,11 @@ export async function loadChatPage({
   conversationId?: string;
   fresh?: boolean;
 }): Promise<ChatPageData | undefined> {
-  const site = await findSiteForUser({ userId, siteId });
-  if (!site) return undefined;
+  const stored = await findSiteOrItsRepairForUser({ userId, siteId });
+  if (!stored) return undefined;
+  // Permissions saved in WordPress since the last look show on this page without a chat turn.
+  const site = await refreshWhenStale(stored);
+  const scopes = grantedScopes(site.siteInfo);
   const conversations = await listConversationsForSiteUrl({ userId, url: site.url });
   let current = fresh ? undefined : conversations[0];
   if (conversationId) {
@@ -352,6 +409,7 @@ export async function loadChatPage({
     agentConfigured: isAgentConfigured(),
     labels: Object.fromEntries(ALL_OPERATIONS.map((op) => [op.name, op.label])),
     sandboxesEnabled: sandboxConfig().enabled,
+    permissions: scopes ? describePermissions(scopes) : null,
   };
 }
 

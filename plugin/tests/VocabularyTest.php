@@ -153,6 +153,25 @@ final class VocabularyTest extends Sitewright_Test_Case {
 		}
 	}
 
+	public function test_each_scope_has_the_words_the_app_repeats_and_the_place_to_change_it(): void {
+		require_once SITEWRIGHT_PLUGIN_DIR . '/admin/class-sitewright-admin.php';
+		$vocabulary = $this->vocabulary();
+		$labels     = array();
+		$explains   = array();
+		foreach ( $vocabulary['scopeWords'] as $scope => $words ) {
+			$labels[ $scope ]   = $words['label'];
+			$explains[ $scope ] = $words['explains'];
+		}
+		$this->assertSame( $labels, Sitewright_Admin::scope_labels() );
+		$this->assertSame( $explains, Sitewright_Admin::scope_explanations() );
+		// The chat tells the owner to go to this screen and press this button: both must be what the plugin shows.
+		// Settings is options-general.php; the screen is registered there under the plugin's name.
+		$this->assertStringEndsWith( 'options-general.php?page=sitewright', Sitewright_Admin::page_url() );
+		$this->assertSame( 'Settings → Sitewright', $vocabulary['permissionsPlace'] );
+		$admin = (string) file_get_contents( SITEWRIGHT_PLUGIN_DIR . '/admin/class-sitewright-admin.php' ); // phpcs:ignore WordPress.WP.AlternativeFunctions.file_get_contents_file_get_contents
+		$this->assertStringContainsString( "__( '" . $vocabulary['savePermissionsButton'] . "'", $admin );
+	}
+
 	public function test_page_builder_ids_and_names_are_the_ones_the_app_shows(): void {
 		$expected = array();
 		foreach ( $this->vocabulary()['pageBuilders'] as $builder ) {

@@ -8,6 +8,7 @@ import styles from "./chat.module.css";
 import { ChatPanelMessagesOnly } from "./history";
 import { relativeTime } from "@/app/relative-time";
 import { ConversationList } from "./conversation-list";
+import { PermissionsSummary } from "@/app/permissions-summary";
 
 export const metadata = { title: "Chat · Sitewright" };
 
@@ -66,6 +67,7 @@ export default async function ChatPage({
     fresh: search.new !== undefined && !asked,
   });
   if (!data) notFound();
+  if (data.site.id !== id) redirect(`/sites/${data.site.id}/chat${asked ? `?c=${encodeURIComponent(asked)}` : ""}`);
   const title = data.site.name ?? data.site.url;
   const base = `/sites/${data.site.id}/chat`;
   const current = data.conversations.find((c) => c.id === data.conversationId);
@@ -81,6 +83,7 @@ export default async function ChatPage({
           {title}
         </a>
       </h1>
+      {data.site.active && data.permissions ? <PermissionsSummary permissions={data.permissions} compact /> : null}
       <div className={styles.layout}>
         <details className={styles.conversationsToggle} open>
           <summary>Conversations</summary>
