@@ -70,7 +70,7 @@ final class Sitewright_Admin {
 	}
 
 	/**
-	 * Each scope in plain words: the checkbox's label. The same words as the app's (test/vectors/vocabulary.json).
+	 * Each scope in plain words: the checkbox's label. The same words as the app's (plugin/vocabulary.json).
 	 *
 	 * @return array<string, string>
 	 */
