@@ -45,6 +45,8 @@ export type TurnInput = {
   operations: readonly Operation[];
   /** Operations held back only by a scope the owner has not granted: offered locked (lib/agent/tools.ts). */
   locked?: readonly Operation[];
+  /** The conversation's sandbox copy was gone and this turn made a fresh one: the model tells the owner. */
+  freshCopy?: "vanished";
   /** Re-reads the token's scopes: the names of the operations allowed now (once per run, after a refusal). */
   regrant?: ToolContext["regrant"];
   client: SiteClient;
@@ -202,7 +204,14 @@ async function runModel(input: TurnInput, ctx: ToolContext, emit: Emit): Promise
   try {
     const result = streamText({
       model: input.model.model,
-      system: systemPrompt(input.site, input.operations, state.flagged, input.notVisible, input.locked),
+      system: systemPrompt(
+        input.site,
+        input.operations,
+        state.flagged,
+        input.notVisible,
+        input.locked,
+        input.freshCopy,
+      ),
       messages: await convertToModelMessages(input.history, {
         tools: { ...historyTools, ...tools },
         ignoreIncompleteToolCalls: true,

@@ -4,7 +4,9 @@
  * untouched and its change shows in the preview; apply makes it live in one batch; undo puts the live site back;
  * a person's edit on the live site in between makes apply refuse, naming the page; discard throws it away.
  */
+import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { systemPrompt } from "@/lib/agent/prompt";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { POST as chatRoute } from "@/app/chat/route";
 import { GET as previewRoute } from "@/app/preview/[sandboxId]/[[...path]]/route";
@@ -252,6 +254,24 @@ describe("sandbox mode", () => {
     });
     expect(data.content.raw).toBe(para("Soup and bread"));
     expect((await findConversationSandbox({ conversationId }))?.sandboxId).toBe(next.sandbox.id);
+    await t.manager.deleteSandbox({ userId: owner.id, id: next.sandbox.id });
+  });
+
+  it("goes on in a fresh copy when the conversation's container vanished, and says so", async () => {
+    await livePage("Opening times", para("9 to 5"));
+    const conversationId = randomUUID();
+    await insertConversation({ id: conversationId, userId: owner.id, siteId, title: "times", now: new Date() });
+    const first = await t.manager.rehearsal({ userId: owner.id, siteId, conversationId, live });
+    // The container goes behind Sitewright's back (a host restart, an operator's `podman rm`).
+    execFileSync("podman", ["rm", "--force", first.sandbox.containerId!], { stdio: "ignore" });
+    const next = await t.manager.rehearsal({ userId: owner.id, siteId, conversationId, live });
+    expect(next).toMatchObject({ fresh: true, replaced: "vanished" });
+    expect(next.sandbox.id).not.toBe(first.sandbox.id);
+    expect((await next.client.get<unknown[]>("/wp/v2/pages", { per_page: 1 })).status).toBe(200);
+    expect((await findConversationSandbox({ conversationId }))?.sandboxId).toBe(next.sandbox.id);
+    expect(systemPrompt({ url: "https://x.example" }, [], undefined, undefined, [], next.replaced)).toContain(
+      "works in a fresh copy of the live site",
+    );
     await t.manager.deleteSandbox({ userId: owner.id, id: next.sandbox.id });
   });
 

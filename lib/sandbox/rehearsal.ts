@@ -30,6 +30,8 @@ export type RehearsalSandboxes = {
   destroy(sandbox: Sandbox): Promise<void>;
   /** The media proxy's base for a sandbox, ending with `/` (what copied content's media URLs point at). */
   mediaBaseUrl(sandboxId: string): string;
+  /** Whether the sandbox's container still runs (a host restart or a person may have removed it). */
+  isRunning(sandbox: Sandbox): Promise<boolean>;
 };
 
 /**
@@ -73,6 +75,8 @@ export type Rehearsal = {
   client: SiteClient;
   /** True when this turn made the copy (first turn, or the live site changed since the last copy). */
   fresh: boolean;
+  /** Set when the conversation's earlier copy was gone (its container vanished): this is a new one. */
+  replaced?: "vanished";
 };
 
 /** Items copied whose live version is not the one recorded (a person edited them since the copy). */
@@ -101,7 +105,17 @@ export async function rehearsalFor(input: {
 }): Promise<Rehearsal> {
   const now = input.now ?? clockNow;
   const link = await findConversationSandbox({ conversationId: input.conversationId });
-  const linked = link ? await findSandboxById({ id: link.sandboxId }) : undefined;
+  let linked = link ? await findSandboxById({ id: link.sandboxId }) : undefined;
+  let replaced: Rehearsal["replaced"];
+  if (linked && linked.status === "ready" && !(await input.sandboxes.isRunning(linked))) {
+    // The copy is gone behind our back: the conversation goes on in a fresh one, and the model says so.
+    log.warn("a rehearsal's container vanished: copying the site again", { sandboxId: linked.id });
+    await input.sandboxes
+      .destroy(linked)
+      .catch((error) => log.warn("could not clean up a vanished rehearsal", { error }));
+    linked = undefined;
+    replaced = "vanished";
+  }
   if (linked && linked.userId === input.userId && linked.status === "ready" && linked.expiresAt > now()) {
     const manifest = await findSandboxManifest({ sandboxId: linked.id });
     if (manifest) {
@@ -126,5 +140,5 @@ export async function rehearsalFor(input: {
   if (!sandbox || !manifest) throw new Error(`the rehearsal sandbox ${created.id} vanished while it was made`);
   await linkConversationSandbox({ conversationId: input.conversationId, sandboxId: sandbox.id, now: now() });
   const client = rehearsalClient({ sandbox, manifest, live: input.live, sandboxes: input.sandboxes });
-  return { sandbox, manifest, client, fresh: true };
+  return { sandbox, manifest, client, fresh: true, ...(replaced ? { replaced } : {}) };
 }

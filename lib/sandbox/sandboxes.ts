@@ -350,6 +350,7 @@ export class SandboxManager implements Collectable {
         clientFor: (sandbox) => this.fleet.clientFor(sandbox),
         destroy: (sandbox) => this.fleet.destroy(sandbox),
         mediaBaseUrl: (sandboxId) => this.mediaBaseUrl(sandboxId),
+        isRunning: (sandbox) => this.fleet.isRunning(sandbox),
       },
     });
   }

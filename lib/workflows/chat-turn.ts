@@ -58,7 +58,7 @@ export type RehearsalSource = (input: {
   siteId: string;
   conversationId: string;
   live: SiteClient;
-}) => Promise<{ sandboxId: string; client: SiteClient }>;
+}) => Promise<{ sandboxId: string; client: SiteClient; replaced?: "vanished" }>;
 
 /** What a turn needs from the rest of the service; tests replace parts of it. */
 export type ChatDeps = {
@@ -86,7 +86,7 @@ export const defaultChatDeps: ChatDeps = {
   sandboxesEnabled: () => sandboxConfig().enabled,
   rehearsal: async (input) => {
     const rehearsal = await getSandboxManager().rehearsal(input);
-    return { sandboxId: rehearsal.sandbox.id, client: rehearsal.client };
+    return { sandboxId: rehearsal.sandbox.id, client: rehearsal.client, replaced: rehearsal.replaced };
   },
   // Not while the site's breaker is open or trying again: a paused site gets no extra request from us.
   refreshSite: async (site, options) =>
@@ -338,6 +338,7 @@ export async function startChatTurn(
     limits: deps.limits(),
     approvedToolCalls,
     ...(rehearsal ? { sandboxId: rehearsal.sandboxId } : {}),
+    ...(rehearsal?.replaced ? { freshCopy: rehearsal.replaced } : {}),
     flagged: flaggedInHistory(history),
     signal: request.signal,
     ...(notVisible ? { notVisible } : {}),
