@@ -117,6 +117,7 @@ final class Sitewright_Site_Info {
 			'pageBuilders'  => self::detect_builders(),
 			'activePlugins' => array_values( (array) get_option( 'active_plugins', array() ) ),
 			'features'      => self::features(),
+			'seo'           => Sitewright_Seo_Items::active(),
 		);
 	}
 
