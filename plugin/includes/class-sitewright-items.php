@@ -249,7 +249,32 @@ final class Sitewright_Items {
 		if ( 'term' === $kind && ctype_digit( $key ) ) {
 			return array( 'publishedUses' => Sitewright_Term_Items::published_uses( (int) $key ) );
 		}
+		if ( 'post' === $kind && ctype_digit( $key ) && 'attachment' === get_post_type( (int) $key ) ) {
+			return array( 'publishedUses' => self::media_published_uses( (int) $key ) );
+		}
 		return array();
+	}
+
+	/**
+	 * How many published posts show an attachment: as their featured image, or in their content (an image block's
+	 * `wp-image-<id>` class or a file link to it).
+	 *
+	 * @param int $id Attachment id.
+	 */
+	private static function media_published_uses( int $id ): int {
+		global $wpdb;
+		$like = '%' . $wpdb->esc_like( 'wp-image-' . $id ) . '%';
+		$url  = (string) wp_get_attachment_url( $id );
+		$file = '' === $url ? $like : '%' . $wpdb->esc_like( $url ) . '%';
+		// phpcs:ignore WordPress.DB.DirectDatabaseQuery
+		return (int) $wpdb->get_var(
+			$wpdb->prepare(
+				"SELECT COUNT(*) FROM {$wpdb->posts} p WHERE p.post_status IN ('publish', 'future') AND ( p.post_content LIKE %s OR p.post_content LIKE %s OR EXISTS ( SELECT 1 FROM {$wpdb->postmeta} m WHERE m.post_id = p.ID AND m.meta_key = '_thumbnail_id' AND m.meta_value = %s ) )",
+				$like,
+				$file,
+				(string) $id
+			)
+		);
 	}
 
 	/**

@@ -252,6 +252,33 @@ final class ReachItemsTest extends Sitewright_Test_Case {
 		$this->assertSame( 'The bakery’s blue door at dawn', get_post_meta( $image, '_wp_attachment_image_alt', true ) );
 	}
 
+	public function test_an_image_counts_as_visible_once_published_content_shows_it(): void {
+		$image = (int) wp_insert_attachment(
+			array(
+				'post_title'     => 'Door',
+				'post_mime_type' => 'image/jpeg',
+				'post_status'    => 'inherit',
+			)
+		);
+		$this->assertSame( 0, $this->read( array( "post:$image" ) )[0]['info']['publishedUses'] );
+		$draft = (int) wp_insert_post(
+			array(
+				'post_type'    => 'page',
+				'post_status'  => 'draft',
+				'post_content' => '<!-- wp:image {"id":' . $image . '} --><figure class="wp-block-image"><img class="wp-image-' . $image . '"/></figure><!-- /wp:image -->',
+			)
+		);
+		$this->assertSame( 0, $this->read( array( "post:$image" ) )[0]['info']['publishedUses'] );
+		wp_update_post(
+			array(
+				'ID'          => $draft,
+				'post_status' => 'publish',
+			)
+		);
+		update_post_meta( $this->post(), '_thumbnail_id', (string) $image ); // set_post_thumbnail wants a real image file.
+		$this->assertSame( 2, $this->read( array( "post:$image" ) )[0]['info']['publishedUses'] );
+	}
+
 	public function test_without_an_seo_plugin_seo_items_do_not_exist_and_writes_say_why(): void {
 		$id = $this->post();
 		$this->assertNull( Sitewright_Site_Info::collect()['seo'] );
