@@ -44,6 +44,10 @@ export const POST_FIELDS = [
   "menu_order",
   "featured_media",
   "date",
+  // Added in v1.2 (Sitewright_Items::ADDED_POST_FIELDS): a post's terms, an image's alt text.
+  "categories",
+  "tags",
+  "alt",
 ] as const;
 
 /** What the owner calls each option. */
@@ -65,7 +69,7 @@ export const OPTION_LABELS: Record<string, string> = {
 export function kindOf(ref: string, state: Record<string, unknown> | null, type?: string): string {
   const [prefix] = ref.split(":");
   if (prefix === "option") return "setting";
-  if (prefix === "custom_css" || prefix === "menu") return prefix;
+  if (prefix === "custom_css" || prefix === "menu" || prefix === "term" || prefix === "seo") return prefix;
   const postType = type ?? (typeof state?.type === "string" ? state.type : "post");
   if (postType === "attachment") return "media";
   return DESIGN_TYPES[postType] ?? postType;

@@ -35,6 +35,9 @@ export default defineOperation({
       parent: t.parent ?? 0,
       posts: t.count,
     }));
-    return { summary: `Listed ${items.length} ${input.taxonomy === "post_tag" ? "tags" : "categories"}.`, data: { items } };
+    return {
+      summary: `Listed ${items.length} ${input.taxonomy === "post_tag" ? "tags" : "categories"}.`,
+      data: { items },
+    };
   },
 });

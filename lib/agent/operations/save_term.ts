@@ -12,7 +12,11 @@ export default defineOperation({
     id: z.number().int().positive().optional().describe("The term to change; leave out to create one"),
     taxonomy,
     name: z.string().min(1).max(200).optional(),
-    slug: z.string().regex(/^[a-z0-9-]{1,200}$/).optional().describe("Lowercase letters, digits and hyphens"),
+    slug: z
+      .string()
+      .regex(/^[a-z0-9-]{1,200}$/)
+      .optional()
+      .describe("Lowercase letters, digits and hyphens"),
     description: z.string().max(2000).optional(),
     parent: z.string().max(200).optional().describe('A category\'s parent, by slug ("" for none)'),
   }),
@@ -47,7 +51,10 @@ export default defineOperation({
     const current = await readTermItem(client, input.id);
     const item = planValueUpdate(current, fields, "", current.title);
     if (Object.keys(item.change.fields ?? {}).length === 0)
-      throw new OperationError(`This ${termLabel(String(current.state.taxonomy))} already has these values.`, "no_change");
+      throw new OperationError(
+        `This ${termLabel(String(current.state.taxonomy))} already has these values.`,
+        "no_change",
+      );
     item.kind = "term";
     item.visible = termIsVisible(current);
     item.summary = `Changed the ${Object.keys(item.after ?? {}).join(", ")} of the ${termLabel(String(current.state.taxonomy))} "${current.title}".`;

@@ -12,7 +12,10 @@ export default defineOperation({
   input: z.object({
     type: contentType,
     id: postId,
-    at: z.string().regex(/^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}$/).describe("YYYY-MM-DD HH:MM in the site's time zone"),
+    at: z
+      .string()
+      .regex(/^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}$/)
+      .describe("YYYY-MM-DD HH:MM in the site's time zone"),
   }),
   scope: "content:write",
   risk: "write",
@@ -20,7 +23,8 @@ export default defineOperation({
     const info = (await client.get<{ timezone?: string }>("/sitewright/v1/info")).data;
     const zone = typeof info?.timezone === "string" && info.timezone ? info.timezone : "UTC";
     const gmt = siteLocalToGmt(at, zone);
-    if (!gmt) throw new OperationError(`${at} is not a time that exists in the site's time zone (${zone}).`, "invalid_date");
+    if (!gmt)
+      throw new OperationError(`${at} is not a time that exists in the site's time zone (${zone}).`, "invalid_date");
     if (Date.parse(`${gmt.replace(" ", "T")}Z`) <= Date.now())
       throw new OperationError(`${at} (${zone}) is in the past; publish_page publishes now.`, "in_the_past");
     const current = await readPostItem(client, type, id);

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { planPostUpdate } from "@/lib/changes/plan";
 import { defineOperation, OperationError } from "./operation";
 import { postId, readPostItem } from "./wordpress";
+import type { SiteClient } from "@/lib/sites/types";
 
 const slugs = z.array(z.string().regex(/^[a-z0-9%-]{1,200}$/)).max(50);
 
@@ -11,6 +12,23 @@ function nextList(current: unknown, add: string[] = [], remove: string[] = []): 
   for (const slug of add) list.add(slug);
   for (const slug of remove) list.delete(slug);
   return [...list].sort();
+}
+
+/** Terms are created as their own items first (save_term): a slug that names none is an error the model can act on. */
+async function requireTerms(client: SiteClient, route: string, label: string, slugsToAdd: string[] = []) {
+  if (slugsToAdd.length === 0) return;
+  const { data } = await client.get<Array<{ slug: string }>>(route, {
+    slug: slugsToAdd.join(","),
+    per_page: 100,
+    _fields: "slug",
+  });
+  const found = new Set((Array.isArray(data) ? data : []).map((term) => term.slug));
+  const missing = slugsToAdd.filter((slug) => !found.has(slug));
+  if (missing.length > 0)
+    throw new OperationError(
+      `There is no ${label} with the slug ${missing.map((s) => `"${s}"`).join(", ")}; create it with save_term first.`,
+      "unknown_term",
+    );
 }
 
 export default defineOperation({
@@ -33,6 +51,8 @@ export default defineOperation({
   risk: "write",
   pluginFeature: "terms",
   async plan(client, input) {
+    await requireTerms(client, "/wp/v2/categories", "category", input.addCategories);
+    await requireTerms(client, "/wp/v2/tags", "tag", input.addTags);
     const current = await readPostItem(client, "post", input.id);
     const fields: Record<string, string[]> = {};
     if (input.addCategories || input.removeCategories)

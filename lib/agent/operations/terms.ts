@@ -19,7 +19,8 @@ export type TermItem = SiteItem & { state: Record<string, unknown>; info?: { pub
 
 export async function readTermItem(client: SiteClient, id: number): Promise<TermItem> {
   const item = await readItem(client, `term:${id}`);
-  if (!item.exists || !item.state) throw new OperationError(`There is no category or tag with the ID ${id}.`, "not_found");
+  if (!item.exists || !item.state)
+    throw new OperationError(`There is no category or tag with the ID ${id}.`, "not_found");
   return item as TermItem;
 }
 

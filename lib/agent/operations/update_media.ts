@@ -13,7 +13,11 @@ export default defineOperation({
   input: z
     .object({
       id: z.number().int().positive().describe("The media library ID"),
-      alt: z.string().max(1000).refine((v) => !/[<>]/.test(v), "Plain text, no markup.").optional(),
+      alt: z
+        .string()
+        .max(1000)
+        .refine((v) => !/[<>]/.test(v), "Plain text, no markup.")
+        .optional(),
       caption: z.string().max(2000).optional(),
       title: z.string().min(1).max(300).optional(),
       description: z.string().max(10_000).optional(),
@@ -37,6 +41,11 @@ export default defineOperation({
     // Visitors see an image's text where published content uses it; the plugin lists those uses.
     item.visible = Number(current.info?.publishedUses ?? 0) > 0;
     item.summary = `Changed the ${Object.keys(item.after ?? {}).join(", ")} of media ${id} ("${current.title}").`;
-    return { summary: item.summary, target: { type: "media", id, title: current.title }, items: [item], data: () => ({ id }) };
+    return {
+      summary: item.summary,
+      target: { type: "media", id, title: current.title },
+      items: [item],
+      data: () => ({ id }),
+    };
   },
 });

@@ -8,7 +8,7 @@ export default defineOperation({
   name: "update_page",
   label: "Edit a page",
   description:
-    "Change the title, the whole content, or the excerpt of an existing page or post. Give only the fields to change. To change one block of a long page use replace_block instead of rewriting `content`. Does not change the status (a published page stays published). Changes to published pages wait for the owner's approval in the chat.",
+    "Change the title, the whole content, the excerpt or the slug (its address) of an existing page or post. Give only the fields to change. To change one block of a long page use replace_block instead of rewriting `content`. Does not change the status (a published page stays published). Changes to published pages wait for the owner's approval in the chat.",
   input: z
     .object({
       type: contentType,
@@ -16,9 +16,14 @@ export default defineOperation({
       title: z.string().min(1).max(300).optional().describe("The new title"),
       content: z.string().max(100_000).optional().describe("The new body, as block markup (replaces all of it)"),
       excerpt: z.string().max(2000).optional().describe("The new excerpt"),
+      slug: z
+        .string()
+        .regex(/^[a-z0-9-]{1,200}$/)
+        .optional()
+        .describe("The new slug (lowercase letters, digits, hyphens)"),
     })
-    .refine((input) => input.title !== undefined || input.content !== undefined || input.excerpt !== undefined, {
-      message: "Give at least one of title, content or excerpt.",
+    .refine((input) => ["title", "content", "excerpt", "slug"].some((k) => input[k as "title"] !== undefined), {
+      message: "Give at least one of title, content, excerpt or slug.",
     }),
   scope: "content:write",
   risk: "write",
@@ -34,6 +39,7 @@ export default defineOperation({
     if (title !== undefined) fields.title = title;
     if (content !== undefined) fields.content = content;
     if (excerpt !== undefined) fields.excerpt = excerpt;
+    if (input.slug !== undefined) fields.slug = input.slug;
     const item = planPostUpdate(current, fields, "");
     const changed = Object.keys(item.change.fields ?? {});
     if (changed.length === 0) throw new OperationError(`${type} ${id} already has exactly these values.`, "no_change");

@@ -4,7 +4,11 @@ import { planValueUpdate } from "@/lib/changes/plan";
 import { defineOperation, OperationError } from "./operation";
 import { contentType, postId } from "./wordpress";
 
-const text = (max: number) => z.string().max(max).refine((v) => !/[<>]/.test(v), "Plain text, no markup.");
+const text = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .refine((v) => !/[<>]/.test(v), "Plain text, no markup.");
 
 export default defineOperation({
   name: "update_seo",
@@ -19,7 +23,11 @@ export default defineOperation({
       description: text(1000).optional().describe("The meta description (about 150 characters is what search shows)"),
       focusKeyword: text(200).optional(),
       canonical: z.union([z.url({ protocol: /^https?$/ }), z.literal("")]).optional(),
-      noindex: z.boolean().nullable().optional().describe("true: keep out of search results; null: the plugin's default"),
+      noindex: z
+        .boolean()
+        .nullable()
+        .optional()
+        .describe("true: keep out of search results; null: the plugin's default"),
     })
     .refine((i) => Object.keys(i).some((k) => !["type", "id"].includes(k)), { message: "Give a field to change." }),
   scope: "content:write",
