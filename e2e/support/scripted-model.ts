@@ -12,6 +12,12 @@ function replyTo(request: OpenAIChatRequest): ScriptedReply {
   const userIndex = request.messages.map((m) => m.role).lastIndexOf("user");
   const said = String(request.messages[userIndex]?.content ?? "");
   const toolAnswered = request.messages.slice(userIndex + 1).some((m) => m.role === "tool");
+  // "call <operation> {json}": one tool call exactly as typed (the reach spec drives each new operation this way).
+  const literal = /^call ([a-z_]+) (\{.*\})$/s.exec(said.trim());
+  if (literal) {
+    const [, name, args] = literal;
+    return toolAnswered ? { text: `Done: ${name}.` } : { toolCalls: [{ name: name!, arguments: JSON.parse(args!) }] };
+  }
   const both = /rename pages (\d+) and (\d+) to "([^"]+)"/i.exec(said);
   if (both) {
     const [, first, second, title] = both;

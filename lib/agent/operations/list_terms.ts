@@ -7,11 +7,10 @@ type Term = { id: number; name: string; slug: string; description: string; paren
 export default defineOperation({
   name: "list_terms",
   label: "Look through categories and tags",
-  description:
-    "List or search the site's categories or tags: id, name, slug, description, parent id and how many posts use each. Posts take terms by slug (set_post_terms).",
+  description: "List or search categories or tags: id, name, slug, description, parent, posts using it.",
   input: z.object({
     taxonomy,
-    search: z.string().max(200).optional().describe("Words to search for in names"),
+    search: z.string().max(200).optional(),
     page: z.number().int().min(1).max(1000).default(1),
   }),
   scope: "content:read",

@@ -99,8 +99,8 @@ describe("categories and tags", () => {
     const id = await publishedPost("Winter opening hours");
     const assigned = await plan(setPostTerms, {
       id,
-      addCategories: ["news-events"],
-      removeCategories: ["uncategorized"],
+      add: ["news-events"],
+      remove: ["uncategorized"],
     });
     expect(assigned.items[0]).toMatchObject({
       kind: "post",
@@ -125,9 +125,11 @@ describe("categories and tags", () => {
   it("refuses to write over a person's newer change of the post's terms, and keeps theirs", async () => {
     const id = await publishedPost("Spring menu");
     // A tag that does not exist yet: the agent is told to create it first.
-    await expect(plan(setPostTerms, { id, addTags: ["seasonal"] })).rejects.toThrow(/create it with save_term first/);
+    await expect(plan(setPostTerms, { id, taxonomy: "post_tag", add: ["seasonal"] })).rejects.toThrow(
+      /create it with save_term first/,
+    );
     await write(await plan(saveTerm, { taxonomy: "post_tag", name: "seasonal" }));
-    const ready = await plan(setPostTerms, { id, addTags: ["seasonal"] });
+    const ready = await plan(setPostTerms, { id, taxonomy: "post_tag", add: ["seasonal"] });
     await php(
       "wp_set_object_terms((int) $args, array('uncategorized'), 'category'); wp_set_post_tags((int) $args, 'menu'); echo 1;",
       id,

@@ -6,19 +6,17 @@ import { asStoredTermName, readTermItem, taxonomy, termIsVisible, termLabel } fr
 export default defineOperation({
   name: "save_term",
   label: "Create or rename a category or tag",
-  description:
-    "Create a category or tag (no id), or change an existing one's name, slug, description or parent (give its id). A term no published post uses is written at once; renaming one that published posts use waits for the owner's approval.",
+  description: "Create a category or tag (no id), or change one (id).",
   input: z.object({
-    id: z.number().int().positive().optional().describe("The term to change; leave out to create one"),
+    id: z.number().int().positive().optional(),
     taxonomy,
     name: z.string().min(1).max(200).optional(),
     slug: z
       .string()
       .regex(/^[a-z0-9-]{1,200}$/)
-      .optional()
-      .describe("Lowercase letters, digits and hyphens"),
+      .optional(),
     description: z.string().max(2000).optional(),
-    parent: z.string().max(200).optional().describe('A category\'s parent, by slug ("" for none)'),
+    parent: z.string().max(200).optional().describe("parent slug"),
   }),
   scope: "content:write",
   risk: "write",

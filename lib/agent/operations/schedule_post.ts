@@ -7,15 +7,14 @@ import { contentType, postId, postText, readPostItem } from "./wordpress";
 export default defineOperation({
   name: "schedule_post",
   label: "Schedule",
-  description:
-    'Schedule a draft page or post to be published at a date and time in the site\'s time zone ("2026-12-07 09:00"), or move an already scheduled one. The owner approves it in the chat; undo unschedules it.',
+  description: "Schedule a draft page or post to publish at a time in the site's time zone, or move a scheduled one.",
   input: z.object({
     type: contentType,
     id: postId,
     at: z
       .string()
       .regex(/^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}$/)
-      .describe("YYYY-MM-DD HH:MM in the site's time zone"),
+      .describe("YYYY-MM-DD HH:MM"),
   }),
   scope: "content:write",
   risk: "write",

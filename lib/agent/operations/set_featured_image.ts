@@ -9,7 +9,7 @@ export default defineOperation({
   name: "set_featured_image",
   label: "Set a featured image",
   description:
-    "Set the featured image of a page or post to an image from the media library (see list_media), or remove it with mediaId 0. On published pages this waits for the owner's approval in the chat.",
+    "Set the featured image of a page or post to an image from the media library (see list_media), or remove it with mediaId 0.",
   input: z.object({
     type: contentType,
     id: postId,

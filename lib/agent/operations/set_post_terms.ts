@@ -1,10 +1,11 @@
 import { z } from "zod";
 import { planPostUpdate } from "@/lib/changes/plan";
 import { defineOperation, OperationError } from "./operation";
+import { taxonomy, termLabel } from "./terms";
 import { postId, readPostItem } from "./wordpress";
 import type { SiteClient } from "@/lib/sites/types";
 
-const slugs = z.array(z.string().regex(/^[a-z0-9%-]{1,200}$/)).max(50);
+const slugs = z.array(z.string().max(200)).max(50);
 
 /** The new list: the current one with `add` added and `remove` removed, sorted as the site reports it. */
 function nextList(current: unknown, add: string[] = [], remove: string[] = []): string[] {
@@ -34,39 +35,28 @@ async function requireTerms(client: SiteClient, route: string, label: string, sl
 export default defineOperation({
   name: "set_post_terms",
   label: "Change a post's categories or tags",
-  description:
-    "Add or remove categories and tags of a post, by slug (see list_terms; create missing ones with save_term first). On published posts this waits for the owner's approval.",
+  description: "Add or remove a post's categories or tags, by slug (list_terms; save_term creates).",
   input: z
-    .object({
-      id: postId,
-      addCategories: slugs.optional(),
-      removeCategories: slugs.optional(),
-      addTags: slugs.optional(),
-      removeTags: slugs.optional(),
-    })
-    .refine((i) => i.addCategories || i.removeCategories || i.addTags || i.removeTags, {
-      message: "Give categories or tags to add or remove.",
-    }),
+    .object({ id: postId, taxonomy, add: slugs.optional(), remove: slugs.optional() })
+    .refine((i) => i.add?.length || i.remove?.length, { message: "Give slugs to add or remove." }),
   scope: "content:write",
   risk: "write",
   pluginFeature: "terms",
   async plan(client, input) {
-    await requireTerms(client, "/wp/v2/categories", "category", input.addCategories);
-    await requireTerms(client, "/wp/v2/tags", "tag", input.addTags);
+    const field = input.taxonomy === "post_tag" ? "tags" : "categories";
+    const route = input.taxonomy === "post_tag" ? "/wp/v2/tags" : "/wp/v2/categories";
+    await requireTerms(client, route, termLabel(input.taxonomy), input.add);
     const current = await readPostItem(client, "post", input.id);
-    const fields: Record<string, string[]> = {};
-    if (input.addCategories || input.removeCategories)
-      fields.categories = nextList(current.state.categories, input.addCategories, input.removeCategories);
-    if (input.addTags || input.removeTags) fields.tags = nextList(current.state.tags, input.addTags, input.removeTags);
-    const item = planPostUpdate(current, fields, "");
+    const next = nextList(current.state[field], input.add, input.remove);
+    const item = planPostUpdate(current, { [field]: next }, "");
     if (Object.keys(item.change.fields ?? {}).length === 0)
-      throw new OperationError(`Post ${input.id} already has these categories and tags.`, "no_change");
-    item.summary = `Changed the ${Object.keys(item.after ?? {}).join(" and ")} of post ${input.id}.`;
+      throw new OperationError(`Post ${input.id} already has these ${field}.`, "no_change");
+    item.summary = `Changed the ${field} of post ${input.id}.`;
     return {
       summary: item.summary,
       target: { type: "post", id: input.id, title: current.title },
       items: [item],
-      data: () => ({ id: input.id, ...fields }),
+      data: () => ({ id: input.id, [field]: next }),
     };
   },
 });

@@ -5,10 +5,7 @@ import { asStoredMarkup } from "@/lib/wordpress/stored-text";
 import type { SiteClient } from "@/lib/sites/types";
 import { OperationError } from "./operation";
 
-export const taxonomy = z
-  .enum(["category", "post_tag"])
-  .default("category")
-  .describe('"category" (default) or "post_tag"');
+export const taxonomy = z.enum(["category", "post_tag"]).default("category").describe("default category");
 
 export const termLabel = (tax: string) => (tax === "post_tag" ? "tag" : "category");
 

@@ -9,10 +9,10 @@ export default defineOperation({
   name: "update_media",
   label: "Describe an image",
   description:
-    "Change an image's or file's alt text, caption, title or description (list_media gives ids and the current alt text). Say what you based alt text on. Waits for the owner's approval when the image is used on published content.",
+    "Change a media item's alt text, caption, title or description (ids: list_media). Say what alt text is based on.",
   input: z
     .object({
-      id: z.number().int().positive().describe("The media library ID"),
+      id: z.number().int().positive(),
       alt: z
         .string()
         .max(1000)

@@ -8,19 +8,18 @@ export default defineOperation({
   name: "update_page",
   label: "Edit a page",
   description:
-    "Change the title, the whole content, the excerpt or the slug (its address) of an existing page or post. Give only the fields to change. To change one block of a long page use replace_block instead of rewriting `content`. Does not change the status (a published page stays published). Changes to published pages wait for the owner's approval in the chat.",
+    "Change the title, whole content, excerpt or slug of a page or post; give only what changes. For one block use replace_block. Keeps the status.",
   input: z
     .object({
       type: contentType,
-      id: z.number().int().positive().describe("The WordPress ID of the page or post"),
-      title: z.string().min(1).max(300).optional().describe("The new title"),
-      content: z.string().max(100_000).optional().describe("The new body, as block markup (replaces all of it)"),
-      excerpt: z.string().max(2000).optional().describe("The new excerpt"),
+      id: z.number().int().positive(),
+      title: z.string().min(1).max(300).optional(),
+      content: z.string().max(100_000).optional().describe("block markup"),
+      excerpt: z.string().max(2000).optional(),
       slug: z
         .string()
         .regex(/^[a-z0-9-]{1,200}$/)
-        .optional()
-        .describe("The new slug (lowercase letters, digits, hyphens)"),
+        .optional(),
     })
     .refine((input) => ["title", "content", "excerpt", "slug"].some((k) => input[k as "title"] !== undefined), {
       message: "Give at least one of title, content, excerpt or slug.",

@@ -14,20 +14,16 @@ export default defineOperation({
   name: "update_seo",
   label: "Change SEO settings",
   description:
-    "Change a page's or post's SEO title, meta description, focus keyword, canonical address or whether search engines may index it, in the site's SEO plugin (read_page shows the current values). Give only what changes; on published pages this waits for the owner's approval.",
+    "Change SEO fields of a page or post in the site's SEO plugin (read_page shows them). Give only what changes.",
   input: z
     .object({
       type: contentType,
       id: postId,
       title: text(300).optional(),
-      description: text(1000).optional().describe("The meta description (about 150 characters is what search shows)"),
+      description: text(1000).optional().describe("meta description"),
       focusKeyword: text(200).optional(),
       canonical: z.union([z.url({ protocol: /^https?$/ }), z.literal("")]).optional(),
-      noindex: z
-        .boolean()
-        .nullable()
-        .optional()
-        .describe("true: keep out of search results; null: the plugin's default"),
+      noindex: z.boolean().nullable().optional().describe("true: hide from search; null: default"),
     })
     .refine((i) => Object.keys(i).some((k) => !["type", "id"].includes(k)), { message: "Give a field to change." }),
   scope: "content:write",
