@@ -56,6 +56,8 @@ export type TurnInput = {
   notVisible?: NotVisible;
   /** Called after an approved write lands on the live site (the look at the live site: docs/verification.md). */
   afterLiveWrite?: WriteContext["afterLiveWrite"];
+  /** Starts a bulk job for the turn (live mode). */
+  startJob?: ToolContext["startJob"];
 };
 
 /** Converts stored history for the model: tool results from the site always reach it wrapped as untrusted. */
@@ -173,6 +175,7 @@ export function streamTurn(input: TurnInput): ReadableStream<Chunk> {
           emitChange: (part) => emit({ type: "data-change", id: part.toolCallId, data: part }),
           ...(input.afterLiveWrite ? { afterLiveWrite: input.afterLiveWrite } : {}),
         },
+        ...(input.startJob ? { startJob: input.startJob } : {}),
       };
       const tools = buildTools(input.operations, ctx);
       let failed = false;

@@ -24,6 +24,8 @@ import type { SiteClient } from "@/lib/sites/types";
 import { recordApprovalDecision } from "@/lib/changes/change-sets";
 import { getSandboxManager } from "@/lib/sandbox";
 import { sandboxConfig } from "@/lib/sandbox/config";
+import { startBulkJob } from "./bulk-job";
+import type { JobSpec } from "@/lib/jobs/spec";
 import { scheduleVerification } from "@/lib/workflows/verify-change-set";
 import type { NotVisible } from "@/lib/agent/prompt";
 import { decideApproval } from "@/lib/agent/approvals";
@@ -291,6 +293,23 @@ export async function startChatTurn(
     ...(notVisible ? { notVisible } : {}),
     afterLiveWrite: ({ changeSetId, itemIds }) =>
       void scheduleVerification({ userId: request.userId, siteId: site.id, changeSetId, trigger: "write", itemIds }),
+    ...(rehearsal
+      ? {}
+      : {
+          startJob: async (spec: unknown) => {
+            const job = await startBulkJob({
+              userId: request.userId,
+              siteId: site.id,
+              conversationId: scope.conversationId,
+              spec: spec as JobSpec,
+              client,
+            });
+            return {
+              summary: `Started a bulk job: ${job.selection.count} ${job.selection.description}. Each change waits in one review queue.`,
+              data: { job },
+            };
+          },
+        }),
   });
   return createUIMessageStreamResponse({
     stream,

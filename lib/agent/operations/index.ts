@@ -24,6 +24,7 @@ import schedulePost from "./schedule_post";
 import setFeaturedImage from "./set_featured_image";
 import setPostTerms from "./set_post_terms";
 import setSiteIdentity from "./set_site_identity";
+import startBulkJob from "./start_bulk_job";
 import trashPage from "./trash_page";
 import updateCustomCss from "./update_custom_css";
 import updateGlobalStyles from "./update_global_styles";
@@ -56,6 +57,7 @@ export const OPERATIONS = [
   setPostTerms,
   updateSeo,
   schedulePost,
+  startBulkJob,
   updateCustomCss,
   updateGlobalStyles,
   updateTemplatePart,

@@ -11,7 +11,7 @@ export default defineOperation({
   name: "read_page",
   label: "Read a page",
   description:
-    'Read one page or post: title, status, slug, date, excerpt, featured image, categories and tags, SEO fields (when the site has an SEO plugin), its raw content and the outline of its blocks. Each outline entry has a `position` ("3" is the third top-level block, "3.1" the first block inside it) that replace_block and insert_block take. Read a page before changing it.',
+    'Read a page or post: fields, terms, SEO, raw content and a block outline with positions ("3", "3.1") for replace_block and insert_block.',
   input: z.object({ type: contentType, id: postId }),
   scope: "content:read",
   risk: "read",
