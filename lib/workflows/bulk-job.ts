@@ -10,6 +10,7 @@ import { OperationError } from "@/lib/agent/operations/operation";
 import { writeJobTexts } from "@/lib/agent/job-writer";
 import { now } from "@/lib/clock";
 import { isVisibleChange, kindOf, type PlannedItem, planPostUpdate, planValueUpdate } from "@/lib/changes/plan";
+import { type ChangeSetPage, showChangeSetPage } from "@/lib/changes/change-sets";
 import { approveQueue, rejectQueue, type Skipped, undoQueue, writeSkippingDrift } from "@/lib/changes/queue";
 import { readItems, type SiteItem } from "@/lib/changes/site-items";
 import {
@@ -352,4 +353,12 @@ export async function rejectJobItems(request: {
   itemIds?: string[];
 }) {
   return rejectQueue(request);
+}
+
+/** The job's review page: the job, its site, and one page of its queue (100 items, each diff capped). */
+export async function loadJobReview(input: { userId: string; siteId: string; jobId: string; cursor?: string }) {
+  const site = await getOwnedSite(input);
+  const job = await showJobForOwner(input);
+  const page: ChangeSetPage = await showChangeSetPage({ ...input, changeSetId: job.changeSetId });
+  return { site: { id: site.id, url: site.url, name: site.name }, job, page };
 }
