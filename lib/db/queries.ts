@@ -10,3 +10,4 @@ export * from "./queries/oauth";
 export * from "./queries/rehearsals";
 export * from "./queries/credentials";
 export * from "./queries/jobs";
+export * from "./queries/account-tokens";
