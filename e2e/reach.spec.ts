@@ -37,7 +37,7 @@ test.afterAll(() => {
 
 /** Asks the scripted model for one operation, and answers the approval card; returns the card. */
 async function ask(page: Page, siteId: string, operation: string, args: Record<string, unknown>) {
-  await page.goto(`${e2eState().appUrl}/sites/${siteId}/chat`);
+  await page.goto(`${e2eState().appUrl}/sites/${siteId}/chat?new=1`); // a new conversation: one "Done" per page
   await page.getByLabel("Message").fill(`call ${operation} ${JSON.stringify(args)}`);
   await page.getByRole("button", { name: "Send" }).click();
   const approval = page.locator('[data-testid="tool-card"][data-state="approval"]').last();
