@@ -5,7 +5,7 @@
  * named; one undo puts back every approved item except the one a person changed since; a job a crashed runner left
  * is taken over and finished without writing any item twice; cancel stops it.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { readItem } from "@/lib/changes/site-items";
 import { humanEditPost } from "@/lib/changes/testing";
 import { findJobByChangeSet, getChangeSetItems } from "@/lib/db/queries";
@@ -25,6 +25,9 @@ import {
   undoChangeSetForOwner,
 } from "./change-set-actions";
 import { cancelJobForOwner, kickJobRunner, setJobDepsForTests, showJobForOwner, startBulkJob } from "./bulk-job";
+
+// Each test writes dozens of items to the real site, several times over: minutes on a loaded two-core machine.
+vi.setConfig({ testTimeout: 180_000 });
 
 let wp: AgentTestSite;
 
