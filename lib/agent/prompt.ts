@@ -18,6 +18,7 @@ export function systemPrompt(
   operations: readonly Operation[],
   flagged?: string,
   notVisible?: NotVisible,
+  locked: readonly Operation[] = [],
 ): string {
   const list = (risk: Operation["risk"]) =>
     operations
@@ -39,6 +40,9 @@ export function systemPrompt(
     "",
     // The tools themselves carry their names and descriptions; only the ones that always wait are named here.
     `Always waiting for approval: ${list("destructive")}. There are no tools beyond those offered: if the owner asks for something else, say you cannot do it.`,
+    locked.length
+      ? `Not granted on this site yet: ${locked.map((op) => op.name).join(", ")}. If the owner asks for one of these, call it anyway: it changes nothing and returns exactly how the owner grants the permission in WordPress (no new pairing needed); pass that on word for word.`
+      : "",
     "",
     "Safety:",
     `- ${UNTRUSTED_NOTICE}`,
