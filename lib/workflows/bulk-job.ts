@@ -151,14 +151,14 @@ async function runWhileWork() {
       await runJob(job);
     } catch (error) {
       log.error("bulk job failed", { error, jobId: job.id });
-      await transitionJob({ id: job.id, from: ["planning"], to: "failed", now: now(), error: describe(error) });
+      await transitionJob({ id: job.id, from: ["planning"], to: "failed", now: now(), error: errorText(error) });
     } finally {
       await releaseJob({ id: job.id, owner: RUNNER_ID });
     }
   }
 }
 
-const describe = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 300);
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 300);
 
 async function runJob(job: Job) {
   const site = await findSiteById({ siteId: job.siteId });

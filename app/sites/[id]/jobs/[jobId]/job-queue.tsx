@@ -91,7 +91,8 @@ export function JobQueue({ siteId, job, items }: { siteId: string; job: JobView;
   const picked = [...chosen].filter((id) => waiting.some((item) => item.id === id));
   return (
     <section aria-label="Review queue">
-      <div role="group" aria-label="Review actions">
+      <fieldset>
+        <legend>Review actions</legend>
         <button
           type="button"
           disabled={busy || picked.length === 0}
@@ -120,7 +121,7 @@ export function JobQueue({ siteId, job, items }: { siteId: string; job: JobView;
         >
           Undo the whole job
         </button>
-      </div>
+      </fieldset>
       {outcome ? (
         <div role={outcome.ok ? "status" : "alert"} data-testid="queue-outcome">
           <p>{outcome.text}</p>
