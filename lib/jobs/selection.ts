@@ -3,6 +3,7 @@
  * the ids of the pages, posts or media that match, newest first, at most the job's item limit.
  */
 import { readItems } from "@/lib/changes/site-items";
+import { isSiteRequestError } from "@/lib/sites/client";
 import type { SiteClient } from "@/lib/sites/types";
 import type { Selection } from "./spec";
 
@@ -27,13 +28,23 @@ export async function selectIds(client: SiteClient, selection: Selection, max: n
     if (selection.search) query.search = selection.search;
     if (selection.type === "media") query.media_type = "image";
     else query.status = selection.status === "any" ? "publish,draft,pending,private,future" : selection.status;
-    const { data } = await client.get<Listed[]>(route, query);
-    const rows = Array.isArray(data) ? data : [];
+    const rows = await listPage(client, route, query);
     for (const row of rows) if (matchesMissing(selection, row)) ids.push(row.id);
     if (rows.length < PER_PAGE) break;
   }
   if (selection.missing === "seo_description") return withoutSeoDescription(client, ids.slice(0, max + 1));
   return ids.slice(0, max + 1);
+}
+
+/** One page of a listing; past the last page WordPress answers 400 `rest_post_invalid_page_number`: no rows. */
+async function listPage(client: SiteClient, route: string, query: Record<string, string | number>): Promise<Listed[]> {
+  try {
+    const { data } = await client.get<Listed[]>(route, query);
+    return Array.isArray(data) ? data : [];
+  } catch (error) {
+    if (isSiteRequestError(error) && error.siteCode === "rest_post_invalid_page_number") return [];
+    throw error;
+  }
 }
 
 function matchesMissing(selection: Selection, row: Listed): boolean {

@@ -150,7 +150,7 @@ function JobLink({ siteId, job }: { siteId: string; job: JobPart }) {
   return (
     <p data-testid="job-link">
       {job.selection.count} {job.selection.description}.{" "}
-      <a href={`/sites/${siteId}/jobs/${job.id}`}>Follow the job and review its changes</a>
+      <a href={`/sites/${siteId}/jobs/${job.id}/queue`}>Follow the job and review its changes</a>
     </p>
   );
 }

@@ -8,7 +8,7 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import type { PublicChangeItem } from "@/lib/changes/change-sets";
 import type { JobView } from "@/lib/workflows/bulk-job";
-import { ChangeItemDiff } from "../../chat/change-diff";
+import { ChangeItemDiff } from "../../../chat/change-diff";
 
 type Skipped = { id: string; title: string; reason: string };
 type Answer = { details?: { skipped?: Skipped[] }; error?: { message?: string } };

@@ -19,7 +19,7 @@ export default async function JobPage({
   const session = await currentSession();
   const { id, jobId } = await params;
   const { cursor } = await searchParams;
-  if (!session) redirect(`/login?next=${encodeURIComponent(`/sites/${id}/jobs/${jobId}`)}`);
+  if (!session) redirect(`/login?next=${encodeURIComponent(`/sites/${id}/jobs/${jobId}/queue`)}`);
   const review = await loadJobReview({ userId: session.userId, siteId: id, jobId, cursor }).catch((error) => {
     if (isAppError(error) && (error.status === 404 || error.status === 400)) return undefined;
     throw error;
@@ -38,7 +38,7 @@ export default async function JobPage({
       <JobQueue siteId={site.id} job={job} items={page.changeSet.items} />
       {page.nextCursor ? (
         <p>
-          <Link href={`/sites/${site.id}/jobs/${job.id}?cursor=${encodeURIComponent(page.nextCursor)}`}>
+          <Link href={`/sites/${site.id}/jobs/${job.id}/queue?cursor=${encodeURIComponent(page.nextCursor)}`}>
             Next items
           </Link>
         </p>
