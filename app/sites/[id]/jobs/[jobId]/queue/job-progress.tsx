@@ -10,6 +10,8 @@ const RUNNING = new Set(["planning", "applying"]);
 export function useJob(siteId: string, initial: JobView) {
   const router = useRouter();
   const [job, setJob] = useState(initial);
+  // The page refreshed after an action (approve, undo): its server answer is newer than what was polled.
+  useEffect(() => setJob(initial), [initial]);
   useEffect(() => {
     if (!RUNNING.has(job.status)) return;
     const timer = setTimeout(async () => {
