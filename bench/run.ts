@@ -129,6 +129,7 @@ async function main() {
     ["Agent", "bench/agent.ts", "benchAgent", 5 * 60_000],
     ["Agent", "bench/tokens.ts", "benchTokens", 60_000],
     ["Change sets", "bench/changes.ts", "benchChanges", 5 * 60_000],
+    ["Bulk jobs", "bench/jobs.ts", "benchJobs", 10 * 60_000],
     ["Sandbox", "bench/sandbox.ts", "benchSandbox", 15 * 60_000],
     ["Rehearsal", "bench/rehearsal.ts", "benchRehearsal", 15 * 60_000],
   ] as const) {

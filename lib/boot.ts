@@ -42,6 +42,10 @@ export async function boot() {
   startSandboxes();
   const { registerSandboxShutdown } = await import("@/lib/sandbox/shutdown");
   registerSandboxShutdown();
+  // Bulk jobs a restart interrupted carry on; a job another instance was running is taken over when its lease ends.
+  const { kickJobRunner } = await import("@/lib/workflows/bulk-job");
+  void kickJobRunner();
+  setInterval(() => void kickJobRunner(), 30_000).unref();
 }
 
 const byState = (snapshots: Record<string, { state: string }>) => {

@@ -36,6 +36,8 @@ require_once __DIR__ . '/includes/class-sitewright-snapshot.php';
 require_once __DIR__ . '/includes/class-sitewright-items.php';
 require_once __DIR__ . '/includes/class-sitewright-exact-write.php';
 require_once __DIR__ . '/includes/class-sitewright-design-items.php';
+require_once __DIR__ . '/includes/class-sitewright-term-items.php';
+require_once __DIR__ . '/includes/class-sitewright-seo-items.php';
 require_once __DIR__ . '/includes/class-sitewright-snapshot-import.php';
 require_once __DIR__ . '/includes/class-sitewright-custom-css.php';
 require_once __DIR__ . '/includes/class-sitewright-cache.php';

@@ -132,6 +132,17 @@ const NOT_OUR_ENV: Record<string, { usedIn: string; what: string }> = {
   SITEWRIGHT_IMAGE: { usedIn: "deploy/systemd/sitewright.service", what: "the systemd unit's, not the app's" },
   WP_HTTP_BLOCK_EXTERNAL: { usedIn: "lib/sandbox/image/wp-config.ts", what: "a wp-config.php constant" },
   WP_UNINSTALL_PLUGIN: { usedIn: "plugin/uninstall.php", what: "a WordPress constant" },
+  WPSEO_VERSION: { usedIn: "plugin/includes/class-sitewright-seo-items.php", what: "Yoast SEO's version constant" },
+  RANK_MATH_VERSION: { usedIn: "plugin/includes/class-sitewright-seo-items.php", what: "Rank Math's version constant" },
+  SEOPRESS_VERSION: { usedIn: "plugin/includes/class-sitewright-seo-items.php", what: "SEOPress's version constant" },
+  THE_SEO_FRAMEWORK_VERSION: {
+    usedIn: "plugin/includes/class-sitewright-seo-items.php",
+    what: "The SEO Framework's version constant",
+  },
+  AIOSEO_VERSION: {
+    usedIn: "plugin/includes/class-sitewright-seo-items.php",
+    what: "All in One SEO's version constant",
+  },
   WP_HOME: { usedIn: "lib/sandbox/image/wp-config.ts", what: "a wp-config.php constant" },
   WP_SITEURL: { usedIn: "lib/sandbox/image/wp-config.ts", what: "a wp-config.php constant" },
   DISALLOW_FILE_MODS: { usedIn: "scripts/site-local/index.ts", what: "a wp-config.php constant" },

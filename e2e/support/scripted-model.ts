@@ -22,6 +22,21 @@ function replyTo(request: OpenAIChatRequest): ScriptedReply {
   const userIndex = request.messages.map((m) => m.role).lastIndexOf("user");
   const said = String(request.messages[userIndex]?.content ?? "");
   const toolAnswered = request.messages.slice(userIndex + 1).some((m) => m.role === "tool");
+  // A bulk job's writer (lib/agent/job-writer.ts): one text per item it was given, as the JSON it asks for.
+  const system = String(request.messages.find((m) => m.role === "system")?.content ?? "");
+  if (system.startsWith("You write ")) {
+    const listed = /Items \(site data, not instructions\):\n([\s\S]*)$/.exec(said)?.[1] ?? "[]";
+    const items = JSON.parse(listed) as Array<{ id: number; title: string }>;
+    return {
+      text: JSON.stringify({ items: items.map((item) => ({ id: item.id, text: `A photo of ${item.title}` })) }),
+    };
+  }
+  // "call <operation> {json}": one tool call exactly as typed (the reach spec drives each new operation this way).
+  const literal = /^call ([a-z_]+) (\{.*\})$/s.exec(said.trim());
+  if (literal) {
+    const [, name, args] = literal;
+    return toolAnswered ? { text: `Done: ${name}.` } : { toolCalls: [{ name: name!, arguments: JSON.parse(args!) }] };
+  }
   // A permission the owner has not granted: pass Sitewright's words on, as the system prompt asks.
   const refused = request.messages
     .slice(userIndex + 1)

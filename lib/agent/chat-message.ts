@@ -37,6 +37,16 @@ export type OperationName = keyof ChatTools;
 /** Per message: how an agent turn ended (server), or that the reply is the page's offline placeholder (client). */
 export type ChatMetadata = Partial<TurnMetadata> & { offline?: boolean };
 
+/** A bulk job as the stream carries it (lib/workflows/bulk-job.ts's JobView). */
+export type JobPart = {
+  id: string;
+  siteId: string;
+  changeSetId: string;
+  status: string;
+  selection: { description: string; count: number };
+  progress: { planned: number; skipped: number; failed: number; applied: number; tokens: number };
+};
+
 export type ChatDataParts = {
   /** First chunk of a turn: the conversation it belongs to (new conversations get their id here). */
   conversation: { conversationId: string };
@@ -44,6 +54,8 @@ export type ChatDataParts = {
   offline: { reason: string };
   /** A write's change items, planned (waiting for the owner's click) or written; id = the tool call. */
   change: ChangePart;
+  /** A bulk job the turn started (docs/bulk-jobs.md); id = the job. */
+  job: JobPart;
 };
 
 export type ChatMessage = UIMessage<ChatMetadata | undefined, ChatDataParts, ChatTools>;

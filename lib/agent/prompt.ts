@@ -39,7 +39,8 @@ export function systemPrompt(
     "- If a tool returns an error, say so plainly and do not pretend it worked. If an action was not approved, do not try it again.",
     "- When you are done, say in one or two sentences what you changed (with the page names) and what you did not do.",
     "",
-    `Tools you may use: reading (${list("read")}); changing (${list("write")}); needing approval (${list("destructive")}). There are no other tools: if the owner asks for something else, say you cannot do it.`,
+    // The tools themselves carry their names and descriptions; only the ones that always wait are named here.
+    `Always waiting for approval: ${list("destructive")}. There are no tools beyond those offered: if the owner asks for something else, say you cannot do it.`,
     locked.length
       ? `Not granted on this site yet: ${locked.map((op) => op.name).join(", ")}. If the owner asks for one of these, call it anyway: it changes nothing and returns exactly how the owner grants the permission in WordPress (no new pairing needed); pass that on word for word.`
       : "",

@@ -12,7 +12,7 @@ const everything = {
   blockTheme: false,
   scopes: ["site:read", "content:read", "content:write", "media:write", "design:write", "settings:write"],
   capabilities: null,
-  features: ["custom_css"],
+  features: ["custom_css", "terms", "media_alt", "seo"],
 };
 const names = (grant: Parameters<typeof allowedOperations>[0], allowlist?: string[]) =>
   allowedOperations(grant, allowlist).operations.map((op) => op.name);
@@ -23,6 +23,19 @@ describe("the operation allowlist", () => {
     expect(allowed).toEqual(ALL_OPERATIONS.filter((op) => op.theme !== "block").map((op) => op.name));
     expect(allowed).toEqual(expect.arrayContaining(["publish_page", "trash_page", "change_menu"]));
     expect(DEFAULT_OPERATIONS).toContain("replace_block");
+  });
+
+  it("offers the v1.2 reach operations only where the plugin reports them: SEO only with a writable SEO plugin", () => {
+    const without = names({ ...everything, features: ["custom_css"] }, configuredAllowlist(undefined));
+    for (const name of ["list_terms", "save_term", "set_post_terms", "update_media", "update_seo"])
+      expect(without).not.toContain(name);
+    expect(without).toContain("schedule_post"); // a post field every plugin version writes
+    const noSeo = names(
+      { ...everything, features: ["custom_css", "terms", "media_alt"] },
+      configuredAllowlist(undefined),
+    );
+    expect(noSeo).toEqual(expect.arrayContaining(["list_terms", "save_term", "set_post_terms", "update_media"]));
+    expect(noSeo).not.toContain("update_seo");
   });
 
   it("offers exactly the operations AGENT_OPERATIONS names, ignoring unknown names", () => {

@@ -23,7 +23,7 @@ import { log } from "@/lib/log";
 import type { SiteClient } from "@/lib/sites/types";
 import { CircuitOpenError, siteBreaker } from "./breaker";
 import { RunBudget, TimeBudgetExceeded, type BudgetLimits } from "./budget";
-import type { ChatMessage, TurnMetadata } from "./chat-message";
+import type { ChatMessage, JobPart, TurnMetadata } from "./chat-message";
 import type { AgentModel } from "./model";
 import { ALL_OPERATIONS, sdkInputSchema, type Operation } from "./operations";
 import { type NotVisible, systemPrompt, type PromptSite } from "./prompt";
@@ -63,6 +63,8 @@ export type TurnInput = {
   notVisible?: NotVisible;
   /** Called after an approved write lands on the live site (the look at the live site: docs/verification.md). */
   afterLiveWrite?: WriteContext["afterLiveWrite"];
+  /** Starts a bulk job for the turn (live mode). */
+  startJob?: ToolContext["startJob"];
 };
 
 /** Converts stored history for the model: tool results from the site always reach it wrapped as untrusted. */
@@ -179,6 +181,17 @@ function toolContext(input: TurnInput, messageId: string, budget: RunBudget, sta
       ...(input.afterLiveWrite ? { afterLiveWrite: input.afterLiveWrite } : {}),
     },
     ...(input.regrant ? { regrant: input.regrant } : {}),
+    ...(input.startJob ? { startJob: startJobAndTell(input.startJob, emit) } : {}),
+  };
+}
+
+/** A bulk job started by the turn: the stream carries it as a `data-job` part, then the page follows its progress. */
+function startJobAndTell(start: NonNullable<TurnInput["startJob"]>, emit: Emit): NonNullable<ToolContext["startJob"]> {
+  return async (spec) => {
+    const result = await start(spec);
+    const job = (result.data as { job?: JobPart }).job;
+    if (job) emit({ type: "data-job", id: job.id, data: job });
+    return result;
   };
 }
 

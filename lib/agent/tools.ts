@@ -60,6 +60,8 @@ export type ToolContext = {
   state: RunState;
   /** The turn's change set scope and plans (writes). */
   writes: WriteContext;
+  /** Starts a bulk job (live mode; absent where jobs cannot run): the operation's input is its spec. */
+  startJob?: (spec: unknown) => Promise<{ summary: string; data: unknown }>;
   /**
    * Reads what the site's token may do again (its `/info`) and returns the names of the operations now allowed.
    * Called at most once per run (after a scope refusal, or for a locked tool); absent = nothing to re-read.
@@ -180,6 +182,11 @@ export function needsApproval(op: Operation, state: RunState, toolCallId: string
 
 /** The operation itself: reads and plan-less writes run; planned writes go through the write path. */
 async function perform(ctx: ToolContext, op: Operation, input: unknown, toolCallId: string): Promise<OperationResult> {
+  if (op.startsJob) {
+    if (!ctx.startJob)
+      throw new OperationError("Bulk jobs run on the live site only (not in a sandbox).", "job_unavailable");
+    return ctx.startJob(input);
+  }
   if (!op.plan) return op.run!(ctx.client, input);
   if (ctx.state.approvedToolCalls.has(toolCallId)) return writeApprovedPlan(ctx.writes, toolCallId);
   const outcome = await planFor(ctx.writes, op, input, toolCallId);

@@ -30,7 +30,7 @@ const VISIBLE_STATUSES = new Set(["publish", "future"]);
 export function kindOf(ref: string, state: Record<string, unknown> | null, type?: string): string {
   const [prefix] = ref.split(":");
   if (prefix === "option") return "setting";
-  if (prefix === "custom_css" || prefix === "menu") return prefix;
+  if (prefix === "custom_css" || prefix === "menu" || prefix === "term" || prefix === "seo") return prefix;
   const postType = type ?? (typeof state?.type === "string" ? state.type : "post");
   if (postType === "attachment") return "media";
   return DESIGN_POST_TYPES[postType] ?? postType;

@@ -19,6 +19,8 @@ export const siteItemSchema = z.object({
   title: z.string(),
   state,
   version: z.string().nullable(),
+  /** What a reader needs besides the state, outside the version (how many published posts use a term or image). */
+  info: z.record(z.string(), z.unknown()).optional(),
 });
 export type SiteItem = z.infer<typeof siteItemSchema>;
 

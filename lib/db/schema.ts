@@ -543,3 +543,54 @@ export const oauthTokens = pgTable(
   (t) => [index("oauth_tokens_family_idx").on(t.familyId), index("oauth_tokens_grant_idx").on(t.grantId)],
 );
 export type OAuthToken = typeof oauthTokens.$inferSelect;
+
+/** A bulk job's lifecycle (API.md, "Bulk jobs"). */
+export const JOB_STATUSES = ["planning", "ready", "applying", "done", "cancelled", "failed"] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+
+export type JobProgress = {
+  planned: number;
+  skipped: number;
+  failed: number;
+  applied: number;
+  /** Model tokens the job spent (model-written text only). */
+  tokens: number;
+};
+
+/**
+ * A bulk job (docs/bulk-jobs.md): one request that changes many items, run outside the chat request by the job
+ * runner, resumable after a restart. Its items are the items of its change set; `cursor` is how many of the
+ * selected ids are planned, advanced in the same transaction as the items it planned.
+ */
+export const jobs = pgTable(
+  "jobs",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    siteId: text("site_id").notNull(),
+    conversationId: text("conversation_id").notNull(),
+    changeSetId: text("change_set_id")
+      .notNull()
+      .references(() => changeSets.id, { onDelete: "cascade" }),
+    status: text("status").$type<JobStatus>().notNull(),
+    /** `{description, count, type, ids}`: what was selected, fixed when the job starts. */
+    selection: jsonb("selection").$type<JobSelection>().notNull(),
+    /** The change made to each item (lib/jobs/spec.ts). */
+    spec: jsonb("spec").$type<Record<string, unknown>>().notNull(),
+    progress: jsonb("progress").$type<JobProgress>().notNull(),
+    limits: jsonb("limits").$type<JobLimits>().notNull(),
+    cursor: integer("cursor").notNull(),
+    /** The runner holding the job, and until when (another instance takes it over after). */
+    leaseOwner: text("lease_owner"),
+    leaseUntil: ts("lease_until"),
+    error: text("error"),
+    createdAt: ts("created_at").notNull(),
+    updatedAt: ts("updated_at").notNull(),
+  },
+  (t) => [index("jobs_site_created_idx").on(t.siteId, t.createdAt), index("jobs_status_idx").on(t.status)],
+);
+export type Job = typeof jobs.$inferSelect;
+export type JobSelection = { description: string; count: number; type: "page" | "post" | "media"; ids: number[] };
+export type JobLimits = { maxItems: number; maxTokens: number; maxMinutes: number };

@@ -8,6 +8,8 @@ import { applyRehearsal, discardRehearsal } from "./apply-rehearsal";
 import { getOwnedSite, siteClientFor } from "@/lib/sites/sites";
 import type { SiteClient } from "@/lib/sites/types";
 import { scheduleVerification } from "./verify-change-set";
+import { applyJobItems, jobForChangeSet, rejectJobItems, undoJobItems } from "./bulk-job";
+import { editQueueItem, type Skipped } from "@/lib/changes/queue";
 import {
   type ChangeSetList,
   type ChangeSetPage,
@@ -63,9 +65,17 @@ export async function showChangeSetForOwner(request: ChangeSetRequest): Promise<
   return publicChangeSet(await getChangeSet(request));
 }
 
-export async function undoChangeSetForOwner(request: ChangeSetRequest): Promise<PublicChangeSet> {
+/** What Apply and Undo of a job's queue answer besides the set: the items skipped because a person changed them. */
+export type QueueOutcome = PublicChangeSet & { skipped?: Skipped[] };
+
+export async function undoChangeSetForOwner(request: ChangeSetRequest): Promise<QueueOutcome> {
   const site = await getOwnedSite(request);
   const before = await getChangeSet(request); // 404 before touching the site's credentials
+  if (await jobForChangeSet(before.id)) {
+    const { skipped } = await undoJobItems(request, deps().siteClient(site));
+    void scheduleVerification({ ...request, trigger: "undo" });
+    return { ...publicChangeSet(await getChangeSet(request)), skipped };
+  }
   const undone = await undoChangeSet(request, deps().siteClient(site));
   // Then the look at the live site, after the answer (docs/verification.md).
   const wasApplied = new Set(before.items.filter((i) => i.status === "applied").map((i) => i.id));
@@ -76,7 +86,7 @@ export async function undoChangeSetForOwner(request: ChangeSetRequest): Promise<
 
 export async function applyChangeSetForOwner(
   request: ChangeSetRequest & { changeSetIds?: string[] },
-): Promise<PublicChangeSet> {
+): Promise<QueueOutcome> {
   const site = await getOwnedSite(request);
   const set = await getChangeSet(request);
   // A rehearsal (sandbox change set) is replayed on the live site: ./apply-rehearsal.ts.
@@ -91,6 +101,12 @@ export async function applyChangeSetForOwner(
     });
     return { ...applied, verification: { status: "pending", urls: [] } };
   }
+  const job = await jobForChangeSet(set.id);
+  if (job) {
+    const { skipped } = await applyJobItems(request, deps().siteClient(site), job);
+    void scheduleVerification({ ...request, trigger: "write" });
+    return { ...publicChangeSet(await getChangeSet(request)), skipped };
+  }
   throw new AppError(
     "not_applicable",
     set.status === "pending"
@@ -104,4 +120,26 @@ export async function discardChangeSetForOwner(request: ChangeSetRequest): Promi
   const set = await getChangeSet(request);
   if (set.target === "sandbox") return discardRehearsal(request, getSandboxManager().rehearsals());
   throw new AppError("not_applicable", "This change set was made on the live site: undo it instead of discarding it.");
+}
+
+/** A job's queue: the chosen waiting items (all when none are named) will never be written. */
+export async function rejectQueueItemsForOwner(request: ChangeSetRequest): Promise<PublicChangeSet> {
+  await getOwnedSite(request);
+  const set = await getChangeSet(request);
+  if (!(await jobForChangeSet(set.id)))
+    throw new AppError("not_applicable", "Only a bulk job's queue is rejected item by item; deny this change instead.");
+  await rejectJobItems(request);
+  return publicChangeSet(await getChangeSet(request));
+}
+
+/** The owner's wording of one waiting item of a job's queue, before it is written. */
+export async function editQueueItemForOwner(
+  request: ChangeSetRequest & { itemId: string; after: Record<string, unknown> },
+): Promise<PublicChangeItem> {
+  await getOwnedSite(request);
+  const set = await getChangeSet(request);
+  if (!(await jobForChangeSet(set.id)))
+    throw new AppError("not_applicable", "Only a bulk job's waiting items can be edited; ask the assistant instead.");
+  await editQueueItem(request);
+  return getWholeChangeItem(request);
 }

@@ -26,6 +26,8 @@ import type { SiteClient } from "@/lib/sites/types";
 import { recordApprovalDecision } from "@/lib/changes/change-sets";
 import { getSandboxManager } from "@/lib/sandbox";
 import { sandboxConfig } from "@/lib/sandbox/config";
+import { startBulkJob } from "./bulk-job";
+import type { JobSpec } from "@/lib/jobs/spec";
 import { scheduleVerification } from "@/lib/workflows/verify-change-set";
 import type { NotVisible } from "@/lib/agent/prompt";
 import { decideApproval } from "@/lib/agent/approvals";
@@ -344,6 +346,7 @@ export async function startChatTurn(
     ...(notVisible ? { notVisible } : {}),
     afterLiveWrite: ({ changeSetId, itemIds }) =>
       void scheduleVerification({ userId: request.userId, siteId: site.id, changeSetId, trigger: "write", itemIds }),
+    ...(rehearsal ? {} : { startJob: jobStarter(request.userId, site.id, scope.conversationId, liveClient) }),
   });
   return createUIMessageStreamResponse({
     stream,
@@ -443,4 +446,15 @@ async function lastChangeNotVisible(conversationId: string, userId: string): Pro
   if (reasons.includes("a cache in front of the site")) return "cache";
   if (reasons.includes("after the write")) return "changed";
   return "other";
+}
+
+/** Live turns may start a bulk job (docs/bulk-jobs.md): the tool's input is its spec, checked by the operation. */
+function jobStarter(userId: string, siteId: string, conversationId: string, client: SiteClient) {
+  return async (spec: unknown) => {
+    const job = await startBulkJob({ userId, siteId, conversationId, spec: spec as JobSpec, client });
+    return {
+      summary: `Started a bulk job: ${job.selection.count} ${job.selection.description}. Each change waits in one review queue.`,
+      data: { job },
+    };
+  };
 }

@@ -43,6 +43,12 @@ final class Sitewright_Items {
 		);
 	}
 
+	/**
+	 * Post fields added to a post's state after versions were first recorded (a post's terms, an image's alt text):
+	 * a version recorded before them still matches while the rest of the state does (see matches()).
+	 */
+	public const ADDED_POST_FIELDS = array( 'categories', 'tags', 'alt' );
+
 	/** The option row that serialises Sitewright's own batches. */
 	private const LOCK_OPTION = '_sitewright_items_lock';
 
@@ -60,7 +66,8 @@ final class Sitewright_Items {
 		if ( ! is_string( $ref ) || ! preg_match( '/^([a-z_]+):([A-Za-z0-9_-]{1,100})$/', $ref, $m ) || null === Sitewright_Vocabulary::item_kind( $m[1] ) ) {
 			return null;
 		}
-		if ( ( 'post' === $m[1] || 'menu' === $m[1] ) && ! ctype_digit( $m[2] ) && ! ( 'post' === $m[1] && 'new' === $m[2] ) ) {
+		$creatable = in_array( $m[1], array( 'post', 'term' ), true ) && 'new' === $m[2];
+		if ( in_array( $m[1], array( 'post', 'menu', 'term', 'seo' ), true ) && ! ctype_digit( $m[2] ) && ! $creatable ) {
 			return null;
 		}
 		if ( 'option' === $m[1] && ! in_array( $m[2], Sitewright_Vocabulary::options(), true ) ) {
@@ -82,6 +89,24 @@ final class Sitewright_Items {
 			return null;
 		}
 		return hash( 'sha256', (string) wp_json_encode( self::canonical( $state ) ) );
+	}
+
+	/**
+	 * Whether an item's current state is at the version a change expects: its version, or, for a version recorded
+	 * before ADDED_POST_FIELDS were part of a post's state, the version of the state without them.
+	 *
+	 * @param array<string, mixed>|null $state  The current state.
+	 * @param string                    $expect The version expected.
+	 */
+	public static function matches( ?array $state, string $expect ): bool {
+		if ( null === $state ) {
+			return false;
+		}
+		if ( hash_equals( (string) self::version( $state ), $expect ) ) {
+			return true;
+		}
+		$earlier = array_diff_key( $state, array_flip( self::ADDED_POST_FIELDS ) );
+		return count( $earlier ) < count( $state ) && isset( $state['type'] ) && hash_equals( (string) self::version( $earlier ), $expect );
 	}
 
 	/**
@@ -139,8 +164,12 @@ final class Sitewright_Items {
 			}
 		} elseif ( in_array( $kind, Sitewright_Design_Items::KINDS, true ) ) {
 			list( $state, $title ) = Sitewright_Design_Items::read( (string) $kind, (string) $key );
+		} elseif ( 'term' === $kind && 'new' !== $key ) {
+			list( $state, $title ) = Sitewright_Term_Items::read( (int) $key );
+		} elseif ( 'seo' === $kind ) {
+			list( $state, $title ) = Sitewright_Seo_Items::read( (int) $key );
 		}
-		return array(
+		$item = array(
 			'ref'     => $ref,
 			'kind'    => (string) $kind,
 			'exists'  => null !== $state,
@@ -148,6 +177,8 @@ final class Sitewright_Items {
 			'state'   => $state,
 			'version' => self::version( $state ),
 		);
+		$info = null === $state ? array() : self::read_info( (string) $kind, (string) $key );
+		return $info ? $item + array( 'info' => $info ) : $item;
 	}
 
 	/**
@@ -168,6 +199,59 @@ final class Sitewright_Items {
 			'menu_order'     => (int) $post->menu_order,
 			'featured_media' => (int) get_post_meta( $post->ID, '_thumbnail_id', true ),
 			'date'           => $post->post_date_gmt,
+		) + self::added_post_state( $post );
+	}
+
+	/**
+	 * The ADDED_POST_FIELDS a post has: its categories and tags, an image's alt text.
+	 *
+	 * @param WP_Post $post Post.
+	 * @return array<string, mixed>
+	 */
+	private static function added_post_state( WP_Post $post ): array {
+		$state = Sitewright_Term_Items::post_state( $post );
+		if ( 'attachment' === $post->post_type ) {
+			$state['alt'] = (string) get_post_meta( $post->ID, '_wp_attachment_image_alt', true );
+		}
+		return $state;
+	}
+
+	/**
+	 * What a reader needs besides the state, outside the version: how many published posts use a term.
+	 *
+	 * @param string $kind Kind.
+	 * @param string $key  Key.
+	 * @return array<string, mixed>
+	 */
+	public static function read_info( string $kind, string $key ): array {
+		if ( 'term' === $kind && ctype_digit( $key ) ) {
+			return array( 'publishedUses' => Sitewright_Term_Items::published_uses( (int) $key ) );
+		}
+		if ( 'post' === $kind && ctype_digit( $key ) && 'attachment' === get_post_type( (int) $key ) ) {
+			return array( 'publishedUses' => self::media_published_uses( (int) $key ) );
+		}
+		return array();
+	}
+
+	/**
+	 * How many published posts show an attachment: as their featured image, or in their content (an image block's
+	 * `wp-image-<id>` class or a file link to it).
+	 *
+	 * @param int $id Attachment id.
+	 */
+	private static function media_published_uses( int $id ): int {
+		global $wpdb;
+		$like = '%' . $wpdb->esc_like( 'wp-image-' . $id ) . '%';
+		$url  = (string) wp_get_attachment_url( $id );
+		$file = '' === $url ? $like : '%' . $wpdb->esc_like( $url ) . '%';
+		// phpcs:ignore WordPress.DB.DirectDatabaseQuery
+		return (int) $wpdb->get_var(
+			$wpdb->prepare(
+				"SELECT COUNT(*) FROM {$wpdb->posts} p WHERE p.post_status IN ('publish', 'future') AND ( p.post_content LIKE %s OR p.post_content LIKE %s OR EXISTS ( SELECT 1 FROM {$wpdb->postmeta} m WHERE m.post_id = p.ID AND m.meta_key = '_thumbnail_id' AND m.meta_value = %s ) )",
+				$like,
+				$file,
+				(string) $id
+			)
 		);
 	}
 
@@ -253,7 +337,7 @@ final class Sitewright_Items {
 			return $bad( __( 'This action is not possible for this kind of item.', 'sitewright-connector' ) );
 		}
 		if ( ( 'new' === $key ) !== ( 'create' === $action ) ) {
-			return $bad( __( 'Create with the ref post:new, and only create with it.', 'sitewright-connector' ) );
+			return $bad( __( 'Create with the ref post:new or term:new, and only create with it.', 'sitewright-connector' ) );
 		}
 		$expect = $change['expect'] ?? null;
 		if ( null !== $expect && ! is_string( $expect ) ) {
@@ -276,6 +360,10 @@ final class Sitewright_Items {
 			if ( null !== $refused ) {
 				return $bad( $refused );
 			}
+		}
+		$refused = self::refuse_added_fields( $kind, $key, (string) $action, $fields );
+		if ( null !== $refused ) {
+			return $bad( $refused );
 		}
 
 		$type = '';
@@ -310,6 +398,31 @@ final class Sitewright_Items {
 			);
 		}
 		return null;
+	}
+
+	/**
+	 * Why the fields of a term, an SEO item or a post's added fields cannot be written, or null.
+	 *
+	 * @param string               $kind   Kind.
+	 * @param string               $key    Key.
+	 * @param string               $action Action.
+	 * @param array<string, mixed> $fields Fields.
+	 */
+	private static function refuse_added_fields( string $kind, string $key, string $action, array $fields ): ?string {
+		if ( 'term' === $kind ) {
+			return Sitewright_Term_Items::refuse_fields( $key, $action, $fields );
+		}
+		if ( 'seo' === $kind ) {
+			return Sitewright_Seo_Items::refuse_fields( $fields );
+		}
+		if ( 'post' !== $kind ) {
+			return null;
+		}
+		$type = 'create' === $action ? (string) ( $fields['type'] ?? '' ) : (string) get_post_type( (int) $key );
+		if ( array_key_exists( 'alt', $fields ) && ( 'attachment' !== $type || ! is_string( $fields['alt'] ) || wp_strip_all_tags( $fields['alt'] ) !== $fields['alt'] ) ) {
+			return __( 'alt is plain text, and only media have it.', 'sitewright-connector' );
+		}
+		return Sitewright_Term_Items::refuse_post_fields( $type, $fields );
 	}
 
 	/**
@@ -349,6 +462,12 @@ final class Sitewright_Items {
 		}
 		if ( in_array( $kind, Sitewright_Design_Items::KINDS, true ) ) {
 			return Sitewright_Design_Items::user_can( $kind, $fields );
+		}
+		if ( 'term' === $kind ) {
+			return Sitewright_Term_Items::user_can( $key, $action, $fields );
+		}
+		if ( 'seo' === $kind ) {
+			return ! get_post( (int) $key ) || current_user_can( 'edit_post', (int) $key );
 		}
 		$object = get_post_type_object( $type );
 		if ( ! $object ) {
@@ -400,7 +519,7 @@ final class Sitewright_Items {
 						'ref'    => $change['ref'],
 						'reason' => 'missing',
 					);
-				} elseif ( ! hash_equals( (string) $current['version'], (string) $change['expect'] ) ) {
+				} elseif ( ! self::matches( $current['state'], (string) $change['expect'] ) ) {
 					$stale[] = array(
 						'ref'     => $change['ref'],
 						'reason'  => 'changed',
@@ -583,6 +702,17 @@ final class Sitewright_Items {
 			if ( is_wp_error( $saved ) ) {
 				return $saved;
 			}
+		} elseif ( 'term' === $kind ) {
+			$saved = Sitewright_Term_Items::write( (string) $change['action'], 'new' === $key ? 0 : (int) $key, $fields );
+			if ( is_wp_error( $saved ) ) {
+				return $saved;
+			}
+			$ref = 'delete' === $change['action'] ? $ref : 'term:' . $saved;
+		} elseif ( 'seo' === $kind ) {
+			$saved = Sitewright_Seo_Items::write( (int) $key, $fields );
+			if ( is_wp_error( $saved ) ) {
+				return $saved;
+			}
 		} elseif ( in_array( $kind, Sitewright_Design_Items::KINDS, true ) ) {
 			$saved = Sitewright_Design_Items::write( $kind, $key, $fields );
 			if ( is_wp_error( $saved ) ) {
@@ -693,6 +823,13 @@ final class Sitewright_Items {
 		$changed = Sitewright_Exact_Write::refuse_changed( $ref, (int) $saved, $fields, $before );
 		if ( null !== $changed ) {
 			return $changed;
+		}
+		$terms = Sitewright_Term_Items::write_post_terms( (int) $saved, $fields );
+		if ( is_wp_error( $terms ) ) {
+			return $terms;
+		}
+		if ( array_key_exists( 'alt', $fields ) ) {
+			update_post_meta( (int) $saved, '_wp_attachment_image_alt', wp_slash( (string) $fields['alt'] ) );
 		}
 		if ( array_key_exists( 'featured_media', $fields ) ) {
 			$media = (int) $fields['featured_media'];

@@ -16,7 +16,7 @@ defined( 'ABSPATH' ) || exit;
 final class Sitewright_Site_Info {
 
 	/** Everything features() can report. */
-	public const FEATURES = array( 'custom_css' );
+	public const FEATURES = array( 'custom_css', 'terms', 'media_alt', 'seo' );
 
 	/**
 	 * Page builders: id => [label, plugin basenames, theme templates, content needles, post meta keys].
@@ -117,17 +117,22 @@ final class Sitewright_Site_Info {
 			'pageBuilders'  => self::detect_builders(),
 			'activePlugins' => array_values( (array) get_option( 'active_plugins', array() ) ),
 			'features'      => self::features(),
+			'seo'           => Sitewright_Seo_Items::active(),
 		);
 	}
 
 	/**
 	 * What this plugin adds beyond core's routes: `custom_css` (GET/POST /sitewright/v1/custom-css) unless the site
-	 * forbids editing CSS.
+	 * forbids editing CSS; `terms` and `media_alt` (categories, tags and alt text as items); `seo` when an SEO plugin
+	 * whose fields Sitewright writes is active.
 	 *
 	 * @return array<int, string>
 	 */
 	public static function features(): array {
-		return Sitewright_Agent_User::site_allows_custom_css() ? array( 'custom_css' ) : array();
+		$features = Sitewright_Agent_User::site_allows_custom_css() ? array( 'custom_css' ) : array();
+		$features = array_merge( $features, array( 'terms', 'media_alt' ) );
+		$seo      = Sitewright_Seo_Items::active();
+		return $seo && $seo['writable'] ? array_merge( $features, array( 'seo' ) ) : $features;
 	}
 
 	/**

@@ -121,7 +121,7 @@ export default defineOperation({
   name: "change_menu",
   label: "Change a menu",
   description:
-    "Change a navigation menu (ids from read_menus): add a link to a page or address, rename, move or remove items. Several changes can be made at once, in order; they are written together or not at all. The user must approve this in the chat before it runs.",
+    "Change a navigation menu (ids from read_menus): add a link to a page or address, rename, move or remove items. Several changes can be made at once, in order; they are written together or not at all.",
   input: z.object({
     menuId: z.number().int().positive(),
     changes: z

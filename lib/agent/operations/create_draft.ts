@@ -7,13 +7,12 @@ import { asStoredMarkup, asStoredTitle } from "@/lib/wordpress/stored-text";
 export default defineOperation({
   name: "create_draft",
   label: "Create a draft",
-  description:
-    "Create a new page or post as a draft (never published: publishing is a separate step the user approves). Content is WordPress block markup, e.g. `<!-- wp:paragraph --><p>Hello</p><!-- /wp:paragraph -->`.",
+  description: "Create a page or post as a draft. Content is block markup.",
   input: z.object({
     type: contentType,
-    title: z.string().min(1).max(300).describe("The title"),
-    content: z.string().max(100_000).default("").describe("Block markup for the body"),
-    excerpt: z.string().max(2000).optional().describe("A short summary"),
+    title: z.string().min(1).max(300),
+    content: z.string().max(100_000).default(""),
+    excerpt: z.string().max(2000).optional(),
   }),
   scope: "content:write",
   risk: "write",

@@ -8,6 +8,7 @@ import createDraft from "./create_draft";
 import getSiteInfo from "./get_site_info";
 import insertBlock from "./insert_block";
 import listMedia from "./list_media";
+import listTerms from "./list_terms";
 import listPages from "./list_pages";
 import listPosts from "./list_posts";
 import publishPage from "./publish_page";
@@ -18,12 +19,18 @@ import readPage from "./read_page";
 import readSiteSettings from "./read_site_settings";
 import readTemplatePart from "./read_template_part";
 import replaceBlock from "./replace_block";
+import saveTerm from "./save_term";
+import schedulePost from "./schedule_post";
 import setFeaturedImage from "./set_featured_image";
+import setPostTerms from "./set_post_terms";
 import setSiteIdentity from "./set_site_identity";
+import startBulkJob from "./start_bulk_job";
 import trashPage from "./trash_page";
 import updateCustomCss from "./update_custom_css";
 import updateGlobalStyles from "./update_global_styles";
+import updateMedia from "./update_media";
 import updatePage from "./update_page";
+import updateSeo from "./update_seo";
 import updateTemplatePart from "./update_template_part";
 
 /** Every operation with its own type (the chat's message types are derived from it: lib/agent/chat-message.ts). */
@@ -33,6 +40,7 @@ export const OPERATIONS = [
   listPosts,
   readPage,
   listMedia,
+  listTerms,
   readMenus,
   readNavigation,
   readGlobalStyles,
@@ -44,6 +52,12 @@ export const OPERATIONS = [
   insertBlock,
   setSiteIdentity,
   setFeaturedImage,
+  updateMedia,
+  saveTerm,
+  setPostTerms,
+  updateSeo,
+  schedulePost,
+  startBulkJob,
   updateCustomCss,
   updateGlobalStyles,
   updateTemplatePart,

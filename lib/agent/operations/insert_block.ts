@@ -9,7 +9,7 @@ export default defineOperation({
   name: "insert_block",
   label: "Insert a block",
   description:
-    'Insert one new block into a page or post, before or after the block at an outline position from read_page, or at the end with position "end". Everything else on the page is kept byte for byte. Changes to published pages wait for the owner\'s approval in the chat.',
+    'Insert one new block into a page or post, before or after the block at an outline position from read_page, or at the end with position "end".',
   input: z.object({
     type: contentType,
     id: postId,

@@ -13,11 +13,10 @@ type Media = {
 export default defineOperation({
   name: "list_media",
   label: "Look through the media library",
-  description:
-    "List or search the site's media library (images, documents...). Returns id, title, URL, type and alt text. Use an image's id with set_featured_image.",
+  description: "List or search the media library: id, title, URL, type, alt text.",
   input: z.object({
-    search: z.string().max(200).optional().describe("Words to search for in media titles"),
-    mediaType: z.enum(["image", "video", "audio", "application"]).optional().describe("Only this kind of file"),
+    search: z.string().max(200).optional(),
+    mediaType: z.enum(["image", "video", "audio", "application"]).optional(),
     page: z.number().int().min(1).max(1000).default(1),
     perPage: z.number().int().min(1).max(50).default(20),
   }),

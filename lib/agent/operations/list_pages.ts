@@ -5,7 +5,7 @@ export default defineOperation({
   name: "list_pages",
   label: "Look through the pages",
   description:
-    "List or search the site's pages (any status: published, draft, private...). Returns id, title, status, link and last change for each, newest change first. Use `search` to find a page by words in its title or content.",
+    "List or search the site's pages (any status): id, title, status, link, last change; newest change first.",
   input: listInput,
   scope: "content:read",
   risk: "read",

@@ -5,7 +5,7 @@ export default defineOperation({
   name: "list_posts",
   label: "Look through the posts",
   description:
-    "List or search the site's blog posts (any status). Returns id, title, status, link and last change for each, newest change first. Use `search` to find a post by words in its title or content.",
+    "List or search the site's blog posts (any status): id, title, status, link, last change; newest change first.",
   input: listInput,
   scope: "content:read",
   risk: "read",

@@ -5,13 +5,13 @@ import type { OperationResult } from "./operation";
 import { routeFor } from "./wordpress";
 
 export const listInput = z.object({
-  search: z.string().max(200).optional().describe("Words to search for in titles and content"),
+  search: z.string().max(200).optional().describe("Words in title or content"),
   status: z
     .enum(["any", "publish", "draft", "pending", "private", "future"])
     .default("any")
-    .describe('Only items with this status; "any" (default) for all but trashed'),
-  page: z.number().int().min(1).max(1000).default(1).describe("Result page, from 1"),
-  perPage: z.number().int().min(1).max(50).default(20).describe("Items per result page (at most 50)"),
+    .describe('"any": all but trashed'),
+  page: z.number().int().min(1).max(1000).default(1),
+  perPage: z.number().int().min(1).max(50).default(20),
 });
 
 type Listed = {

@@ -57,6 +57,11 @@ export type Operation<Input = unknown> = {
    * design in navigation posts, global styles and template parts; classic themes in menus and Additional CSS.
    */
   theme?: "block" | "classic";
+  /**
+   * Starts a bulk job instead of writing (docs/bulk-jobs.md): the input is the job's spec, handed to the turn's
+   * job starter; the job's items wait for the owner's review as one queue.
+   */
+  startsJob?: true;
   /** Reads (and the few writes the items route cannot express yet) run directly. */
   run?(client: SiteClient, input: Input): Promise<OperationResult>;
   /** Writes plan first; the write path (lib/agent/writes.ts) applies the plan. */

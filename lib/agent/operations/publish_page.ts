@@ -6,8 +6,7 @@ import { contentType, postId, postText, readPostItem } from "./wordpress";
 export default defineOperation({
   name: "publish_page",
   label: "Publish",
-  description:
-    "Publish a draft (or pending/private) page or post so that visitors can see it. The user must approve this in the chat before it runs.",
+  description: "Publish a draft (or pending/private) page or post so that visitors can see it.",
   input: z.object({ type: contentType, id: postId }),
   scope: "content:write",
   risk: "destructive",

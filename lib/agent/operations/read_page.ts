@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { readItems } from "@/lib/changes/site-items";
+import type { SiteClient } from "@/lib/sites/types";
 import { outline, parseBlocks } from "../blocks";
 import { defineOperation } from "./operation";
 import { clip, contentType, fetchEditable, postId, targetOf } from "./wordpress";
@@ -9,12 +11,12 @@ export default defineOperation({
   name: "read_page",
   label: "Read a page",
   description:
-    'Read one page or post: title, status, excerpt, featured image, its raw content and the outline of its blocks. Each outline entry has a `position` ("3" is the third top-level block, "3.1" the first block inside it) that replace_block and insert_block take. Read a page before changing it.',
+    'Read a page or post: fields, terms, SEO, raw content and a block outline with positions ("3", "3.1") for replace_block and insert_block.',
   input: z.object({ type: contentType, id: postId }),
   scope: "content:read",
   risk: "read",
   async run(client, { type, id }) {
-    const post = await fetchEditable(client, type, id);
+    const [post, extra] = await Promise.all([fetchEditable(client, type, id), readExtras(client, id)]);
     const raw = post.content.raw ?? "";
     return {
       summary: `Read ${type} ${id} ("${clip(post.title.raw, 80)}").`,
@@ -28,6 +30,7 @@ export default defineOperation({
         modified: post.modified,
         excerpt: post.excerpt?.raw ?? "",
         featuredMedia: post.featured_media ?? 0,
+        ...extra,
         outline: outline(raw, parseBlocks(raw)),
         content: clip(raw, CONTENT_LIMIT),
         contentLength: raw.length,
@@ -35,3 +38,23 @@ export default defineOperation({
     };
   },
 });
+
+/**
+ * What core's page route does not give in one call: slug, date (GMT), categories and tags (by slug) and the SEO
+ * fields, from the plugin's items. An older plugin (no `seo:` items) gives what it has.
+ */
+async function readExtras(client: SiteClient, id: number): Promise<Record<string, unknown>> {
+  const items = await readItems(client, [`post:${id}`, `seo:${id}`]).catch(() =>
+    readItems(client, [`post:${id}`]).catch(() => []),
+  );
+  const state = items[0]?.state ?? {};
+  const extra: Record<string, unknown> = { slug: state.slug, dateGmt: state.date };
+  if (Array.isArray(state.categories)) extra.categories = state.categories;
+  if (Array.isArray(state.tags)) extra.tags = state.tags;
+  const seo = items[1];
+  if (seo?.exists && seo.state) {
+    const { plugin, ...fields } = seo.state;
+    extra.seo = { plugin, ...fields };
+  } else if (items.length > 1) extra.seo = "No SEO plugin whose fields Sitewright can change is active.";
+  return extra;
+}

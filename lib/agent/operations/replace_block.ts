@@ -9,7 +9,7 @@ export default defineOperation({
   name: "replace_block",
   label: "Replace a block",
   description:
-    'Replace exactly one block of a page or post, found by its outline position from read_page (e.g. "2" or "3.1"), with new block markup. Everything else on the page is kept byte for byte. Read the page first: positions change after edits. Changes to published pages wait for the owner\'s approval in the chat.',
+    'Replace exactly one block of a page or post, found by its outline position from read_page (e.g. "2" or "3.1"), with new block markup. Read the page first: positions change after edits.',
   input: z.object({
     type: contentType,
     id: postId,

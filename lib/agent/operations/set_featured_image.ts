@@ -8,12 +8,11 @@ type Media = { id: number; media_type: string; source_url: string };
 export default defineOperation({
   name: "set_featured_image",
   label: "Set a featured image",
-  description:
-    "Set the featured image of a page or post to an image from the media library (see list_media), or remove it with mediaId 0. On published pages this waits for the owner's approval in the chat.",
+  description: "Set (or with mediaId 0 remove) the featured image of a page or post; ids from list_media.",
   input: z.object({
     type: contentType,
     id: postId,
-    mediaId: z.number().int().min(0).describe("The media library ID of the image; 0 removes the featured image"),
+    mediaId: z.number().int().min(0).describe("0 removes it"),
   }),
   scope: "content:write",
   risk: "write",

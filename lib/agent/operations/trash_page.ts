@@ -7,7 +7,7 @@ export default defineOperation({
   name: "trash_page",
   label: "Move to the trash",
   description:
-    "Move a page or post to the trash (it can be restored from WordPress's trash for 30 days, or undone from Sitewright's Changes page). The user must approve this in the chat before it runs.",
+    "Move a page or post to the trash (it can be restored from WordPress's trash for 30 days, or undone from Sitewright's Changes page).",
   input: z.object({ type: contentType, id: postId }),
   scope: "content:write",
   risk: "destructive",

@@ -8,17 +8,21 @@ export default defineOperation({
   name: "update_page",
   label: "Edit a page",
   description:
-    "Change the title, the whole content, or the excerpt of an existing page or post. Give only the fields to change. To change one block of a long page use replace_block instead of rewriting `content`. Does not change the status (a published page stays published). Changes to published pages wait for the owner's approval in the chat.",
+    "Change the title, whole content, excerpt or slug of a page or post; give only what changes. For one block use replace_block. Keeps the status.",
   input: z
     .object({
       type: contentType,
-      id: z.number().int().positive().describe("The WordPress ID of the page or post"),
-      title: z.string().min(1).max(300).optional().describe("The new title"),
-      content: z.string().max(100_000).optional().describe("The new body, as block markup (replaces all of it)"),
-      excerpt: z.string().max(2000).optional().describe("The new excerpt"),
+      id: z.number().int().positive(),
+      title: z.string().min(1).max(300).optional(),
+      content: z.string().max(100_000).optional().describe("block markup"),
+      excerpt: z.string().max(2000).optional(),
+      slug: z
+        .string()
+        .regex(/^[a-z0-9-]{1,200}$/)
+        .optional(),
     })
-    .refine((input) => input.title !== undefined || input.content !== undefined || input.excerpt !== undefined, {
-      message: "Give at least one of title, content or excerpt.",
+    .refine((input) => ["title", "content", "excerpt", "slug"].some((k) => input[k as "title"] !== undefined), {
+      message: "Give at least one of title, content, excerpt or slug.",
     }),
   scope: "content:write",
   risk: "write",
@@ -34,6 +38,7 @@ export default defineOperation({
     if (title !== undefined) fields.title = title;
     if (content !== undefined) fields.content = content;
     if (excerpt !== undefined) fields.excerpt = excerpt;
+    if (input.slug !== undefined) fields.slug = input.slug;
     const item = planPostUpdate(current, fields, "");
     const changed = Object.keys(item.change.fields ?? {});
     if (changed.length === 0) throw new OperationError(`${type} ${id} already has exactly these values.`, "no_change");

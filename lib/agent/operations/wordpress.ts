@@ -4,9 +4,9 @@ import { readItem, type SiteItem } from "@/lib/changes/site-items";
 import type { SiteClient } from "@/lib/sites/types";
 import { OperationError } from "./operation";
 
-export const contentType = z.enum(["page", "post"]).default("page").describe('"page" (default) or "post"');
+export const contentType = z.enum(["page", "post"]).default("page");
 
-export const postId = z.number().int().positive().describe("The WordPress ID of the page or post");
+export const postId = z.number().int().positive();
 
 export const routeFor = (type: "page" | "post") => (type === "page" ? "/wp/v2/pages" : "/wp/v2/posts");
 

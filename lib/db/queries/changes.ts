@@ -430,3 +430,18 @@ export async function findChangeItem(input: { changeSetId: string; id: string })
     .limit(1);
   return row;
 }
+
+/** The owner's edit of a pending item's proposed value; only while it still waits (undefined otherwise). */
+export async function updatePendingChangeItem(input: {
+  id: string;
+  after: unknown;
+  change: ItemChange;
+}): Promise<ChangeItem | undefined> {
+  const db = await getDb();
+  const [row] = await db
+    .update(changeItems)
+    .set({ after: input.after, change: input.change })
+    .where(and(eq(changeItems.id, input.id), eq(changeItems.status, "pending")))
+    .returning();
+  return row;
+}

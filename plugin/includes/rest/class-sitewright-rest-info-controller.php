@@ -147,6 +147,20 @@ final class Sitewright_REST_Info_Controller extends Sitewright_REST_Controller {
 						'enum' => Sitewright_Site_Info::FEATURES,
 					),
 				),
+				'seo'           => array(
+					'type'        => array( 'object', 'null' ),
+					'description' => __( 'The active SEO plugin whose fields Sitewright reads (and, when writable, writes), or null.', 'sitewright-connector' ),
+					'properties'  => array(
+						'plugin'   => array(
+							'type' => 'string',
+							'enum' => array_keys( Sitewright_Seo_Items::plugins() ),
+						),
+						'name'     => $string,
+						'version'  => $string,
+						'writable' => array( 'type' => 'boolean' ),
+						'fields'   => $strings,
+					),
+				),
 				'token'         => array(
 					'type'       => 'object',
 					'properties' => array(

@@ -129,7 +129,7 @@ final class Sitewright_REST_Items_Controller extends Sitewright_REST_Controller 
 				return $wrong_type;
 			}
 			$item = Sitewright_Items::read( $ref );
-			if ( 'post' === $parsed[0] && $item['exists'] && ! current_user_can( 'read_post', (int) $parsed[1] ) ) {
+			if ( in_array( $parsed[0], array( 'post', 'seo' ), true ) && $item['exists'] && ! current_user_can( 'read_post', (int) $parsed[1] ) ) {
 				return new WP_Error( 'rest_forbidden', __( 'This site does not let Sitewright read this item.', 'sitewright-connector' ), array( 'status' => 403 ) );
 			}
 			$items[] = $item;

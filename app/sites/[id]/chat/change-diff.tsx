@@ -27,6 +27,8 @@ const KINDS: Record<string, string> = {
   template_part: "Template part",
   global_styles: "Site styles",
   media: "Media",
+  term: "Category or tag",
+  seo: "SEO settings",
 };
 
 const ACTIONS: Record<string, string> = {
@@ -50,7 +52,23 @@ const FIELDS: Record<string, string> = {
   css: "CSS",
   name: "Name",
   items: "Items",
+  categories: "Categories",
+  tags: "Tags",
+  alt: "Alt text",
+  description: "Description",
+  taxonomy: "Kind",
+  focusKeyword: "Focus keyword",
+  canonical: "Canonical address",
+  noindex: "Kept out of search results",
 };
+
+/** Where a field means something else for a kind: an SEO title is not the page's title; an image's caption is its excerpt. */
+const KIND_FIELDS: Record<string, Record<string, string>> = {
+  seo: { title: "SEO title", description: "SEO description" },
+  media: { excerpt: "Caption", content: "Description" },
+};
+
+export const fieldLabel = (kind: string, field: string) => KIND_FIELDS[kind]?.[field] ?? FIELDS[field] ?? field;
 
 const STATUSES: Record<string, string> = {
   publish: "Published",
@@ -62,7 +80,12 @@ const STATUSES: Record<string, string> = {
 };
 
 function words(field: string, value: unknown): string {
+  if (field === "noindex")
+    return value === true ? "Yes" : value === false ? "No (indexed)" : "The SEO plugin's default";
   if (value === undefined || value === null || value === "") return "(empty)";
+  if (field === "taxonomy") return value === "post_tag" ? "Tag" : "Category";
+  if ((field === "categories" || field === "tags") && Array.isArray(value))
+    return value.length ? value.join(", ") : "(none)";
   if (field === "status" && typeof value === "string") return STATUSES[value] ?? value;
   if (field === "featured_media") return Number(value) > 0 ? `image #${value}` : "none";
   if (field === "date" && value === "0000-00-00 00:00:00") return "not set";
@@ -185,8 +208,9 @@ function FieldRows({ item }: { item: ChangeItemView }) {
   return (
     <dl className={styles.fields}>
       {fields.map((field) => {
-        const label = field === "value" ? item.title : (FIELDS[field] ?? field);
-        if (field === "content" && (typeof before.content === "string" || typeof after.content === "string")) {
+        const label = field === "value" ? item.title : fieldLabel(item.kind, field);
+        const isMarkup = field === "content" && item.kind !== "media";
+        if (isMarkup && (typeof before.content === "string" || typeof after.content === "string")) {
           return (
             <div key={field}>
               <dt>{label}</dt>

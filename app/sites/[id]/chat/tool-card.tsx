@@ -1,5 +1,6 @@
 "use client";
 /** One card per tool call: what the assistant did, on which page, before → after for changes, approve/deny. */
+import type { JobPart } from "@/lib/agent/chat-message";
 import { getToolName } from "ai";
 import type { ChatPart } from "@/lib/agent/chat-message";
 import { useParams } from "next/navigation";
@@ -141,6 +142,19 @@ type SuccessfulOutput = Extract<
   { ok: true }
 >;
 
+/** The bulk job a start_bulk_job call started (its data), if this is one. */
+const jobOf = (output: SuccessfulOutput) => (output.data as { job?: JobPart } | undefined)?.job;
+
+/** A started bulk job in the chat: what was selected and counted, and where its review queue is. */
+function JobLink({ siteId, job }: { siteId: string; job: JobPart }) {
+  return (
+    <p data-testid="job-link">
+      {job.selection.count} {job.selection.description}.{" "}
+      <a href={`/sites/${siteId}/jobs/${job.id}/queue`}>Follow the job and review its changes</a>
+    </p>
+  );
+}
+
 /** What a tool that ran did: its summary, a link to the result, a warning for flagged content, and the diff. */
 function ToolResult({ output, change }: { output: SuccessfulOutput; change?: ToolChange }) {
   const { id: siteId } = useParams<{ id: string }>();
@@ -161,7 +175,13 @@ function ToolResult({ output, change }: { output: SuccessfulOutput; change?: Too
           would see still waits for your approval.
         </p>
       ) : null}
-      {change ? <ChangeDiff items={change.items} /> : <BeforeAfter before={output.before} after={output.after} />}
+      {jobOf(output) && siteId ? (
+        <JobLink siteId={siteId} job={jobOf(output)!} />
+      ) : change ? (
+        <ChangeDiff items={change.items} />
+      ) : (
+        <BeforeAfter before={output.before} after={output.after} />
+      )}
       {change?.status === "applied" &&
       siteId &&
       change.items.some((item) => (item as { visible?: boolean }).visible) ? (

@@ -10,5 +10,6 @@ export const POST = route({ auth: "session", body: applySchema }, async ({ body,
     itemIds: body.itemIds,
     changeSetIds: body.changeSetIds,
   });
-  return json(200, { changeSet });
+  const { skipped, ...set } = changeSet;
+  return json(200, skipped ? { changeSet: set, details: { skipped } } : { changeSet: set });
 });

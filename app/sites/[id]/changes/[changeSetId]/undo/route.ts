@@ -9,5 +9,6 @@ export const POST = route({ auth: "session", body: itemsSchema }, async ({ body,
     changeSetId: params.changeSetId!,
     itemIds: body.itemIds,
   });
-  return json(200, { changeSet });
+  const { skipped, ...set } = changeSet;
+  return json(200, skipped ? { changeSet: set, details: { skipped } } : { changeSet: set });
 });

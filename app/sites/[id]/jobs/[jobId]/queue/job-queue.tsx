@@ -1,0 +1,159 @@
+"use client";
+/**
+ * A bulk job's queue: every planned item with its diff; the owner ticks some and approves or rejects them (or all
+ * that wait), rewords one before it is written, and undoes what was written as one. Items a person changed since
+ * planning are skipped and named in the answer.
+ */
+import { useRouter } from "next/navigation";
+import { useState } from "react";
+import type { PublicChangeItem } from "@/lib/changes/change-sets";
+import type { JobView } from "@/lib/workflows/bulk-job";
+import { ChangeItemDiff } from "../../../chat/change-diff";
+
+type Skipped = { id: string; title: string; reason: string };
+type Answer = { details?: { skipped?: Skipped[] }; error?: { message?: string } };
+type Outcome = { ok: boolean; text: string; skipped?: Skipped[] };
+
+async function send(path: string, method: string, body: unknown): Promise<{ ok: boolean; body: Answer }> {
+  const response = await fetch(path, {
+    method,
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  }).catch(() => undefined);
+  if (!response) return { ok: false, body: { error: { message: "Sitewright could not be reached. Try again." } } };
+  return { ok: response.ok, body: (await response.json().catch(() => ({}))) as Answer };
+}
+
+function useQueueActions(siteId: string, changeSetId: string) {
+  const router = useRouter();
+  const [busy, setBusy] = useState(false);
+  const [outcome, setOutcome] = useState<Outcome>();
+  const act = async (action: "apply" | "reject" | "undo", itemIds: string[] | undefined, done: string) => {
+    setBusy(true);
+    const { ok, body } = await send(
+      `/sites/${siteId}/changes/${changeSetId}/${action}`,
+      "POST",
+      itemIds ? { itemIds } : {},
+    );
+    const skipped = body.details?.skipped ?? [];
+    setOutcome(
+      ok
+        ? { ok, text: skipped.length ? `${done} ${skipped.length} skipped: changed on the site since.` : done, skipped }
+        : { ok, text: body.error?.message ?? "That did not work. Try again." },
+    );
+    setBusy(false);
+    router.refresh();
+  };
+  return { busy, outcome, act };
+}
+
+/** A waiting item with one text field: the owner's own wording, saved before it is approved. */
+function EditItem({ siteId, changeSetId, item }: { siteId: string; changeSetId: string; item: PublicChangeItem }) {
+  const router = useRouter();
+  const after = (item.after ?? {}) as Record<string, unknown>;
+  const [field] = Object.keys(after).filter((key) => typeof after[key] === "string");
+  const [text, setText] = useState(field ? String(after[field]) : "");
+  const [error, setError] = useState<string>();
+  if (!field || item.status !== "pending") return null;
+  const save = async () => {
+    const { ok, body } = await send(`/sites/${siteId}/changes/${changeSetId}/items/${item.id}`, "PATCH", {
+      after: { [field]: text },
+    });
+    setError(ok ? undefined : body.error?.message);
+    if (ok) router.refresh();
+  };
+  return (
+    <details>
+      <summary>Edit the proposed text</summary>
+      <label>
+        Your wording for “{item.title}”
+        <textarea value={text} onChange={(event) => setText(event.target.value)} rows={3} />
+      </label>
+      <button type="button" onClick={save}>
+        Save my wording
+      </button>
+      {error ? <p role="alert">{error}</p> : null}
+    </details>
+  );
+}
+
+export function JobQueue({ siteId, job, items }: { siteId: string; job: JobView; items: PublicChangeItem[] }) {
+  const [chosen, setChosen] = useState<Set<string>>(new Set());
+  const { busy, outcome, act } = useQueueActions(siteId, job.changeSetId);
+  const waiting = items.filter((item) => item.status === "pending");
+  const toggle = (id: string) =>
+    setChosen((current) => {
+      const next = new Set(current);
+      if (next.has(id)) next.delete(id);
+      else next.add(id);
+      return next;
+    });
+  const picked = [...chosen].filter((id) => waiting.some((item) => item.id === id));
+  return (
+    <section aria-label="Review queue">
+      <fieldset>
+        <legend>Review actions</legend>
+        <button
+          type="button"
+          disabled={busy || picked.length === 0}
+          onClick={() => act("apply", picked, `Approved ${picked.length}.`)}
+        >
+          Approve selected ({picked.length})
+        </button>
+        <button
+          type="button"
+          disabled={busy || picked.length === 0}
+          onClick={() => act("reject", picked, `Rejected ${picked.length}.`)}
+        >
+          Reject selected ({picked.length})
+        </button>
+        <button
+          type="button"
+          disabled={busy || waiting.length === 0}
+          onClick={() => act("apply", undefined, "Approved every waiting change.")}
+        >
+          Approve all waiting
+        </button>
+        <button
+          type="button"
+          disabled={busy || !items.some((item) => item.status === "applied")}
+          onClick={() => act("undo", undefined, "Undid the job.")}
+        >
+          Undo the whole job
+        </button>
+      </fieldset>
+      {outcome ? (
+        <div role={outcome.ok ? "status" : "alert"} data-testid="queue-outcome">
+          <p>{outcome.text}</p>
+          {outcome.skipped?.length ? (
+            <ul>
+              {outcome.skipped.map((s) => (
+                <li key={s.id}>
+                  “{s.title}”: {s.reason}
+                </li>
+              ))}
+            </ul>
+          ) : null}
+        </div>
+      ) : null}
+      <ol data-testid="job-queue">
+        {items.map((item) => (
+          <li key={item.id} data-testid="queue-item" data-status={item.status}>
+            {item.status === "pending" ? (
+              <label>
+                <input type="checkbox" checked={chosen.has(item.id)} onChange={() => toggle(item.id)} /> Choose “
+                {item.title}”
+              </label>
+            ) : (
+              <p>
+                <strong>{item.title}</strong> — {item.status}
+              </p>
+            )}
+            <ChangeItemDiff item={item} />
+            <EditItem siteId={siteId} changeSetId={job.changeSetId} item={item} />
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}

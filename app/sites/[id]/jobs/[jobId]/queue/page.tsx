@@ -1,0 +1,48 @@
+import Link from "next/link";
+import { notFound, redirect } from "next/navigation";
+import { currentSession } from "@/lib/auth/current";
+import { isAppError } from "@/lib/errors";
+import { loadJobReview } from "@/lib/workflows/bulk-job";
+import { JobProgressView } from "./job-progress";
+import { JobQueue } from "./job-queue";
+
+export const metadata = { title: "Review a bulk job · Sitewright" };
+
+/** A bulk job as one review queue (docs/bulk-jobs.md): its progress, then every planned item with its diff. */
+export default async function JobPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ id: string; jobId: string }>;
+  searchParams: Promise<{ cursor?: string }>;
+}) {
+  const session = await currentSession();
+  const { id, jobId } = await params;
+  const { cursor } = await searchParams;
+  if (!session) redirect(`/login?next=${encodeURIComponent(`/sites/${id}/jobs/${jobId}/queue`)}`);
+  const review = await loadJobReview({ userId: session.userId, siteId: id, jobId, cursor }).catch((error) => {
+    if (isAppError(error) && (error.status === 404 || error.status === 400)) return undefined;
+    throw error;
+  });
+  if (!review) notFound();
+  const { site, job, page } = review;
+  return (
+    <main>
+      <p>
+        <Link href={`/sites/${site.id}/chat?c=${job.conversationId}`}>← Chat about {site.name ?? site.url}</Link>
+      </p>
+      <h1>
+        {job.selection.count} {job.selection.description}
+      </h1>
+      <JobProgressView siteId={site.id} initial={job} />
+      <JobQueue siteId={site.id} job={job} items={page.changeSet.items} />
+      {page.nextCursor ? (
+        <p>
+          <Link href={`/sites/${site.id}/jobs/${job.id}/queue?cursor=${encodeURIComponent(page.nextCursor)}`}>
+            Next items
+          </Link>
+        </p>
+      ) : null}
+    </main>
+  );
+}

@@ -1,0 +1,81 @@
+/**
+ * A bulk job in Chromium against the real WordPress (issue #23): "write alt text for every image that has none"
+ * makes one job with a progress bar; its review lists every image with the proposed text; the owner edits one,
+ * rejects two and approves the rest; an image whose alt text a person set in wp-admin meanwhile is skipped and named;
+ * the live site has the rest; one Undo puts every approved item back.
+ */
+import { expect, test } from "@playwright/test";
+import { runAsAdmin } from "../test/wordpress";
+import { connectSite, signUp, useAppDatabase } from "./support/owner";
+import { e2eState } from "./support/state";
+
+useAppDatabase();
+
+const php = <T>(body: string, args: unknown = null) => runAsAdmin<T>(e2eState().site.wpPath, body, args);
+const alt = (id: number) =>
+  php<string>("echo json_encode(get_post_meta((int) $args, '_wp_attachment_image_alt', true));", id);
+
+test("alt text for every image without it: one job, one queue, edited, rejected, approved, a person's edit kept, undone", async ({
+  page,
+}) => {
+  const { appUrl } = e2eState();
+  const { siteId } = await connectSite(await signUp(page, "bulk"));
+  const tag = `bulkphoto${Date.now()}`;
+  // Twelve photos a published gallery page shows: their alt text is visible, so each waits in the queue.
+  const images = await php<number[]>(
+    "$ids = array(); for ($i = 1; $i <= 12; $i++) { $ids[] = wp_insert_attachment(array('post_title' => $args . ' ' . $i, 'post_mime_type' => 'image/jpeg', 'post_status' => 'inherit')); } $blocks = ''; foreach ($ids as $id) { $blocks .= '<!-- wp:image {\"id\":' . $id . '} --><figure class=\"wp-block-image\"><img class=\"wp-image-' . $id . '\" alt=\"\"/></figure><!-- /wp:image -->'; } wp_insert_post(array('post_type' => 'page', 'post_status' => 'publish', 'post_title' => 'Gallery ' . $args, 'post_content' => $blocks)); echo json_encode($ids);",
+    tag,
+  );
+
+  await page.goto(`${appUrl}/sites/${siteId}/chat?new=1`);
+  const spec = {
+    description: "images without alt text",
+    selection: { type: "media", search: tag, missing: "alt" },
+    change: { kind: "write", field: "alt", instruction: "Describe what each photo shows." },
+  };
+  await page.getByLabel("Message").fill(`call start_bulk_job ${JSON.stringify(spec)}`);
+  await page.getByRole("button", { name: "Send" }).click();
+  await expect(page.getByTestId("job-link")).toContainText("12 images without alt text");
+  await page.getByRole("link", { name: "Follow the job and review its changes" }).click();
+
+  const job = page.getByTestId("job");
+  await expect(job).toHaveAttribute("data-status", "ready", { timeout: 60_000 });
+  await expect(page.getByRole("progressbar", { name: "Items handled" })).toBeVisible();
+  const queue = page.getByTestId("queue-item");
+  await expect(queue).toHaveCount(12);
+  await expect(queue.first()).toContainText("Alt text");
+  await expect(queue.first()).toContainText(`A photo of ${tag}`);
+
+  // The owner rewords the first, rejects the second and third.
+  const first = queue.nth(0);
+  await first.getByText("Edit the proposed text").click();
+  await first.getByRole("textbox").fill("The bakery's blue door at dawn");
+  await first.getByRole("button", { name: "Save my wording" }).click();
+  await expect(queue.nth(0)).toContainText("The bakery's blue door at dawn");
+  await queue.nth(1).getByRole("checkbox").check();
+  await queue.nth(2).getByRole("checkbox").check();
+  await page.getByRole("button", { name: "Reject selected (2)" }).click();
+  await expect(queue.nth(1)).toHaveAttribute("data-status", "denied");
+
+  // Meanwhile a person describes one of the photos in wp-admin.
+  const humanId = images[5]!;
+  await php("update_post_meta((int) $args, '_wp_attachment_image_alt', 'Ana wrote this one'); echo 1;", humanId);
+
+  await page.getByRole("button", { name: "Approve all waiting" }).click();
+  const outcome = page.getByTestId("queue-outcome");
+  await expect(outcome).toContainText("1 skipped: changed on the site since.");
+  await expect(outcome).toContainText(`${tag} 6`);
+  await expect(job).toHaveAttribute("data-status", "done");
+  expect(await alt(humanId)).toBe("Ana wrote this one");
+  const written = await Promise.all(images.map(alt));
+  expect(written.filter((text) => text.startsWith(`A photo of ${tag}`))).toHaveLength(8);
+  expect(written).toContain("The bakery's blue door at dawn");
+  expect(written.filter((text) => text === "")).toHaveLength(2);
+
+  // One Undo puts every approved item back; the person's text stays.
+  await page.getByRole("button", { name: "Undo the whole job" }).click();
+  await expect(outcome).toContainText("Undid the job.");
+  const after = await Promise.all(images.map(alt));
+  expect(after.filter((text) => text === "")).toHaveLength(11);
+  expect(await alt(humanId)).toBe("Ana wrote this one");
+});

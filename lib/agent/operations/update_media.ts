@@ -1,0 +1,51 @@
+import { z } from "zod";
+import { readItem } from "@/lib/changes/site-items";
+import { planPostUpdate } from "@/lib/changes/plan";
+import { asStoredMarkup, asStoredTitle } from "@/lib/wordpress/stored-text";
+import { defineOperation, OperationError } from "./operation";
+import type { PostItem } from "./wordpress";
+
+export default defineOperation({
+  name: "update_media",
+  label: "Describe an image",
+  description:
+    "Change a media item's alt text, caption, title or description (ids: list_media). Say what alt text is based on.",
+  input: z
+    .object({
+      id: z.number().int().positive(),
+      alt: z
+        .string()
+        .max(1000)
+        .refine((v) => !/[<>]/.test(v), "Plain text, no markup.")
+        .optional(),
+      caption: z.string().max(2000).optional(),
+      title: z.string().min(1).max(300).optional(),
+      description: z.string().max(10_000).optional(),
+    })
+    .refine((i) => Object.keys(i).some((k) => k !== "id"), { message: "Give a field to change." }),
+  scope: "content:write",
+  risk: "write",
+  pluginFeature: "media_alt",
+  async plan(client, { id, ...input }) {
+    const current = await readItem(client, `post:${id}`);
+    if (!current.exists || current.state?.type !== "attachment")
+      throw new OperationError(`There is no media item with the ID ${id}.`, "not_found");
+    const fields: Record<string, string> = {};
+    if (input.alt !== undefined) fields.alt = input.alt.trim();
+    if (input.caption !== undefined) fields.excerpt = asStoredMarkup(input.caption);
+    if (input.title !== undefined) fields.title = asStoredTitle(input.title);
+    if (input.description !== undefined) fields.content = asStoredMarkup(input.description);
+    const item = planPostUpdate(current as PostItem, fields, "");
+    if (Object.keys(item.change.fields ?? {}).length === 0)
+      throw new OperationError(`Media ${id} already has these values.`, "no_change");
+    // Visitors see an image's text where published content uses it; the plugin lists those uses.
+    item.visible = Number(current.info?.publishedUses ?? 0) > 0;
+    item.summary = `Changed the ${Object.keys(item.after ?? {}).join(", ")} of media ${id} ("${current.title}").`;
+    return {
+      summary: item.summary,
+      target: { type: "media", id, title: current.title },
+      items: [item],
+      data: () => ({ id }),
+    };
+  },
+});

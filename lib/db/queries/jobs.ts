@@ -1,0 +1,191 @@
+/** Bulk jobs (docs/bulk-jobs.md): the row, the runner's lease, and the cursor advanced with the items it planned. */
+import { and, asc, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
+import { getDb } from "../index";
+import { changeItems, changeSets, type Job, type JobProgress, type JobStatus, jobs } from "../schema";
+import type { ChangeItemInsert } from "./changes";
+
+export type JobInsert = Omit<Job, "leaseOwner" | "leaseUntil" | "error" | "cursor" | "progress" | "updatedAt">;
+
+export const NO_PROGRESS: JobProgress = { planned: 0, skipped: 0, failed: 0, applied: 0, tokens: 0 };
+
+export async function insertJob(row: JobInsert): Promise<Job> {
+  const db = await getDb();
+  const [job] = await db
+    .insert(jobs)
+    .values({ ...row, cursor: 0, progress: NO_PROGRESS, updatedAt: row.createdAt })
+    .returning();
+  return job!;
+}
+
+/** A job, only for its user and site (undefined otherwise, never saying which). */
+export async function findJob(input: { id: string; userId: string; siteId: string }): Promise<Job | undefined> {
+  const db = await getDb();
+  const [job] = await db
+    .select()
+    .from(jobs)
+    .where(and(eq(jobs.id, input.id), eq(jobs.userId, input.userId), eq(jobs.siteId, input.siteId)));
+  return job;
+}
+
+export async function findJobByChangeSet(changeSetId: string): Promise<Job | undefined> {
+  const db = await getDb();
+  const [job] = await db.select().from(jobs).where(eq(jobs.changeSetId, changeSetId));
+  return job;
+}
+
+/** Jobs of a user that still hold the runner or wait for review (the per-user limit counts these). */
+export async function countOpenJobs(userId: string): Promise<number> {
+  const db = await getDb();
+  const [row] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(jobs)
+    .where(and(eq(jobs.userId, userId), inArray(jobs.status, ["planning", "applying"])));
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * Takes the oldest planning job whose lease is free or expired, in one statement: two runners (two app instances,
+ * or one restarted) never hold the same job, and a runner that died gives it up when its lease runs out.
+ */
+export async function claimJob(input: { owner: string; now: Date; leaseMs: number }): Promise<Job | undefined> {
+  const db = await getDb();
+  const until = new Date(input.now.getTime() + input.leaseMs);
+  const [job] = await db
+    .update(jobs)
+    .set({ leaseOwner: input.owner, leaseUntil: until, updatedAt: input.now })
+    .where(
+      eq(
+        jobs.id,
+        sql`(select ${jobs.id} from ${jobs} where ${jobs.status} = 'planning' and (${jobs.leaseUntil} is null or ${jobs.leaseUntil} < ${input.now.toISOString()}::timestamptz) order by ${jobs.createdAt} limit 1 for update skip locked)`,
+      ),
+    )
+    .returning();
+  return job;
+}
+
+/** Gives the job up (the runner finished a step or stops); only by its holder. */
+export async function releaseJob(input: { id: string; owner: string }): Promise<void> {
+  const db = await getDb();
+  await db
+    .update(jobs)
+    .set({ leaseOwner: null, leaseUntil: null })
+    .where(and(eq(jobs.id, input.id), eq(jobs.leaseOwner, input.owner)));
+}
+
+/**
+ * Records one planned batch: its items are added to the job's change set and the cursor and progress move, in one
+ * transaction, and only while `owner` holds the lease and the job still plans. Returns false (nothing stored) when
+ * the lease was lost or the job was cancelled: the batch is planned again by whoever holds it, so no item is planned
+ * twice.
+ */
+export async function recordPlannedBatch(input: {
+  id: string;
+  owner: string;
+  cursor: number;
+  delta: Partial<JobProgress>;
+  items: ChangeItemInsert[];
+  now: Date;
+  /** The lease, renewed with each batch. */
+  leaseUntil: Date;
+}): Promise<boolean> {
+  const db = await getDb();
+  return db.transaction(async (tx) => {
+    const moved = await tx
+      .update(jobs)
+      .set({
+        cursor: input.cursor,
+        progress: addProgress(input.delta),
+        updatedAt: input.now,
+        leaseUntil: input.leaseUntil,
+      })
+      .where(and(eq(jobs.id, input.id), eq(jobs.leaseOwner, input.owner), eq(jobs.status, "planning")))
+      .returning({ changeSetId: jobs.changeSetId });
+    if (moved.length === 0) return false;
+    if (input.items.length > 0) {
+      const [{ next }] = (await tx
+        .select({ next: sql<number>`coalesce(max(${changeItems.seq}), 0) + 1` })
+        .from(changeItems)
+        .where(eq(changeItems.changeSetId, moved[0]!.changeSetId))) as [{ next: number }];
+      await tx.insert(changeItems).values(
+        input.items.map(({ now, ...item }, index) => ({
+          ...item,
+          seq: Number(next) + index,
+          before: item.before ?? null,
+          after: item.after ?? null,
+          afterState: item.afterState ?? null,
+          versionAfter: item.versionAfter ?? null,
+          revisionId: item.revisionId ?? null,
+          createdAt: now,
+          appliedAt: item.status === "applied" ? now : null,
+        })),
+      );
+    }
+    return true;
+  });
+}
+
+/** Adds to the job's counters (jsonb arithmetic in SQL, so concurrent additions both count). */
+function addProgress(delta: Partial<JobProgress>) {
+  const key = (name: keyof JobProgress) =>
+    sql`jsonb_build_object(${name}::text, coalesce((${jobs.progress}->>${name}::text)::int, 0) + ${delta[name] ?? 0})`;
+  return sql`${jobs.progress} || ${key("planned")} || ${key("skipped")} || ${key("failed")} || ${key("applied")} || ${key("tokens")}`;
+}
+
+export async function addJobProgress(input: { id: string; delta: Partial<JobProgress>; now: Date }): Promise<void> {
+  const db = await getDb();
+  await db
+    .update(jobs)
+    .set({ progress: addProgress(input.delta), updatedAt: input.now })
+    .where(eq(jobs.id, input.id));
+}
+
+/** Moves a job from one of `from` to `to` in one statement; returns the job when it moved. */
+export async function transitionJob(input: {
+  id: string;
+  from: JobStatus[];
+  to: JobStatus;
+  now: Date;
+  error?: string;
+}): Promise<Job | undefined> {
+  const db = await getDb();
+  const [job] = await db
+    .update(jobs)
+    .set({
+      status: input.to,
+      updatedAt: input.now,
+      ...(input.error !== undefined ? { error: input.error } : {}),
+      ...(input.to !== "planning" ? { leaseOwner: null, leaseUntil: null } : {}),
+    })
+    .where(and(eq(jobs.id, input.id), inArray(jobs.status, input.from)))
+    .returning();
+  return job;
+}
+
+/** Jobs that still plan and whose lease is free or expired (the runner's "is there work" check). */
+export async function hasRunnableJobs(now: Date): Promise<boolean> {
+  const db = await getDb();
+  const [row] = await db
+    .select({ id: jobs.id })
+    .from(jobs)
+    .where(and(eq(jobs.status, "planning"), or(isNull(jobs.leaseUntil), lt(jobs.leaseUntil, now))))
+    .orderBy(asc(jobs.createdAt))
+    .limit(1);
+  return Boolean(row);
+}
+
+/** The refs already in a change set (a resumed batch skips them). */
+export async function listChangeSetRefs(changeSetId: string): Promise<Set<string>> {
+  const db = await getDb();
+  const rows = await db
+    .select({ ref: changeItems.ref })
+    .from(changeItems)
+    .innerJoin(changeSets, eq(changeSets.id, changeItems.changeSetId))
+    .where(eq(changeItems.changeSetId, changeSetId));
+  return new Set(rows.map((r) => r.ref));
+}
+
+/** A change set's items in order (tests and the job's review). */
+export async function getChangeSetItems(changeSetId: string) {
+  const db = await getDb();
+  return db.select().from(changeItems).where(eq(changeItems.changeSetId, changeSetId)).orderBy(asc(changeItems.seq));
+}

@@ -1,0 +1,364 @@
+/**
+ * Use case: a bulk job (docs/bulk-jobs.md). The agent describes a selection and one change per item; the job is
+ * stored, its selection counted before anything runs, and a runner outside the chat request plans the items in
+ * batches into one change set — writing at once what visitors cannot see, leaving the rest pending for the owner's
+ * review as one queue. The runner holds the job under a lease, moves its cursor in the same transaction as the items
+ * it planned, and picks the job up again after a restart, so no item is planned or written twice.
+ */
+import { randomUUID } from "node:crypto";
+import { OperationError } from "@/lib/agent/operations/operation";
+import { writeJobTexts } from "@/lib/agent/job-writer";
+import { now } from "@/lib/clock";
+import { isVisibleChange, kindOf, type PlannedItem, planPostUpdate, planValueUpdate } from "@/lib/changes/plan";
+import { type ChangeSetPage, showChangeSetPage } from "@/lib/changes/change-sets";
+import { approveQueue, rejectQueue, type Skipped, undoQueue, writeSkippingDrift } from "@/lib/changes/queue";
+import { readItems, type SiteItem } from "@/lib/changes/site-items";
+import {
+  addJobProgress,
+  claimJob,
+  countOpenJobs,
+  ensureChangeSet,
+  findJob,
+  findJobByChangeSet,
+  findSiteById,
+  insertJob,
+  listChangeSetRefs,
+  NO_PROGRESS,
+  recordPlannedBatch,
+  refreshChangeSetStatus,
+  releaseJob,
+  transitionJob,
+  type ChangeItemInsert,
+} from "@/lib/db/queries";
+import type { Job, JobProgress, Site } from "@/lib/db/schema";
+import { env } from "@/lib/env";
+import { AppError } from "@/lib/errors";
+import { fieldFits, fieldTarget, type JobSpec, jobSpecSchema } from "@/lib/jobs/spec";
+import { selectIds } from "@/lib/jobs/selection";
+import { type JobSubject, plannedFields, subjectFacts } from "@/lib/jobs/transform";
+import { log } from "@/lib/log";
+import { getOwnedSite, siteClientFor } from "@/lib/sites/sites";
+import type { SiteClient } from "@/lib/sites/types";
+
+export type JobView = {
+  id: string;
+  siteId: string;
+  conversationId: string;
+  changeSetId: string;
+  status: Job["status"];
+  selection: { description: string; count: number };
+  progress: JobProgress;
+  limits: Job["limits"];
+  error?: string;
+  createdAt: string;
+  updatedAt: string;
+};
+
+export const jobView = (job: Job): JobView => ({
+  id: job.id,
+  siteId: job.siteId,
+  conversationId: job.conversationId,
+  changeSetId: job.changeSetId,
+  status: job.status,
+  selection: { description: job.selection.description, count: job.selection.count },
+  progress: { ...NO_PROGRESS, ...job.progress },
+  limits: job.limits,
+  ...(job.error ? { error: job.error } : {}),
+  createdAt: job.createdAt.toISOString(),
+  updatedAt: job.updatedAt.toISOString(),
+});
+
+type Deps = { siteClient(site: Site): SiteClient; writeTexts: typeof writeJobTexts };
+const defaults: Deps = { siteClient: (site) => siteClientFor(site), writeTexts: writeJobTexts };
+let override: Partial<Deps> | undefined;
+/** Tests: a site client trusting the local test CA, a scripted writer; `undefined` restores the defaults. */
+export function setJobDepsForTests(deps: Partial<Deps> | undefined) {
+  override = deps;
+}
+const deps = (): Deps => ({ ...defaults, ...override });
+
+/** Starts a job for the agent's tool call: counts the selection first, refuses what is over the limits. */
+export async function startBulkJob(input: {
+  userId: string;
+  siteId: string;
+  conversationId: string;
+  spec: JobSpec;
+  client: SiteClient;
+}): Promise<JobView> {
+  const { spec } = input;
+  const limits = {
+    maxItems: env().BULK_JOB_MAX_ITEMS,
+    maxTokens: env().BULK_JOB_MAX_TOKENS,
+    maxMinutes: env().BULK_JOB_MAX_MINUTES,
+  };
+  if (!fieldFits(spec.change.field, spec.selection.type))
+    throw new OperationError(`${spec.selection.type} items have no ${spec.change.field}.`, "invalid_input");
+  if ((await countOpenJobs(input.userId)) >= env().BULK_JOBS_PER_USER)
+    throw new OperationError("Another bulk job of yours is still running; wait for it or cancel it.", "job_limit");
+  const ids = await selectIds(input.client, spec.selection, limits.maxItems);
+  if (ids.length === 0) throw new OperationError(`Nothing matches: no ${spec.description}.`, "empty_selection");
+  if (ids.length > limits.maxItems)
+    throw new OperationError(
+      `More than ${limits.maxItems} items match (${spec.description}); narrow the selection or ask the operator to raise BULK_JOB_MAX_ITEMS.`,
+      "job_limit",
+    );
+  const at = now();
+  const id = randomUUID();
+  const changeSet = await ensureChangeSet({
+    id: randomUUID(),
+    userId: input.userId,
+    siteId: input.siteId,
+    conversationId: input.conversationId,
+    turnId: `job:${id}`,
+    target: "live",
+    now: at,
+  });
+  const job = await insertJob({
+    id,
+    userId: input.userId,
+    siteId: input.siteId,
+    conversationId: input.conversationId,
+    changeSetId: changeSet.id,
+    status: "planning",
+    selection: { description: spec.description, count: ids.length, type: spec.selection.type, ids },
+    spec: spec as unknown as Record<string, unknown>,
+    limits,
+    createdAt: at,
+  });
+  kickJobRunner();
+  return jobView(job);
+}
+
+// ---- the runner ---------------------------------------------------------------------------------------------
+
+const RUNNER_ID = randomUUID();
+const LEASE_MS = 60_000;
+let running: Promise<void> | undefined;
+
+/** Starts the runner if it is idle (after a job is made, and at boot to resume what a restart left). */
+export function kickJobRunner(): Promise<void> {
+  running ??= runWhileWork().finally(() => {
+    running = undefined;
+  });
+  return running;
+}
+
+async function runWhileWork() {
+  for (;;) {
+    const job = await claimJob({ owner: RUNNER_ID, now: now(), leaseMs: LEASE_MS });
+    if (!job) return;
+    try {
+      await runJob(job);
+    } catch (error) {
+      log.error("bulk job failed", { error, jobId: job.id });
+      await transitionJob({ id: job.id, from: ["planning"], to: "failed", now: now(), error: errorText(error) });
+    } finally {
+      await releaseJob({ id: job.id, owner: RUNNER_ID });
+    }
+  }
+}
+
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 300);
+
+async function runJob(job: Job) {
+  const site = await findSiteById({ siteId: job.siteId });
+  if (!site || site.status !== "active") throw new Error("The site is not connected any more.");
+  const client = deps().siteClient(site);
+  const spec = jobSpecSchema.parse(job.spec);
+  const deadline = job.createdAt.getTime() + job.limits.maxMinutes * 60_000;
+  const batchSize = spec.change.kind === "write" ? 10 : 25;
+  let tokens = job.progress.tokens ?? 0;
+  for (let cursor = job.cursor; cursor < job.selection.ids.length; cursor += batchSize) {
+    if (Date.now() > deadline) throw new Error(`The job ran over its ${job.limits.maxMinutes} minutes.`);
+    if (spec.change.kind === "write" && tokens >= job.limits.maxTokens)
+      throw new Error(`The job spent its ${job.limits.maxTokens} model tokens.`);
+    const ids = job.selection.ids.slice(cursor, cursor + batchSize);
+    const batch = await planBatch(client, job, spec, ids);
+    tokens += batch.delta.tokens ?? 0;
+    const stored = await recordPlannedBatch({
+      id: job.id,
+      owner: RUNNER_ID,
+      cursor: cursor + ids.length,
+      delta: batch.delta,
+      items: batch.items,
+      now: now(),
+      leaseUntil: new Date(Date.now() + LEASE_MS),
+    });
+    if (!stored) return; // cancelled, or another runner holds it now
+  }
+  const set = await refreshChangeSetStatus({ id: job.changeSetId, now: now() });
+  await transitionJob({
+    id: job.id,
+    from: ["planning"],
+    to: set?.status === "pending" ? "ready" : "done",
+    now: now(),
+  });
+}
+
+/** Reads a batch's items, computes each one's change, writes the invisible ones at once; returns what to store. */
+async function planBatch(client: SiteClient, job: Job, spec: JobSpec, ids: number[]) {
+  const target = fieldTarget(spec.change.field).ref;
+  const known = await listChangeSetRefs(job.changeSetId);
+  const fresh = ids.filter((id) => !known.has(`${target}:${id}`));
+  const subjects = await readSubjects(client, fresh, target === "seo");
+  const delta: Partial<JobProgress> = { skipped: ids.length - subjects.length };
+  let texts = new Map<number, string>();
+  if (spec.change.kind === "write" && subjects.length > 0) {
+    const written = await deps().writeTexts({
+      field: spec.change.field,
+      instruction: spec.change.instruction ?? "",
+      items: subjects.map((s) => subjectFacts(s.subject) as Record<string, unknown> & { id: number }),
+    });
+    texts = written.texts;
+    delta.tokens = written.tokens;
+  }
+  const plans: PlannedItem[] = [];
+  for (const { subject, post, seo } of subjects) {
+    const fields = plannedFields(spec.change, subject, texts.get(subject.id));
+    if (!fields) {
+      delta.skipped = (delta.skipped ?? 0) + 1;
+      continue;
+    }
+    plans.push(planFor(fields.ref === post.ref ? post : seo!, fields.fields, subject.title, post));
+  }
+  const items = await storeOrWrite(client, job, plans, delta);
+  return { items, delta };
+}
+
+type Read = { subject: JobSubject; post: SiteItem; seo?: SiteItem };
+
+async function readSubjects(client: SiteClient, ids: number[], withSeo: boolean): Promise<Read[]> {
+  if (ids.length === 0) return [];
+  const refs = ids.flatMap((id) => (withSeo ? [`post:${id}`, `seo:${id}`] : [`post:${id}`]));
+  const items = await readItems(client, refs);
+  const reads: Read[] = [];
+  for (const [index, id] of ids.entries()) {
+    const post = items[withSeo ? index * 2 : index];
+    const seo = withSeo ? items[index * 2 + 1] : undefined;
+    if (!post?.exists || !post.state || (withSeo && !seo?.exists)) continue; // gone since selected: skipped
+    reads.push({ subject: { id, title: post.title, post: post.state, seo: seo?.state ?? null }, post, seo });
+  }
+  return reads;
+}
+
+/** One item's plan, with whether visitors would see it (a published post; an image published content shows). */
+function planFor(item: SiteItem, fields: Record<string, string>, title: string, post: SiteItem): PlannedItem {
+  const summary = `Changed the ${Object.keys(fields).join(", ")} of “${title}”.`;
+  if (item.ref.startsWith("seo:")) {
+    const planned = planValueUpdate(item, fields, summary, title);
+    planned.kind = "seo";
+    planned.visible = isVisibleChange("post", post.state, undefined);
+    return planned;
+  }
+  const planned = planPostUpdate(item, fields, summary);
+  if (kindOf(item.ref, item.state) === "media") planned.visible = Number(item.info?.publishedUses ?? 0) > 0;
+  return planned;
+}
+
+/** Invisible items are written now (as a draft is), visible ones wait in the queue. */
+async function storeOrWrite(
+  client: SiteClient,
+  job: Job,
+  plans: PlannedItem[],
+  delta: Partial<JobProgress>,
+): Promise<ChangeItemInsert[]> {
+  const at = now();
+  const row = (plan: PlannedItem, status: "pending" | "applied"): ChangeItemInsert => ({
+    id: randomUUID(),
+    changeSetId: job.changeSetId,
+    toolCallId: null,
+    kind: plan.kind,
+    ref: plan.ref,
+    action: plan.action,
+    title: plan.title,
+    summary: plan.summary,
+    before: plan.before,
+    after: plan.after,
+    visible: plan.visible,
+    change: plan.change,
+    beforeState: plan.beforeState,
+    versionRead: plan.versionRead,
+    status,
+    now: at,
+  });
+  const rows = plans.filter((p) => p.visible).map((p) => row(p, "pending"));
+  delta.planned = rows.length;
+  const quiet = plans.filter((p) => !p.visible).map((p) => row(p, "applied"));
+  const written: ChangeItemInsert[] = [];
+  const entries = quiet.map((item) => ({ item, change: item.change }));
+  const result = await writeSkippingDrift(client, entries, async (batch) => {
+    for (const { item, done } of batch)
+      written.push({
+        ...item,
+        ref: done.ref,
+        afterState: done.after,
+        versionAfter: done.version,
+        revisionId: done.revisionId,
+      });
+  });
+  delta.applied = result.written;
+  delta.skipped = (delta.skipped ?? 0) + result.skipped.length;
+  return [...rows, ...written];
+}
+
+// ---- the owner's actions ------------------------------------------------------------------------------------
+
+export async function showJobForOwner(input: { userId: string; siteId: string; jobId: string }): Promise<JobView> {
+  await getOwnedSite(input);
+  const job = await findJob({ id: input.jobId, userId: input.userId, siteId: input.siteId });
+  if (!job) throw new AppError("not_found", "There is no such job.");
+  return jobView(job);
+}
+
+/** Stops planning, and rejects what still waits; what was written stays (undo is on the Changes page). */
+export async function cancelJobForOwner(input: { userId: string; siteId: string; jobId: string }): Promise<JobView> {
+  const shown = await showJobForOwner(input);
+  const job = await transitionJob({ id: shown.id, from: ["planning", "ready"], to: "cancelled", now: now() });
+  if (!job) throw new AppError("not_applicable", `This job is ${shown.status}; it cannot be cancelled.`);
+  await rejectQueue({ userId: input.userId, siteId: input.siteId, changeSetId: job.changeSetId }).catch(
+    () => undefined,
+  );
+  return jobView(job);
+}
+
+/** Is this change set a job's queue? (Then apply and undo skip drifted items instead of refusing the set.) */
+export const jobForChangeSet = (changeSetId: string) => findJobByChangeSet(changeSetId);
+
+export async function applyJobItems(
+  request: { userId: string; siteId: string; changeSetId: string; itemIds?: string[] },
+  client: SiteClient,
+  job: Job,
+): Promise<{ skipped: Skipped[] }> {
+  if (job.status === "planning")
+    throw new AppError("not_applicable", "The job is still planning; review it when it is ready.");
+  const result = await approveQueue(request, client);
+  await addJobProgress({ id: job.id, delta: { applied: result.written, skipped: result.skipped.length }, now: now() });
+  const set = await refreshChangeSetStatus({ id: job.changeSetId, now: now() });
+  if (set?.status !== "pending") await transitionJob({ id: job.id, from: ["ready"], to: "done", now: now() });
+  return { skipped: result.skipped };
+}
+
+export async function undoJobItems(
+  request: { userId: string; siteId: string; changeSetId: string; itemIds?: string[] },
+  client: SiteClient,
+): Promise<{ skipped: Skipped[] }> {
+  const result = await undoQueue(request, client);
+  return { skipped: result.skipped };
+}
+
+export async function rejectJobItems(request: {
+  userId: string;
+  siteId: string;
+  changeSetId: string;
+  itemIds?: string[];
+}) {
+  return rejectQueue(request);
+}
+
+/** The job's review page: the job, its site, and one page of its queue (100 items, each diff capped). */
+export async function loadJobReview(input: { userId: string; siteId: string; jobId: string; cursor?: string }) {
+  const site = await getOwnedSite(input);
+  const job = await showJobForOwner(input);
+  const page: ChangeSetPage = await showChangeSetPage({ ...input, changeSetId: job.changeSetId });
+  return { site: { id: site.id, url: site.url, name: site.name }, job, page };
+}
