@@ -140,11 +140,13 @@ test("pairs with the default permissions, changes a colour, and narrows and wide
 
   // A design request works with the defaults: the colour waits for the owner's click, then lands.
   await ask(app, `Make the colour ${colour.slug} #c0ffee`);
-  await app
-    .locator('[data-testid="tool-card"][data-state="approval"]')
-    .last()
-    .getByRole("button", { name: "Approve" })
-    .click();
+  const card = app.locator('[data-testid="tool-card"][data-state="approval"]').last();
+  // The colour is shown as itself beside its code (a swatch), before and after.
+  await expect(card.locator("ins [data-testid=swatch]")).toHaveAttribute(
+    "style",
+    /background: (#c0ffee|rgb\(192, 255, 238\))/i,
+  );
+  await card.getByRole("button", { name: "Approve" }).click();
   await expect(app.getByText(`The colour ${colour.slug} is handled.`)).toHaveCount(1);
   await expect
     .poll(async () => frontEnd(`${site.url}/`))

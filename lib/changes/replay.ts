@@ -12,7 +12,18 @@ import { kindOf } from "./plan";
 
 export type ReplayItem = Pick<
   ChangeItem,
-  "id" | "changeSetId" | "ref" | "action" | "title" | "summary" | "kind" | "beforeState" | "afterState" | "madeLiveBy"
+  | "id"
+  | "changeSetId"
+  | "ref"
+  | "action"
+  | "title"
+  | "summary"
+  | "kind"
+  | "beforeState"
+  | "afterState"
+  | "madeLiveBy"
+  | "before"
+  | "after"
 >;
 
 export type LiveChange = { change: ItemChange; item: ReplayItem; title: string; kind: string; sandboxRef: string };

@@ -370,6 +370,10 @@ describe("sandbox mode", () => {
     ]);
     expect((await wp.local.fetch("/")).body).toContain("Rehearsed header line");
     expect(JSON.stringify((await readItem(live, stylesRef)).state)).toContain("#123456");
+    // The live set reads as the rehearsal did: each colour by its name, not the raw settings object.
+    const styles = applied.json.changeSet.items.find((item: { kind: string }) => item.kind === "global_styles");
+    expect(Object.keys(styles.after).every((key: string) => key.startsWith("Colour "))).toBe(true);
+    expect(Object.values(styles.after)).toContain("#123456");
 
     const undone = await changeSetRoute(undoRoute, applied.json.changeSet.id);
     expect(undone.status, JSON.stringify(undone.json)).toBe(200);

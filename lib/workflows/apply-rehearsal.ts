@@ -261,14 +261,17 @@ function recordLive(
     const changed = Object.keys(entry.change.fields ?? {});
     const pick = (state: Record<string, unknown> | null | undefined) =>
       state ? Object.fromEntries(changed.map((key) => [key, state[key] ?? null])) : null;
+    // Global styles: the owner reads each colour, size or style that changes, as the rehearsal showed it (the raw
+    // settings and styles objects are what is written, not what anyone reads).
+    const described = entry.kind === "global_styles" && isObject(entry.item.before) && isObject(entry.item.after);
     return {
       kind: entry.kind,
       ref: entry.change.ref,
       action: entry.change.action,
       title: entry.title,
       summary: `Applied from the sandbox: ${entry.item.summary}`,
-      before: pick(result?.before),
-      after: pick(result?.after),
+      before: described ? (entry.item.before as Record<string, unknown>) : pick(result?.before),
+      after: described ? (entry.item.after as Record<string, unknown>) : pick(result?.after),
       visible: true,
       change: entry.change,
       beforeState: result?.before ?? null,
@@ -316,3 +319,6 @@ export async function discardRehearsal(
   }
   return publicChangeSet(await getChangeSet(request));
 }
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);

@@ -199,6 +199,16 @@ function MarkupChanges({ before, after }: { before: string; after: string }) {
   );
 }
 
+/** A colour value (a hex code, rgb(), hsl()) is shown as the colour itself beside its code. */
+const COLOUR = /^(#[0-9a-f]{3,8}|(rgb|hsl)a?\([\d\s.,%/]+\))$/i;
+
+function Swatch({ value }: { value: unknown }) {
+  if (typeof value !== "string" || !COLOUR.test(value.trim())) return null;
+  return (
+    <span className={styles.swatch} style={{ background: value.trim() }} data-testid="swatch" aria-hidden="true" />
+  );
+}
+
 function FieldRows({ item }: { item: ChangeItemView }) {
   const before = (item.before ?? {}) as Record<string, unknown>;
   const after = (item.after ?? {}) as Record<string, unknown>;
@@ -224,8 +234,18 @@ function FieldRows({ item }: { item: ChangeItemView }) {
           <div key={field}>
             <dt>{label}</dt>
             <dd>
-              {field in before ? <del>{words(field, before[field])}</del> : null}
-              {field in after ? <ins>{words(field, after[field])}</ins> : null}
+              {field in before ? (
+                <del>
+                  <Swatch value={before[field]} />
+                  {words(field, before[field])}
+                </del>
+              ) : null}
+              {field in after ? (
+                <ins>
+                  <Swatch value={after[field]} />
+                  {words(field, after[field])}
+                </ins>
+              ) : null}
             </dd>
           </div>
         );
