@@ -186,3 +186,42 @@ test("finds a draft the first copy did not bring, rehearses the edit on it, and 
   await expect(page.getByTestId("review-outcome")).toContainText("Applied");
   expect(await live()).toMatchObject({ status: "draft", content: { raw: para("Thirty percent off") } });
 });
+
+test("applies some of a rehearsal's changes first, then the rest", async ({ page }) => {
+  const { appUrl } = e2eState();
+  const { siteId, admin } = await connectSite(await signUp(page, "partial"), ALL_SCOPES);
+  const stamp = Date.now();
+  const drafts = [`Autumn menu ${stamp}`, `Winter menu ${stamp}`];
+  const calls = drafts.map((title) => ({
+    name: "create_draft",
+    arguments: { type: "page", title, content: para(title) },
+  }));
+
+  await page.goto(`${appUrl}/sites/${siteId}/chat?new=1`);
+  await page.getByLabel("Message").fill(`calls ${JSON.stringify(calls)}`);
+  await page.getByRole("button", { name: "Send" }).click();
+  await page.getByTestId("rehearsal-link").getByRole("link", { name: "Review and apply" }).click({ timeout: 60_000 });
+  const liveDrafts = async () =>
+    (
+      await admin.get<Array<{ title: { raw: string } }>>("/wp/v2/pages", {
+        status: "draft",
+        search: String(stamp),
+        context: "edit",
+      })
+    ).data
+      .map((p) => p.title.raw)
+      .sort();
+
+  // The owner applies the autumn menu first.
+  const chooser = page.getByTestId("apply-chooser");
+  await chooser.getByRole("checkbox", { name: new RegExp(drafts[0]!) }).check();
+  await page.getByRole("button", { name: "Apply 1 chosen" }).click();
+  await expect(page.getByTestId("review-outcome")).toContainText("Applied the chosen changes");
+  expect(await liveDrafts()).toEqual([drafts[0]]);
+
+  await page.reload();
+  await expect(page.getByTestId("change-set-status")).toContainText("partially applied");
+  await page.getByRole("button", { name: "Apply the rest to live site" }).click();
+  await expect(page.getByTestId("review-outcome")).toContainText("Applied");
+  expect(await liveDrafts()).toEqual([...drafts].sort());
+});

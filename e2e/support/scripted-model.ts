@@ -31,6 +31,12 @@ function replyTo(request: OpenAIChatRequest): ScriptedReply {
       text: JSON.stringify({ items: items.map((item) => ({ id: item.id, text: `A photo of ${item.title}` })) }),
     };
   }
+  // "calls [{name, arguments}, ...]": several tool calls in one step, exactly as typed (one turn, one change set).
+  const several = /^calls (\[.*\])$/s.exec(said.trim());
+  if (several) {
+    const calls = JSON.parse(several[1]!) as Array<{ name: string; arguments: unknown }>;
+    return toolAnswered ? { text: `Done: ${calls.map((c) => c.name).join(", ")}.` } : { toolCalls: calls };
+  }
   // "call <operation> {json}": one tool call exactly as typed (the reach spec drives each new operation this way).
   const literal = /^call ([a-z_]+) (\{.*\})$/s.exec(said.trim());
   if (literal) {

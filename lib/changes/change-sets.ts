@@ -51,6 +51,8 @@ export type PublicChangeItem = {
   visible: boolean;
   /** Set when `before` or `after` was cut to DIFF_SIDE_MAX_BYTES; `GET …/items/:itemId` gives the item whole. */
   truncated?: true;
+  /** A rehearsal's item that an Apply made live: the live change set it is in. */
+  madeLiveBy?: string;
 };
 
 export type PublicChangeSet = {
@@ -81,7 +83,8 @@ const LIST_TITLE_LENGTH = 200;
 type ItemFields = Pick<
   ChangeItem,
   "id" | "kind" | "ref" | "title" | "summary" | "action" | "before" | "after" | "status" | "visible"
->;
+> &
+  Partial<Pick<ChangeItem, "madeLiveBy">>;
 
 /**
  * The wire item, whole: the chat's approval cards, the review page and Apply/Undo answers show exactly what is
@@ -114,6 +117,7 @@ function wireItem(
     after: after.value,
     status: item.status === "undoing" ? "applied" : item.status,
     visible: item.visible,
+    ...(item.madeLiveBy ? { madeLiveBy: item.madeLiveBy } : {}),
     ...(truncated ? { truncated: true as const } : {}),
   };
 }

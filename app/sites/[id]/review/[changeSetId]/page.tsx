@@ -42,41 +42,7 @@ export default async function ReviewPage({ params }: { params: Promise<{ id: str
         ))}
       </ul>
       {pages.map((page) => (
-        <section key={page.itemId} className={styles.pair} aria-label={`${page.title}: before and after`}>
-          <h2>{page.title}</h2>
-          <div className={styles.frames}>
-            <figure>
-              <figcaption>
-                Before (live site){" "}
-                {page.liveUrl ? (
-                  <a href={page.liveUrl} target="_blank" rel="noreferrer">
-                    open
-                  </a>
-                ) : null}
-              </figcaption>
-              {page.liveUrl ? (
-                <iframe title={`${page.title} on the live site`} src={page.liveUrl} sandbox="" loading="lazy" />
-              ) : (
-                <p className="muted">New page: not on the live site yet.</p>
-              )}
-            </figure>
-            <figure>
-              <figcaption>
-                After (sandbox preview){" "}
-                {page.previewUrl ? (
-                  <a href={page.previewUrl} target="_blank" rel="noreferrer" data-testid="preview-link">
-                    open
-                  </a>
-                ) : null}
-              </figcaption>
-              {page.previewUrl ? (
-                <iframe title={`${page.title} in the sandbox`} src={page.previewUrl} loading="lazy" />
-              ) : (
-                <p className="muted">The sandbox is gone.</p>
-              )}
-            </figure>
-          </div>
-        </section>
+        <PagePair key={page.itemId} page={page} />
       ))}
       {/* A live set waits for the owner's click here (an MCP client's proposal), or is already written. */}
       {rehearsal ? null : <PendingReview siteId={site.id} changeSet={changeSet} />}
@@ -84,8 +50,58 @@ export default async function ReviewPage({ params }: { params: Promise<{ id: str
         <ReviewActions
           siteId={site.id}
           changeSet={{ id: changeSet.id, status: changeSet.status, target: changeSet.target }}
+          items={changeSet.items.map((item) => ({
+            id: item.id,
+            title: item.title,
+            summary: item.summary,
+            status: item.status,
+            madeLive: Boolean(item.madeLiveBy),
+          }))}
         />
       ) : null}
     </main>
+  );
+}
+
+type Page = Awaited<ReturnType<typeof loadRehearsalReview>>["pages"][number];
+
+/** One page before (the live site) and after (the sandbox, through the preview), side by side. */
+function PagePair({ page }: { page: Page }) {
+  return (
+    <section className={styles.pair} aria-label={`${page.title}: before and after`}>
+      <h2>{page.title}</h2>
+      <div className={styles.frames}>
+        <figure>
+          <figcaption>
+            Before (live site){" "}
+            {page.liveUrl ? (
+              <a href={page.liveUrl} target="_blank" rel="noreferrer">
+                open
+              </a>
+            ) : null}
+          </figcaption>
+          {page.liveUrl ? (
+            <iframe title={`${page.title} on the live site`} src={page.liveUrl} sandbox="" loading="lazy" />
+          ) : (
+            <p className="muted">New page: not on the live site yet.</p>
+          )}
+        </figure>
+        <figure>
+          <figcaption>
+            After (sandbox preview){" "}
+            {page.previewUrl ? (
+              <a href={page.previewUrl} target="_blank" rel="noreferrer" data-testid="preview-link">
+                open
+              </a>
+            ) : null}
+          </figcaption>
+          {page.previewUrl ? (
+            <iframe title={`${page.title} in the sandbox`} src={page.previewUrl} loading="lazy" />
+          ) : (
+            <p className="muted">The sandbox is gone.</p>
+          )}
+        </figure>
+      </div>
+    </section>
   );
 }

@@ -4,7 +4,13 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import styles from "./review.module.css";
 
-type Props = { siteId: string; changeSet: { id: string; status: string; target: "live" | "sandbox" } };
+type ReviewItem = { id: string; title: string; summary: string; status: string; madeLive?: boolean };
+type Props = {
+  siteId: string;
+  changeSet: { id: string; status: string; target: "live" | "sandbox" };
+  /** A rehearsal's items: the owner may apply some of them first (partial apply). */
+  items?: ReviewItem[];
+};
 type Outcome = { kind: "ok" | "error"; text: string };
 type Answer = {
   changeSet?: { id: string };
@@ -62,8 +68,81 @@ function OutcomeLine({ outcome }: { outcome?: Outcome }) {
   );
 }
 
-export function ReviewActions({ siteId, changeSet }: Props) {
+/** The rehearsal items not live yet, each with a checkbox: none ticked applies them all. */
+function ItemChooser({
+  items,
+  chosen,
+  toggle,
+}: {
+  items: ReviewItem[];
+  chosen: Set<string>;
+  toggle(id: string): void;
+}) {
+  if (items.length < 2) return null;
+  return (
+    <fieldset className={styles.chooser} data-testid="apply-chooser">
+      <legend>Apply only some of these (leave all unticked to apply everything)</legend>
+      {items.map((item) => (
+        <label key={item.id}>
+          <input type="checkbox" checked={chosen.has(item.id)} onChange={() => toggle(item.id)} /> {item.title}:{" "}
+          {item.summary}
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
+function useChosen() {
+  const [chosen, setChosen] = useState<Set<string>>(new Set());
+  const toggle = (id: string) =>
+    setChosen((current) => {
+      const next = new Set(current);
+      if (next.has(id)) next.delete(id);
+      else next.add(id);
+      return next;
+    });
+  return { chosen, toggle, clear: () => setChosen(new Set()) };
+}
+
+/** Apply (all, or the chosen items) or Discard a rehearsal that waits. */
+function PendingButtons(props: {
+  busy: boolean;
+  partly: boolean;
+  items: ReviewItem[];
+  apply(itemIds?: string[]): void;
+  discard(): void;
+}) {
+  const { chosen, toggle, clear } = useChosen();
+  const label =
+    chosen.size > 0
+      ? `Apply ${chosen.size} chosen`
+      : props.partly
+        ? "Apply the rest to live site"
+        : "Apply to live site";
+  return (
+    <>
+      <ItemChooser items={props.items} chosen={chosen} toggle={toggle} />
+      <button
+        type="button"
+        disabled={props.busy}
+        onClick={() => {
+          const itemIds = chosen.size > 0 ? [...chosen] : undefined;
+          clear();
+          props.apply(itemIds);
+        }}
+      >
+        {label}
+      </button>
+      <button type="button" className="secondary" disabled={props.busy} onClick={props.discard}>
+        Discard
+      </button>
+    </>
+  );
+}
+
+export function ReviewActions({ siteId, changeSet, items = [] }: Props) {
   const { busy, outcome, together, act } = useReviewAction();
+  const waiting = items.filter((item) => !item.madeLive);
   const [liveSetId, setLiveSetId] = useState<string | undefined>(
     changeSet.target === "live" ? changeSet.id : undefined,
   );
@@ -82,30 +161,28 @@ export function ReviewActions({ siteId, changeSet }: Props) {
   return (
     <div className={styles.actions}>
       {pending && !liveSetId ? (
-        <>
-          <button
-            type="button"
-            disabled={busy}
-            onClick={() =>
-              void act(`${base}/${changeSet.id}/apply`, applied("Applied: your live site now shows these changes."))
-            }
-          >
-            {partly ? "Apply the rest to live site" : "Apply to live site"}
-          </button>
-          <button
-            type="button"
-            className="secondary"
-            disabled={busy}
-            onClick={() =>
-              void act(`${base}/${changeSet.id}/discard`, () => ({
-                kind: "ok",
-                text: "Discarded: nothing was changed on your live site.",
-              }))
-            }
-          >
-            Discard
-          </button>
-        </>
+        <PendingButtons
+          busy={busy}
+          partly={partly}
+          items={waiting}
+          apply={(itemIds) =>
+            void act(
+              `${base}/${changeSet.id}/apply`,
+              applied(
+                itemIds
+                  ? "Applied the chosen changes to your live site."
+                  : "Applied: your live site now shows these changes.",
+              ),
+              itemIds ? { itemIds } : {},
+            )
+          }
+          discard={() =>
+            void act(`${base}/${changeSet.id}/discard`, () => ({
+              kind: "ok",
+              text: "Discarded: nothing was changed on your live site.",
+            }))
+          }
+        />
       ) : null}
       {together.length > 0 && !liveSetId ? (
         <button
