@@ -22,7 +22,7 @@ beforeAll(() => {
   copy = mkdtempSync(path.join(tmpdir(), "sitewright-dotenv-"));
   cpSync(ROOT, copy, {
     recursive: true,
-    filter: (from) => !LEFT_OUT.has(path.relative(ROOT, from).split(path.sep)[0]),
+    filter: (from) => !LEFT_OUT.has(path.relative(ROOT, from).split(path.sep)[0] ?? ""),
   });
   for (const linked of ["node_modules", ".next"]) {
     const done = spawnSync("cp", ["-al", path.join(ROOT, linked), path.join(copy, linked)]);
@@ -37,7 +37,10 @@ afterAll(() => {
 async function run(script: string, port: number, ms: number) {
   const child: ChildProcess = spawn("npm", ["run", script], {
     cwd: copy,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/root" },
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/root" } as Record<
+      string,
+      string
+    > as NodeJS.ProcessEnv,
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });

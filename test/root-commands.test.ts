@@ -56,7 +56,7 @@ describe("commands that run as root without sudo", () => {
       // As `nobody`: the check comes first, so no apt-get, no /etc write is even tried.
       const run = spawnSync("runuser", ["-u", "nobody", "--", "bash", path.join(SETUP, script)], {
         encoding: "utf8",
-        env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" },
+        env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" } as Record<string, string> as NodeJS.ProcessEnv,
       });
       expect(run.status).toBe(1);
       expect(run.stderr).toContain(`run as root, or as a user with sudo: sudo bash scripts/setup/${script}`);

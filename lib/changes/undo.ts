@@ -9,6 +9,7 @@ import type { ChangeItem } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
 import type { SiteClient } from "@/lib/sites/types";
 import { auditChange, getChangeSet, publicChangeSet, type PublicChangeSet } from "./change-sets";
+import { currentTitles, titleAfter } from "./drift";
 import { reverseChange } from "./plan";
 import { isFilteredItemsError, isStaleItemsError, writeItems } from "./site-items";
 
@@ -71,9 +72,14 @@ export async function undoChangeSet(request: ChangeSetRequest, client: SiteClien
   } catch (error) {
     await transitionChangeItems({ ids: claimed, from: "undoing", to: "applied", now: now() });
     if (isStaleItemsError(error)) {
+      const titles = await currentTitles(
+        client,
+        error.items.map((stale) => stale.ref),
+      );
       const items = error.items.map((stale) => {
         const item = newestFirst.find((i) => i.ref === stale.ref);
-        return { id: item?.id ?? stale.ref, title: item?.title ?? stale.ref, reason: driftReason(stale.reason) };
+        const title = titles.get(stale.ref) ?? (item ? titleAfter(item) : stale.ref);
+        return { id: item?.id ?? stale.ref, title, reason: driftReason(stale.reason) };
       });
       await audit("drifted", items.map((i) => `${i.title}: ${i.reason}`).join(" "));
       const names = items.map((i) => `“${i.title}”`).join(", ");
