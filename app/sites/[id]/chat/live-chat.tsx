@@ -122,7 +122,16 @@ export default function LiveChat({ labels, onControls, ...options }: LiveChatPro
       <p className="visually-hidden" role="status" aria-live="polite" data-testid="chat-status">
         {statusLine}
       </p>
-      <div className={styles.scroller} ref={follow.list} onScroll={follow.onScroll} data-testid="messages">
+      {/* A scroll region of its own: focusable and named, so a keyboard can reach it and scroll it. */}
+      <section
+        className={styles.scroller}
+        ref={follow.list}
+        onScroll={follow.onScroll}
+        data-testid="messages"
+        aria-label="Messages"
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must take focus to scroll by keyboard
+        tabIndex={0}
+      >
         <MessageList
           messages={messages}
           labels={labels}
@@ -131,7 +140,7 @@ export default function LiveChat({ labels, onControls, ...options }: LiveChatPro
           onAnswer={answer}
           typing={busy && (last?.role !== "assistant" || !hasVisibleParts(last)) ? status : undefined}
         />
-      </div>
+      </section>
       {!follow.following ? (
         <button type="button" className={`secondary ${styles.jump}`} onClick={follow.jumpToLatest}>
           Jump to latest ↓
