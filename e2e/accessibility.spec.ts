@@ -163,7 +163,7 @@ test("Tab reaches the conversation list and the long conversation, which then sc
   await expect(page.locator('[data-testid="conversation-list"] a:focus')).toHaveCount(1);
   expect(await tabTo(page, '[data-testid="messages"]')).toBe(true);
   await expect(messages).toBeFocused();
-  await expect(messages).toHaveAccessibleName("Messages");
+  await expect(messages).toHaveAccessibleName("Chat history");
 
   // The chat opens at the latest message; the keyboard scrolls back to the first.
   const bottom = await messages.evaluate((box) => box.scrollTop);

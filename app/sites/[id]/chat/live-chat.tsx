@@ -128,7 +128,7 @@ export default function LiveChat({ labels, onControls, ...options }: LiveChatPro
         ref={follow.list}
         onScroll={follow.onScroll}
         data-testid="messages"
-        aria-label="Messages"
+        aria-label="Chat history"
         // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must take focus to scroll by keyboard
         tabIndex={0}
       >
