@@ -73,17 +73,16 @@ test("login and sign-up, empty and with an error, pass axe", async ({ page }) =>
   await checkState(page, "a11y-signup-error");
 });
 
-test("the sites list, the chat, an approval, the Changes page, the review page, sandboxes and the account pass axe", async ({
-  page,
-}) => {
+test("the sites list and the chat, empty and with a long conversation, pass axe", async ({ page }) => {
+  test.setTimeout(180_000);
   const { appUrl } = e2eState();
   const userId = await signUp(page, "a11y");
-  const { siteId, admin } = await connectSite(userId);
+  const { siteId } = await connectSite(userId);
   await page.goto(appUrl);
   await checkState(page, "a11y-sites");
 
   await page.goto(`${appUrl}/sites/${siteId}/chat`);
-  await expect(page.getByLabel("Message")).toBeVisible();
+  await expect(page.getByRole("textbox", { name: "Message" })).toBeVisible();
   await checkState(page, "a11y-chat-empty");
 
   const conversationId = await longConversation(userId, siteId);
@@ -92,15 +91,22 @@ test("the sites list, the chat, an approval, the Changes page, the review page, 
   await expect(messages).toContainText("Message 30");
   expect(await messages.evaluate((box) => box.scrollHeight > box.clientHeight)).toBe(true);
   await checkState(page, "a11y-chat-long");
+});
 
-  // A visible change waits for approval in the chat; the review page shows it, then Approve writes it.
+test("an approval in the chat, the review page before and after Approve, and the Changes page pass axe", async ({
+  page,
+}) => {
+  test.setTimeout(180_000);
+  const { appUrl } = e2eState();
+  const userId = await signUp(page, "a11y-review");
+  const { siteId, admin } = await connectSite(userId);
   const { data: created } = await admin.post<{ id: number }>("/wp/v2/pages", {
     title: "Opening hours",
     content: "<!-- wp:paragraph --><p>Open 8 to 18</p><!-- /wp:paragraph -->",
     status: "publish",
   });
   await page.goto(`${appUrl}/sites/${siteId}/chat?new=1`);
-  await page.getByLabel("Message").fill(`Rename page ${created.id} to "Summer opening hours"`);
+  await page.getByRole("textbox", { name: "Message" }).fill(`Rename page ${created.id} to "Summer opening hours"`);
   await page.getByRole("button", { name: "Send" }).click();
   const approval = page.locator('[data-testid="tool-card"][data-state="approval"]').last();
   await expect(approval.getByTestId("change-diff")).toBeVisible();
@@ -122,11 +128,14 @@ test("the sites list, the chat, an approval, the Changes page, the review page, 
   await set.getByRole("button", { name: "Undo" }).click();
   await expect(page.getByTestId("change-set").first()).toHaveAttribute("data-status", "undone");
   await checkState(page, "a11y-changes-undone");
+});
 
+test("sandboxes and the account page pass axe", async ({ page }) => {
+  const { appUrl } = e2eState();
+  await signUp(page, "a11y-account");
   await page.goto(`${appUrl}/sandboxes`);
   await expect(page.getByRole("heading", { name: "Sandboxes" })).toBeVisible();
   await checkState(page, "a11y-sandboxes");
-
   await page.goto(`${appUrl}/account`);
   await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
   await checkState(page, "a11y-account");
@@ -149,6 +158,7 @@ test("the MCP consent page passes axe", async ({ page }) => {
 test("Tab reaches the conversation list and the long conversation, which then scrolls with the keys", async ({
   page,
 }) => {
+  test.setTimeout(120_000);
   const { appUrl } = e2eState();
   const userId = await signUp(page, "a11y-keys");
   const { siteId } = await connectSite(userId);
