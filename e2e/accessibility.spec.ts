@@ -116,10 +116,12 @@ test("an approval in the chat, the review page before and after Approve, and the
   const pending = listed.changeSets.find((set: { status: string }) => set.status === "pending");
   await page.goto(`${appUrl}/sites/${siteId}/review/${pending.id}`);
   await expect(page.getByRole("button", { name: "Approve" })).toBeVisible();
-  await checkState(page, "a11y-review-pending");
+  await checkState(page, "a11y-review-pending", { frames: false });
   await page.getByRole("button", { name: "Approve" }).click();
   await expect(page.getByTestId("review-status")).toContainText("Applied");
-  await checkState(page, "a11y-review-applied");
+  // The visitor's-eye check settles first (the page polls until it does).
+  await expect(page.getByTestId("verification")).toHaveAttribute("data-status", "verified", { timeout: 60_000 });
+  await checkState(page, "a11y-review-applied", { frames: false });
 
   await page.goto(`${appUrl}/sites/${siteId}/changes/history`);
   const set = page.getByTestId("change-set").first();
