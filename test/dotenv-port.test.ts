@@ -30,7 +30,7 @@ beforeAll(() => {
   }
 });
 afterAll(() => {
-  if (copy) rmSync(copy, { recursive: true, force: true });
+  if (copy) rmSync(copy, { recursive: true, force: true, maxRetries: 5, retryDelay: 500 });
 });
 
 /** `npm run <script>` in the copy, with no PORT in its environment; resolves when /health answers on `port`. */
@@ -47,13 +47,22 @@ async function run(script: string, port: number, ms: number) {
   let output = "";
   child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      if (child.exitCode !== null) return resolve();
-      child.once("exit", () => resolve());
-      process.kill(-child.pid!, "SIGTERM");
-      setTimeout(() => child.exitCode === null && process.kill(-child.pid!, "SIGKILL"), 10_000).unref();
-    });
+  const signal = (name: NodeJS.Signals | 0) => {
+    try {
+      process.kill(-child.pid!, name);
+      return true;
+    } catch {
+      return false; // the process group is gone
+    }
+  };
+  /** Stops npm, Next.js and its workers (one process group), and waits until none is left writing to the copy. */
+  const stop = async () => {
+    signal("SIGTERM");
+    for (let waited = 0; signal(0); waited += 200) {
+      if (waited === 10_000) signal("SIGKILL");
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  };
   const deadline = Date.now() + ms;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`npm run ${script} exited with ${child.exitCode}:\n${output}`);
