@@ -124,10 +124,16 @@ test("an approval in the chat, the review page before and after Approve, and the
   await checkState(page, "a11y-review-applied", { frames: false });
 
   await page.goto(`${appUrl}/sites/${siteId}/changes/history`);
-  const set = page.getByTestId("change-set").first();
-  await expect(set).toHaveAttribute("data-status", "applied");
+  await expect(page.getByTestId("change-set").first()).toHaveAttribute("data-status", "applied");
   await checkState(page, "a11y-changes");
-  await set.getByRole("button", { name: "Undo" }).click();
+
+  // Undo from the review page: its outcome line is the page's green text on the page background.
+  await page.goto(`${appUrl}/sites/${siteId}/review/${pending.id}`);
+  await page.getByRole("button", { name: "Undo on live site" }).click();
+  await expect(page.getByTestId("review-outcome")).toContainText("Undone");
+  await checkState(page, "a11y-review-undone", { frames: false });
+
+  await page.goto(`${appUrl}/sites/${siteId}/changes/history`);
   await expect(page.getByTestId("change-set").first()).toHaveAttribute("data-status", "undone");
   await checkState(page, "a11y-changes-undone");
 });
