@@ -4,7 +4,8 @@
  * server controls (lib/http/forwarded.mjs; TRUSTED_PROXY_HOPS, docs/operations.md). Everything else is Next.js's
  * (the documented custom-server API: `next({ dev: false })`, `getRequestHandler()`).
  *
- *   node server.mjs [-p|--port PORT] [-H|--hostname HOST]      (defaults: $PORT or 3000, every interface)
+ *   node server.mjs [-p|--port PORT] [-H|--hostname HOST]      (defaults: $PORT, else .env's PORT, else 3000;
+ *                                                               every interface)
  *
  * `npm run dev` stays `next dev` (Turbopack, HMR); there route handlers fall back to X-Forwarded-For as before.
  */
@@ -13,32 +14,27 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { CLIENT_IP_ENV, CLIENT_IP_HEADER, parseProxyHops, stampClientAddress } from "./lib/http/forwarded.mjs";
 import { withRequestContext } from "./lib/http/request-context.mjs";
-
-function option(names) {
-  const args = process.argv.slice(2);
-  for (let i = 0; i < args.length; i++) {
-    for (const name of names) {
-      if (args[i] === name) return args[i + 1];
-      if (args[i].startsWith(`${name}=`)) return args[i].slice(name.length + 1);
-    }
-  }
-  return undefined;
-}
+import { listenPort, option } from "./scripts/lib/listen-port.mjs";
 
 process.env.NODE_ENV ??= "production";
-const port = Number(option(["-p", "--port"]) ?? (process.env.PORT || 3000));
-const hostname = option(["-H", "--hostname"]);
-if (!Number.isInteger(port) || port < 1 || port > 65535) {
-  console.error(`server.mjs: not a port: ${port}`);
+const root = path.dirname(fileURLToPath(import.meta.url));
+const args = process.argv.slice(2);
+let port;
+try {
+  // Decided before Next.js loads .env (in prepare()), so PORT in .env counts here too.
+  port = listenPort({ args, env: process.env, root });
+} catch (error) {
+  console.error(`server.mjs: ${error.message}`);
   process.exit(1);
 }
+const hostname = option(args, ["-H", "--hostname"]);
 
 // Tells lib/http/client-ip.ts that every request carries the header this server sets (set before Next.js starts,
 // so any worker it runs inherits it).
 process.env[CLIENT_IP_ENV] = CLIENT_IP_HEADER;
 
 const { default: next } = await import("next");
-const app = next({ dev: false, dir: path.dirname(fileURLToPath(import.meta.url)), hostname, port });
+const app = next({ dev: false, dir: root, hostname, port });
 const handle = app.getRequestHandler();
 await app.prepare();
 

@@ -7,6 +7,7 @@
 import { expect, test } from "@playwright/test";
 import { humanEditPost } from "../lib/changes/testing";
 import { ALL_SCOPES, connectSite, expectFrameToShow, signUp, useAppDatabase } from "./support/owner";
+import { expectAccessible } from "./support/checks";
 import { e2eState } from "./support/state";
 
 const para = (text: string) => `<!-- wp:paragraph --><p>${text}</p><!-- /wp:paragraph -->`;
@@ -84,6 +85,7 @@ test("rehearses a change in a sandbox, previews it, applies it to the live site,
   // Apply: the live site changes; undo: the live site as before.
   await page.getByRole("button", { name: "Apply to live site" }).click();
   await expect(page.getByTestId("review-outcome")).toContainText("Applied");
+  await expectAccessible(page, "rehearsal-applied", { frames: false }); // the outcome line's contrast
   expect(await liveContent()).toBe(para("Open 7–19, also on Sundays"));
   await page.getByRole("button", { name: "Undo on live site" }).click();
   await expect(page.getByTestId("review-outcome")).toContainText("Undone");
@@ -151,6 +153,7 @@ test("refuses to apply over a person's edit on the live site, naming the page; d
 
   await page.getByRole("button", { name: "Discard" }).click();
   await expect(page.getByTestId("review-outcome")).toContainText("Discarded");
+  await expectAccessible(page, "rehearsal-discarded", { frames: false });
   await expect(page.getByTestId("change-set-status")).toContainText("discarded");
   expect(await liveContent()).toBe(para("Bread 3.50 € (Ana)"));
 });

@@ -9,7 +9,7 @@
  */
 import { AppError } from "@/lib/errors";
 import { nowMs } from "@/lib/clock";
-import { incrementRateLimit } from "@/lib/db/queries";
+import { incrementRateLimit, incrementRateLimitChain } from "@/lib/db/queries";
 
 export type WindowCounts = { current: number; previous: number };
 
@@ -36,6 +36,15 @@ export function retryAfterMs(counts: WindowCounts, at: number, windowMs: number,
   return Math.max(0, windowStart + windowMs + fraction * windowMs - at);
 }
 
+function refuseOverLimit(counts: WindowCounts, at: number, windowMs: number, limit: number, refused = false) {
+  if (!refused && slidingCount(counts, at, windowMs) <= limit) return;
+  const retryAfter = Math.max(1, Math.ceil(retryAfterMs(counts, at, windowMs, limit) / 1000));
+  throw new AppError("rate_limited", `Too many attempts. Try again in ${retryAfter} seconds.`, {
+    headers: { "Retry-After": String(retryAfter) },
+    details: { retryAfterSeconds: retryAfter },
+  });
+}
+
 export async function enforceRateLimit({
   key,
   limit,
@@ -48,13 +57,28 @@ export async function enforceRateLimit({
   const at = nowMs();
   const windowStart = Math.floor(at / windowMs) * windowMs;
   const counts = await incrementRateLimit({ key, windowStart, previousWindowStart: windowStart - windowMs });
-  if (slidingCount(counts, at, windowMs) > limit) {
-    const retryAfter = Math.max(1, Math.ceil(retryAfterMs(counts, at, windowMs, limit) / 1000));
-    throw new AppError("rate_limited", `Too many attempts. Try again in ${retryAfter} seconds.`, {
-      headers: { "Retry-After": String(retryAfter) },
-      details: { retryAfterSeconds: retryAfter },
-    });
-  }
+  refuseOverLimit(counts, at, windowMs, limit);
+}
+
+/**
+ * Several limits on one attempt, checked in order as consecutive `enforceRateLimit` calls would be (an attempt a
+ * bucket refuses is not counted in the buckets after it), in one database round trip.
+ */
+export async function enforceRateLimits(buckets: Array<{ key: string; limit: number }>, windowMs = 60_000) {
+  const at = nowMs();
+  const windowStart = Math.floor(at / windowMs) * windowMs;
+  const previousWeight = 1 - (at % windowMs) / windowMs; // slidingCount's weight, so both sides judge alike
+  const counts = await incrementRateLimitChain({
+    buckets,
+    windowStart,
+    previousWindowStart: windowStart - windowMs,
+    previousWeight,
+  });
+  buckets.forEach(({ limit }, i) => {
+    // A bucket the attempt never reached (current 0): the one before refused it, whatever rounding says.
+    const refusedBefore = i + 1 < buckets.length && counts[i + 1]!.current === 0;
+    refuseOverLimit(counts[i]!, at, windowMs, limit, refusedBefore);
+  });
 }
 
 /**
@@ -80,7 +104,9 @@ export async function enforceAccountAttemptLimits({
   ip: string;
   limit: number;
 }) {
-  await enforceRateLimit({ key: `${scope}:ip:${ip}`, limit });
-  await enforceRateLimit({ key: `${scope}:account-ip:${account}:${ip}`, limit });
-  await enforceRateLimit({ key: `${scope}:account:${account}`, limit: limit * ACCOUNT_LIMIT_FACTOR });
+  await enforceRateLimits([
+    { key: `${scope}:ip:${ip}`, limit },
+    { key: `${scope}:account-ip:${account}:${ip}`, limit },
+    { key: `${scope}:account:${account}`, limit: limit * ACCOUNT_LIMIT_FACTOR },
+  ]);
 }

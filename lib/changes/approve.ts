@@ -10,6 +10,7 @@ import type { ChangeItem } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
 import type { SiteClient } from "@/lib/sites/types";
 import { auditChange, getChangeSet, markPlanWritten, type PublicChangeSet, publicChangeSet } from "./change-sets";
+import { currentTitles } from "./drift";
 import { isFilteredItemsError, isStaleItemsError, writeItems } from "./site-items";
 
 export type PendingRequest = { userId: string; siteId: string; changeSetId: string };
@@ -36,6 +37,33 @@ async function claim(items: ChangeItem[]): Promise<string[]> {
     throw notApplicable("This change set is being approved already.");
   }
   return claimed;
+}
+
+/** `409 drifted` naming each item as the site calls it now (lib/changes/drift.ts). */
+async function staleRefusal(client: SiteClient, items: ChangeItem[], staleItems: Array<{ ref: string }>) {
+  const stale = items.filter((item) => staleItems.some((s) => s.ref === item.ref));
+  const titles = await currentTitles(
+    client,
+    stale.map((item) => item.ref),
+  );
+  const titled = stale.map((item) => ({ item, title: titles.get(item.ref) ?? item.title }));
+  const names = [...new Set(titled.map(({ title }) => `“${title}”`))].join(", ");
+  return {
+    audit: `${names} changed on the site after the change was proposed.`,
+    error: new AppError(
+      "drifted",
+      `Nothing was written: ${names} changed on the site after this change was proposed. Ask again to propose it on the current version.`,
+      {
+        details: {
+          items: titled.map(({ item, title }) => ({
+            id: item.id,
+            title,
+            reason: "It was changed on the site after the change was proposed.",
+          })),
+        },
+      },
+    ),
+  };
 }
 
 export async function approvePendingChangeSet(request: PendingRequest, client: SiteClient): Promise<PublicChangeSet> {
@@ -71,22 +99,9 @@ export async function approvePendingChangeSet(request: PendingRequest, client: S
       await transitionChangeItems({ ids: claimed, from: "writing", to: "failed", now: at });
       await refreshChangeSetStatus({ id: set.id, now: at });
       if (isStaleItemsError(error)) {
-        const stale = items.filter((item) => error.items.some((s) => s.ref === item.ref));
-        const names = [...new Set(stale.map((item) => `“${item.title}”`))].join(", ");
-        await audit("stale", `${names} changed on the site after the change was proposed.`);
-        throw new AppError(
-          "drifted",
-          `Nothing was written: ${names} changed on the site after this change was proposed. Ask again to propose it on the current version.`,
-          {
-            details: {
-              items: stale.map((item) => ({
-                id: item.id,
-                title: item.title,
-                reason: "It was changed on the site after the change was proposed.",
-              })),
-            },
-          },
-        );
+        const refusal = await staleRefusal(client, items, error.items);
+        await audit("stale", refusal.audit);
+        throw refusal.error;
       }
       const lost = error.lost.map((l) => `${l.field}: ${l.lost}`).join("; ");
       await audit("filtered", lost);

@@ -6,6 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET as showRoute } from "@/app/sites/[id]/changes/[changeSetId]/route";
+import { POST as approveRoute } from "@/app/sites/[id]/changes/[changeSetId]/approve/route";
 import { POST as applyRoute } from "@/app/sites/[id]/changes/[changeSetId]/apply/route";
 import { POST as undoRoute } from "@/app/sites/[id]/changes/[changeSetId]/undo/route";
 import { GET as listRoute } from "@/app/sites/[id]/changes/route";
@@ -19,7 +20,7 @@ import { newUser } from "@/test/accounts";
 import { call } from "@/test/http";
 import { humanEditPost, writeThroughAgent } from "./testing";
 import { readItems } from "./site-items";
-import type { TurnScope } from "./change-sets";
+import { recordPendingPlan, type TurnScope } from "./change-sets";
 
 useTestDatabase();
 
@@ -211,6 +212,39 @@ describe("undo of a whole turn on the real WordPress", () => {
     expect(await states([`menu:${menu.id}`])).toEqual(before);
   }, 60_000);
 
+  it("refuses to approve over a person's edit, naming the page as the person renamed it", async () => {
+    const id = await page("Hours");
+    const plan = await operations.update_page.plan!(
+      client,
+      operations.update_page.input.parse({ id, title: "Hours of the shop" }),
+    );
+    const { changeSetId } = await recordPendingPlan(turn(), "call_pending_rename", plan.items);
+    await humanEditPost(wp.local.wpPath, id, { title: "Opening times (Ana)" });
+
+    const res = await call(approveRoute, {
+      body: {},
+      cookie: owner.cookie,
+      headers: origin,
+      params: { id: siteId, changeSetId },
+    });
+    expect(res.status).toBe(409);
+    expect(res.json.error.code).toBe("drifted");
+    expect(res.json.error.message).toContain("“Opening times (Ana)”");
+    expect(res.json.error.details.items).toEqual([expect.objectContaining({ title: "Opening times (Ana)" })]);
+  }, 60_000);
+
+  it("names a drifted item by the title Sitewright's edit gave it when the person kept that title", async () => {
+    const id = await page("Team");
+    const scope = turn();
+    const written = await writeThroughAgent({ scope, client }, operations.update_page, { id, title: "Our team" });
+    await humanEditPost(wp.local.wpPath, id, { content: "Ana, Ben and Cleo" });
+
+    const res = await undo((written.data as { changeSetId: string }).changeSetId);
+    expect(res.json.error.code).toBe("drifted");
+    expect(res.json.error.message).toContain("“Our team”");
+    expect(res.json.error.details.items).toEqual([expect.objectContaining({ title: "Our team" })]);
+  }, 60_000);
+
   it("refuses with 409 drifted when a person edited an item since, changes nothing, and keeps the person's text", async () => {
     const a = await page("Contact");
     const b = await page("Prices");
@@ -224,9 +258,15 @@ describe("undo of a whole turn on the real WordPress", () => {
     const res = await undo(changeSetId);
     expect(res.status).toBe(409);
     expect(res.json.error.code).toBe("drifted");
-    expect(res.json.error.message).toContain("“Prices”");
+    // Named as the site calls it now: the person renamed it after Sitewright's edit ("Prices" is two names old).
+    expect(res.json.error.message).toContain("“Prices (edited by Ana)”");
+    expect(res.json.error.message).not.toContain("“Prices”");
     expect(res.json.error.details.items).toEqual([
-      { id: expect.any(String), title: "Prices", reason: expect.stringContaining("changed on the site") },
+      {
+        id: expect.any(String),
+        title: "Prices (edited by Ana)",
+        reason: expect.stringContaining("changed on the site"),
+      },
     ]);
     // All or nothing: the other item keeps the agent's edit, the person's edit is intact.
     const now = await states([`post:${a}`, `post:${b}`]);

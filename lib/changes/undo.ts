@@ -9,6 +9,7 @@ import type { ChangeItem } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
 import type { SiteClient } from "@/lib/sites/types";
 import { auditChange, getChangeSet, publicChangeSet, type PublicChangeSet } from "./change-sets";
+import { currentTitles, titleAfter } from "./drift";
 import { reverseChange } from "./plan";
 import { isFilteredItemsError, isStaleItemsError, writeItems } from "./site-items";
 
@@ -21,6 +22,28 @@ function driftReason(reason: string): string {
   return reason === "missing"
     ? "It no longer exists on the site."
     : "It was changed on the site after Sitewright's edit, so undoing would overwrite that newer edit.";
+}
+
+/** `409 drifted` naming each item as the site calls it now, else as Sitewright's edit left it (drift.ts). */
+async function driftRefusal(client: SiteClient, stale: Array<{ ref: string; reason: string }>, chosen: ChangeItem[]) {
+  const titles = await currentTitles(
+    client,
+    stale.map((s) => s.ref),
+  );
+  const items = stale.map((s) => {
+    const item = chosen.find((i) => i.ref === s.ref);
+    const title = titles.get(s.ref) ?? (item ? titleAfter(item) : s.ref);
+    return { id: item?.id ?? s.ref, title, reason: driftReason(s.reason) };
+  });
+  const names = items.map((i) => `“${i.title}”`).join(", ");
+  return {
+    audit: items.map((i) => `${i.title}: ${i.reason}`).join(" "),
+    error: new AppError(
+      "drifted",
+      `Nothing was undone: ${names} changed on the site after Sitewright's edit. Undoing would overwrite that newer edit.`,
+      { details: { items } },
+    ),
+  };
 }
 
 export async function undoChangeSet(request: ChangeSetRequest, client: SiteClient): Promise<PublicChangeSet> {
@@ -71,17 +94,9 @@ export async function undoChangeSet(request: ChangeSetRequest, client: SiteClien
   } catch (error) {
     await transitionChangeItems({ ids: claimed, from: "undoing", to: "applied", now: now() });
     if (isStaleItemsError(error)) {
-      const items = error.items.map((stale) => {
-        const item = newestFirst.find((i) => i.ref === stale.ref);
-        return { id: item?.id ?? stale.ref, title: item?.title ?? stale.ref, reason: driftReason(stale.reason) };
-      });
-      await audit("drifted", items.map((i) => `${i.title}: ${i.reason}`).join(" "));
-      const names = items.map((i) => `“${i.title}”`).join(", ");
-      throw new AppError(
-        "drifted",
-        `Nothing was undone: ${names} changed on the site after Sitewright's edit. Undoing would overwrite that newer edit.`,
-        { details: { items } },
-      );
+      const refusal = await driftRefusal(client, error.items, newestFirst);
+      await audit("drifted", refusal.audit);
+      throw refusal.error;
     }
     if (isFilteredItemsError(error)) {
       const lost = error.lost.map((l) => `${l.field}: ${l.lost}`).join("; ");

@@ -12,6 +12,7 @@ import {
   findUserByEmail,
   findLatestPairingByUrl,
   incrementRateLimit,
+  incrementRateLimitChain,
   insertPairing,
   recordFailedRedeem,
   redeemPendingPairing,
@@ -94,6 +95,44 @@ describe.each(STORES)("the data layer %s", (kind) => {
     expect(counts.map((c) => c.current).sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
     expect(counts.every((c) => c.previous === 0)).toBe(true);
     expect(await hit(120_000)).toEqual({ current: 1, previous: 40 });
+  });
+
+  it("counts one attempt in a chain of buckets in one statement, stopping at the first bucket over its limit", async () => {
+    const chain = (previousWeight = 0) =>
+      incrementRateLimitChain({
+        buckets: [
+          { key: "chain:ip", limit: 2 },
+          { key: "chain:account", limit: 3 },
+        ],
+        windowStart: 60_000,
+        previousWindowStart: 0,
+        previousWeight,
+      });
+    expect(await chain()).toEqual([
+      { current: 1, previous: 0 },
+      { current: 1, previous: 0 },
+    ]);
+    expect((await chain()).map((c) => c.current)).toEqual([2, 2]);
+    // The first bucket is over its limit: the second is not reached, so it is not counted.
+    expect((await chain()).map((c) => c.current)).toEqual([3, 0]);
+    const after = await incrementRateLimit({ key: "chain:account", windowStart: 60_000, previousWindowStart: 0 });
+    expect(after.current).toBe(3);
+    // The previous window counts with its weight: 1 now + 2 × 0.5 > 1 refuses at the first bucket.
+    await incrementRateLimit({ key: "chain:w", windowStart: 0, previousWindowStart: -60_000 });
+    await incrementRateLimit({ key: "chain:w", windowStart: 0, previousWindowStart: -60_000 });
+    const weighted = await incrementRateLimitChain({
+      buckets: [
+        { key: "chain:w", limit: 1 },
+        { key: "chain:w2", limit: 1 },
+      ],
+      windowStart: 60_000,
+      previousWindowStart: 0,
+      previousWeight: 0.5,
+    });
+    expect(weighted).toEqual([
+      { current: 1, previous: 2 },
+      { current: 0, previous: 0 },
+    ]);
   });
 
   describe("pairings", () => {

@@ -147,6 +147,8 @@ describe("the preview of a real sandbox", () => {
   let sandbox: SandboxView;
   let containerId: string;
   const secret = "Only for the owner: the vault code is 4711";
+  let plansId: number;
+  let diaryId: number;
 
   const open = (path: string, options: { cookie?: string; method?: string } = {}) =>
     call(options.method === "POST" ? previewPost : previewGet, {
@@ -179,11 +181,38 @@ describe("the preview of a real sandbox", () => {
     containerId = (await findSandboxById({ id: sandbox.id }))!.containerId!;
     const client = await t.clientFor(sandbox.id);
     await client.post("/wp/v2/pages", { title: "Vault", content: secret, status: "publish", password: "pw-4711" });
-    await client.post("/wp/v2/pages", { title: "Plans", content: secret, status: "draft" });
+    plansId = (await client.post<{ id: number }>("/wp/v2/pages", { title: "Plans", content: secret, status: "draft" }))
+      .data.id;
+    diaryId = (
+      await client.post<{ id: number }>("/wp/v2/pages", { title: "Diary", content: "Dear diary", status: "private" })
+    ).data.id;
   });
   afterAll(async () => {
     await setSandboxManagerForTests(undefined);
     await t?.cleanup();
+  });
+
+  it("opens a draft and a private page in the owner's preview, and for nobody else", async () => {
+    const draft = await open(`/?page_id=${plansId}`, { cookie: owner.cookie });
+    expect(draft.status).toBe(200);
+    expect(draft.text).toContain(secret);
+    const diary = await open(`/?page_id=${diaryId}`, { cookie: owner.cookie });
+    expect(diary.status).toBe(200);
+    expect(diary.text).toContain("Dear diary");
+
+    const stranger = await newUser("preview-draft-stranger");
+    for (const cookie of [stranger.cookie, undefined]) {
+      const res = await open(`/?page_id=${plansId}`, { cookie });
+      expect(res.status).toBe(404);
+      expect(res.text).not.toContain(secret);
+    }
+    // Straight to the container's loopback port, with or without a made-up viewer header: WordPress's 404.
+    const { hostPort } = (await findSandboxById({ id: sandbox.id }))!;
+    for (const headers of [{}, { "x-sitewright-preview-viewer": "made-up" }] as Record<string, string>[]) {
+      const direct = await fetch(`http://127.0.0.1:${hostPort}/?page_id=${plansId}`, { headers });
+      expect(direct.status).toBe(404);
+      expect(await direct.text()).not.toContain(secret);
+    }
   });
 
   it("gives anonymous requests shaped like assets nothing of WordPress: no REST, no pages, no users", async () => {

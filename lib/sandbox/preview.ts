@@ -22,6 +22,7 @@ import { log } from "@/lib/log";
 import { sandboxUrl } from "./client";
 import { isListedStaticFile, type SandboxExec, staticFileCandidate, staticFileRequest } from "./preview-assets";
 import { hasLivePreviewGrant, previewGrantCookie, signedGrantSessions } from "./preview-grant";
+import { previewViewerHeader } from "./preview-viewer";
 
 export const PREVIEW_PREFIX = "/preview";
 export const MAX_FORWARDED_BODY = 16 * 1024 * 1024;
@@ -158,7 +159,21 @@ export async function openPreview(input: {
           }),
         ]
       : [];
-  return forwardToSandbox({ request, sandbox, appUrl, path: input.path, search: input.search, extraCookies });
+  // The owner sees their drafts and private items too (preview-viewer.ts).
+  const viewer = await previewViewerHeader({
+    exec: input.sandboxes.fleet.exec.bind(input.sandboxes.fleet),
+    sandbox,
+    secret: input.sessionSecret,
+  });
+  return forwardToSandbox({
+    request,
+    sandbox,
+    appUrl,
+    path: input.path,
+    search: input.search,
+    extraCookies,
+    extraHeaders: viewer,
+  });
 }
 
 // ------------------------------------------------------------------ forwarding
@@ -176,6 +191,8 @@ export async function forwardToSandbox(input: {
   path: string;
   search: string;
   extraCookies?: string[];
+  /** Headers of ours for the sandbox (never the browser's: every `x-sitewright*` header it sends is dropped). */
+  extraHeaders?: Record<string, string>;
   staticFile?: boolean;
 }): Promise<Response> {
   const { request, sandbox } = input;
@@ -201,6 +218,7 @@ export async function forwardToSandbox(input: {
   }
   headers.set("x-sitewright-preview", base);
   headers.set("x-sitewright-sandbox-expires", String(Math.floor(sandbox.expiresAt.getTime() / 1000)));
+  if (!input.staticFile) for (const [name, value] of Object.entries(input.extraHeaders ?? {})) headers.set(name, value);
 
   const hasBody = !input.staticFile && method !== "GET" && method !== "HEAD" && request.body !== null;
   const declared = Number(request.headers.get("content-length") ?? 0);

@@ -118,7 +118,7 @@ async function closeOwnersSandboxes() {
 }
 
 /** A conversation whose rehearsal changed one live page's content in its sandbox (one update_page). */
-async function rehearsedEdit(id: number, title: string, content: string) {
+async function rehearsedEdit(id: number, title: string, content: string, newTitle?: string) {
   const conversationId = randomUUID();
   await insertConversation({ id: conversationId, userId: owner.id, siteId, title, now: new Date() });
   const rehearsal = await t.manager.rehearsal({ userId: owner.id, siteId, conversationId, live });
@@ -126,7 +126,7 @@ async function rehearsedEdit(id: number, title: string, content: string) {
   const written = await writeThroughAgent(
     { scope: sandboxScope(conversationId, rehearsal.sandbox.id), client: rehearsal.client },
     operationsByName.get("update_page")!,
-    { id: Number(sandboxPage.sandboxId), content },
+    { id: Number(sandboxPage.sandboxId), content, ...(newTitle ? { title: newTitle } : {}) },
   );
   return { conversationId, rehearsal, changeSetId: (written.data as { changeSetId: string }).changeSetId };
 }
@@ -220,6 +220,27 @@ describe("sandbox mode", () => {
     // The next turn of that conversation keeps the sandbox while the rehearsal waits (apply keeps refusing).
     const again = await t.manager.rehearsal({ userId: owner.id, siteId, conversationId, live });
     expect(again.sandbox.id).toBe(rehearsal.sandbox.id);
+  });
+
+  it("names a drifted page as the live site calls it now, not as the rehearsal renamed it", async () => {
+    const id = await livePage("Menu", para("Soup 5 €"));
+    const renamed = await rehearsedEdit(id, "menu", para("Soup 6 €"), "Lunch menu");
+    await humanEditPost(wp.local.wpPath, id, { content: para("Soup 5.50 € (Ana)") });
+    const refused = await changeSetRoute(applyRoute, renamed.changeSetId);
+    expect(refused.json.error.code).toBe("drifted");
+    // The live page was never called "Lunch menu": that title exists only in the sandbox.
+    expect(refused.json.error.message).toContain('"Menu"');
+    expect(refused.json.error.message).not.toContain("Lunch menu");
+    expect(refused.json.error.details.items).toEqual([expect.objectContaining({ title: "Menu" })]);
+
+    // Ana renames the live page too: the refusal names it as she left it.
+    await humanEditPost(wp.local.wpPath, id, { title: "Menu of the week" });
+    const again = await changeSetRoute(applyRoute, renamed.changeSetId);
+    expect(again.json.error.code).toBe("drifted");
+    expect(again.json.error.message).toContain('"Menu of the week"');
+    expect(again.json.error.details.items).toEqual([expect.objectContaining({ title: "Menu of the week" })]);
+    // Its sandbox goes, so the tests after this one find room for theirs.
+    expect((await changeSetRoute(discardRoute, renamed.changeSetId)).status).toBe(200);
   });
 
   it("discards a rehearsal: the set is discarded, the sandbox copy goes, the live site never changed", async () => {

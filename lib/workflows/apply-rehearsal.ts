@@ -11,6 +11,7 @@
 import { auditChange, getChangeSet, publicChangeSet, recordWritten } from "@/lib/changes/change-sets";
 import type { PlannedItem } from "@/lib/changes/plan";
 import { findSupersession, type LiveChange, manifestAfterApply, planReplay } from "@/lib/changes/replay";
+import { currentTitles } from "@/lib/changes/drift";
 import { isFilteredItemsError, isStaleItemsError, writeItems } from "@/lib/changes/site-items";
 import { now as clockNow } from "@/lib/clock";
 import {
@@ -89,14 +90,28 @@ function addresses(manifest: SandboxManifest, appUrl: string, sandboxId: string,
   return pairs;
 }
 
-/** What the live site answered, as the owner reads it. */
-function writeFailure(error: unknown, changes: LiveChange[]): AppError | undefined {
+/**
+ * What the live site answered, as the owner reads it. A drifted item is named as the live site calls it now (a
+ * person's edit may have renamed it), else as it was called when the sandbox copied it: never by the title the
+ * rehearsal gave it, which the live site never had (lib/changes/drift.ts).
+ */
+async function writeFailure(
+  error: unknown,
+  changes: LiveChange[],
+  live: SiteClient,
+  manifest: SandboxManifest,
+): Promise<AppError | undefined> {
   if (isStaleItemsError(error)) {
+    const titles = await currentTitles(
+      live,
+      error.items.map((stale) => stale.ref),
+    );
     const items = error.items.map((stale) => {
       const entry = changes.find((c) => c.change.ref === stale.ref);
+      const copied = manifest.items.find((m) => m.liveRef === stale.ref)?.title;
       return {
         id: entry?.item.id ?? stale.ref,
-        title: entry?.title ?? stale.ref,
+        title: titles.get(stale.ref) ?? copied ?? entry?.title ?? stale.ref,
         reason:
           stale.reason === "missing"
             ? "It no longer exists on the live site."
@@ -226,7 +241,7 @@ async function applyClaimed(
       plan.changes.map((c) => c.change),
     );
   } catch (error) {
-    const answer = writeFailure(error, plan.changes);
+    const answer = await writeFailure(error, plan.changes, live, manifest);
     await audit(
       answer?.code === "drifted" ? "drifted" : "failed",
       answer?.message ?? (error instanceof Error ? error.message : String(error)),

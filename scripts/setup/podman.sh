@@ -3,6 +3,10 @@
 # Prints the DOCKER_HOST to use on its last line.
 set -euo pipefail
 
+if [ "$(id -u)" != 0 ]; then
+  echo "podman.sh: run as root, or as a user with sudo: sudo bash scripts/setup/podman.sh" >&2; exit 1
+fi
+
 SOCKET_PATH="${PODMAN_SOCKET:-/run/podman/podman.sock}"
 CONF=/etc/containers/containers.conf
 

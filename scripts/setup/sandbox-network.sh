@@ -16,6 +16,10 @@
 # Nothing is printed on stdout (podman.sh prints DOCKER_HOST on its last line).
 set -euo pipefail
 
+if [ "$(id -u)" != 0 ]; then
+  echo "sandbox-network.sh: run as root, or as a user with sudo: sudo bash scripts/setup/sandbox-network.sh" >&2; exit 1
+fi
+
 POOL="${SANDBOX_NETWORK_POOL:-10.213.0.0/16}"
 CHAIN=SITEWRIGHT-SANDBOX
 BRIDGES="swsbx+"

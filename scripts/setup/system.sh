@@ -8,7 +8,7 @@ cd "$(dirname "$0")/../.."
 log() { echo "setup: $*" >&2; }
 
 if [ "$(id -u)" != 0 ]; then
-  log "run as root (it installs Debian packages and starts services)"; exit 1
+  log "run as root, or as a user with sudo: sudo bash scripts/setup/system.sh (it installs Debian packages and starts services)"; exit 1
 fi
 
 PACKAGES=(

@@ -108,6 +108,57 @@ export async function incrementRateLimit({
   return { current: Number(row?.current ?? 1), previous: Number(row?.previous ?? 0) };
 }
 
+/**
+ * One attempt counted in several buckets in order, in ONE statement (what several `incrementRateLimit` calls did in
+ * as many round trips): a bucket is bumped only while every bucket before it still allows the attempt, its count
+ * plus the previous window's weighted by `previousWeight` being at most its limit. Each bucket's counts come back;
+ * `current` is 0 for a bucket the attempt never reached.
+ */
+export async function incrementRateLimitChain({
+  buckets,
+  windowStart,
+  previousWindowStart,
+  previousWeight,
+}: {
+  buckets: Array<{ key: string; limit: number }>;
+  windowStart: number;
+  previousWindowStart: number;
+  previousWeight: number;
+}): Promise<Array<{ current: number; previous: number }>> {
+  const db = await getDb();
+  const steps = buckets.map(({ key, limit }, i) => {
+    const reached = i === 0 ? sql`true` : sql.raw(`(select ok from ok${i - 1})`);
+    return sql`
+      bumped${sql.raw(String(i))} as (
+        insert into ${rateLimits} (key, window_start, count) select ${key}, ${windowStart}, 1 where ${reached}
+        on conflict (key, window_start) do update set count = ${rateLimits}.count + 1
+        returning count
+      ),
+      counts${sql.raw(String(i))} as (
+        select coalesce((select count from ${sql.raw(`bumped${i}`)}), 0) as current,
+          coalesce((select count from ${rateLimits} where key = ${key} and window_start = ${previousWindowStart}), 0)
+            as previous
+      ),
+      ok${sql.raw(String(i))} as (
+        select ${reached} and current + previous * ${previousWeight}::double precision <= ${limit} as ok
+        from ${sql.raw(`counts${i}`)}
+      )`;
+  });
+  const columns = buckets.map((_, i) =>
+    sql.raw(`(select current from counts${i}) as current${i}, (select previous from counts${i}) as previous${i}`),
+  );
+  const rows = await db.execute<Record<string, number | string>>(
+    sql`with ${sql.join(steps, sql`,`)} select ${sql.join(columns, sql`, `)}`,
+  );
+  const row = (Array.isArray(rows) ? rows[0] : (rows as { rows: unknown[] }).rows[0]) as
+    | Record<string, number | string>
+    | undefined;
+  return buckets.map((_, i) => ({
+    current: Number(row?.[`current${i}`] ?? 0),
+    previous: Number(row?.[`previous${i}`] ?? 0),
+  }));
+}
+
 export async function deleteRateLimitsBefore({ windowStart }: { windowStart: number }) {
   const db = await getDb();
   await db.delete(rateLimits).where(lt(rateLimits.windowStart, windowStart));

@@ -124,6 +124,35 @@ function sitewright_sandbox_admin_notice(): void {
 }
 add_action( 'admin_notices', 'sitewright_sandbox_admin_notice' );
 
+const SITEWRIGHT_SANDBOX_VIEWER_FILE = '/data/preview-viewer';
+
+/**
+ * True when this request is the owner's, through the service's preview: it carries the viewer token whose SHA-256
+ * the service wrote to /data/preview-viewer (lib/sandbox/preview-viewer.ts). Browsers cannot send that header.
+ */
+function sitewright_sandbox_is_owner_preview(): bool {
+	static $owner = null;
+	if ( null === $owner ) {
+		$given    = isset( $_SERVER['HTTP_X_SITEWRIGHT_PREVIEW_VIEWER'] ) ? (string) $_SERVER['HTTP_X_SITEWRIGHT_PREVIEW_VIEWER'] : '';
+		$expected = is_file( SITEWRIGHT_SANDBOX_VIEWER_FILE ) ? trim( (string) file_get_contents( SITEWRIGHT_SANDBOX_VIEWER_FILE ) ) : '';
+		$owner    = '' !== $given && 64 === strlen( $expected ) && hash_equals( $expected, hash( 'sha256', $given ) );
+	}
+	return $owner;
+}
+
+/**
+ * In the owner's preview, a single post or page opens whatever its status (a draft the agent made, a private
+ * page): the main query names those statuses itself, so WordPress needs no signed-in user to show them. Lists,
+ * feeds and wp-admin are untouched.
+ */
+function sitewright_sandbox_preview_unpublished( WP_Query $query ): void {
+	if ( is_admin() || ! $query->is_main_query() || ! $query->is_singular() || ! sitewright_sandbox_is_owner_preview() ) {
+		return;
+	}
+	$query->set( 'post_status', array( 'publish', 'draft', 'pending', 'future', 'private' ) );
+}
+add_action( 'pre_get_posts', 'sitewright_sandbox_preview_unpublished' );
+
 // Nothing a sandbox should show search engines or send anywhere.
 add_filter( 'pre_option_blog_public', static fn () => '0' );
 add_filter( 'xmlrpc_enabled', '__return_false' );

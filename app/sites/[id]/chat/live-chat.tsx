@@ -6,7 +6,7 @@
  * in the page's first chunk (chat-panel.tsx) and drives this part through `ChatControls`.
  */
 import { isToolUIPart } from "ai";
-import { useEffect, useRef, useState } from "react";
+import { type ReactNode, useEffect, useRef, useState } from "react";
 import type { ChatMessage } from "@/lib/agent/chat-message";
 import styles from "./chat.module.css";
 import { hasVisibleParts, isShown, MessageItem } from "./message-item";
@@ -122,7 +122,7 @@ export default function LiveChat({ labels, onControls, ...options }: LiveChatPro
       <p className="visually-hidden" role="status" aria-live="polite" data-testid="chat-status">
         {statusLine}
       </p>
-      <div className={styles.scroller} ref={follow.list} onScroll={follow.onScroll} data-testid="messages">
+      <HistoryRegion follow={follow}>
         <MessageList
           messages={messages}
           labels={labels}
@@ -131,7 +131,7 @@ export default function LiveChat({ labels, onControls, ...options }: LiveChatPro
           onAnswer={answer}
           typing={busy && (last?.role !== "assistant" || !hasVisibleParts(last)) ? status : undefined}
         />
-      </div>
+      </HistoryRegion>
       {!follow.following ? (
         <button type="button" className={`secondary ${styles.jump}`} onClick={follow.jumpToLatest}>
           Jump to latest ↓
@@ -143,6 +143,23 @@ export default function LiveChat({ labels, onControls, ...options }: LiveChatPro
         </p>
       ) : null}
     </>
+  );
+}
+
+/** The messages in a scroll region of their own: named and focusable, so a keyboard reaches it and scrolls it. */
+function HistoryRegion({ follow, children }: { follow: ReturnType<typeof useFollow>; children: ReactNode }) {
+  return (
+    <section
+      className={styles.scroller}
+      ref={follow.list}
+      onScroll={follow.onScroll}
+      data-testid="messages"
+      aria-label="Chat history"
+      // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must take focus to scroll by keyboard
+      tabIndex={0}
+    >
+      {children}
+    </section>
   );
 }
 

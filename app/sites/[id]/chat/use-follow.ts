@@ -5,7 +5,7 @@ const FOLLOW_SLACK_PX = 48;
 
 /** Follow the reply while the reader is at the bottom; stop as soon as they scroll up. */
 export function useFollow(messages: unknown, status: unknown) {
-  const list = useRef<HTMLDivElement>(null);
+  const list = useRef<HTMLElement>(null);
   const [following, setFollowing] = useState(true);
   const onScroll = useCallback(() => {
     const box = list.current;
