@@ -9,3 +9,4 @@ export * from "./queries/verification";
 export * from "./queries/oauth";
 export * from "./queries/rehearsals";
 export * from "./queries/credentials";
+export * from "./queries/uploads";
