@@ -3,7 +3,12 @@
  * several instances running them at once is harmless.
  */
 import { nowMs, now } from "@/lib/clock";
-import { deleteDeadOAuthTokens, deleteRateLimitsBefore, deleteSessionsIdleOrExpired } from "@/lib/db/queries";
+import {
+  deleteDeadOAuthTokens,
+  deleteExpiredUploads,
+  deleteRateLimitsBefore,
+  deleteSessionsIdleOrExpired,
+} from "@/lib/db/queries";
 import { SESSION_IDLE_MS } from "@/lib/auth/session";
 import { sweepDeadPairings } from "@/lib/sites/sites";
 import { log } from "@/lib/log";
@@ -18,7 +23,9 @@ export async function runSweeps() {
   await deleteRateLimitsBefore({ windowStart: nowMs() - 60 * 60 * 1000 });
   // A day after they expired, MCP clients' tokens and codes are only dead weight (docs/mcp.md).
   const oauthTokens = await deleteDeadOAuthTokens({ before: new Date(at.getTime() - 24 * 60 * 60 * 1000) });
-  return { sessions, ...pairings, oauthTokens };
+  // Attachments nobody used, and previews of used ones past their keeping time (docs/media.md).
+  const uploads = await deleteExpiredUploads({ now: at });
+  return { sessions, ...pairings, oauthTokens, uploads };
 }
 
 type Holder = { timer?: NodeJS.Timeout };

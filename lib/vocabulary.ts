@@ -36,7 +36,7 @@ export function pageBuilderName(id: string | null | undefined): string {
 }
 
 /** What `/info`'s `features` can list: routes the plugin adds beyond core's. */
-export const PLUGIN_FEATURES = ["custom_css"] as const;
+export const PLUGIN_FEATURES = ["custom_css", "media_upload"] as const;
 export type PluginFeature = (typeof PLUGIN_FEATURES)[number];
 
 /** The export format `GET /sitewright/v1/export` writes and `POST /sitewright/v1/import` reads. */

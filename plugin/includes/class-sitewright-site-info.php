@@ -16,7 +16,7 @@ defined( 'ABSPATH' ) || exit;
 final class Sitewright_Site_Info {
 
 	/** Everything features() can report. */
-	public const FEATURES = array( 'custom_css' );
+	public const FEATURES = array( 'custom_css', 'media_upload' );
 
 	/**
 	 * Page builders: id => [label, plugin basenames, theme templates, content needles, post meta keys].
@@ -117,6 +117,7 @@ final class Sitewright_Site_Info {
 			'pageBuilders'  => self::detect_builders(),
 			'activePlugins' => array_values( (array) get_option( 'active_plugins', array() ) ),
 			'features'      => self::features(),
+			'mediaMaxBytes' => Sitewright_Media::max_bytes(),
 		);
 	}
 
@@ -127,7 +128,10 @@ final class Sitewright_Site_Info {
 	 * @return array<int, string>
 	 */
 	public static function features(): array {
-		return Sitewright_Agent_User::site_allows_custom_css() ? array( 'custom_css' ) : array();
+		$features = Sitewright_Agent_User::site_allows_custom_css() ? array( 'custom_css' ) : array();
+		// POST /sitewright/v1/media, with the largest file it takes in `mediaMaxBytes`.
+		$features[] = 'media_upload';
+		return $features;
 	}
 
 	/**
