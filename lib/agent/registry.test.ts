@@ -6,7 +6,7 @@ const everything = {
   blockTheme: false,
   scopes: ["site:read", "content:read", "content:write", "media:write", "design:write", "settings:write"],
   capabilities: null,
-  features: ["custom_css"],
+  features: ["custom_css", "media_upload"],
 };
 const names = (grant: Parameters<typeof allowedOperations>[0], allowlist?: string[]) =>
   allowedOperations(grant, allowlist).operations.map((op) => op.name);

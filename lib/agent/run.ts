@@ -23,6 +23,7 @@ import type { SiteClient } from "@/lib/sites/types";
 import { CircuitOpenError, siteBreaker } from "./breaker";
 import { RunBudget, TimeBudgetExceeded, type BudgetLimits } from "./budget";
 import type { ChatMessage, TurnMetadata } from "./chat-message";
+import { dataPartForModel } from "./attachments";
 import type { AgentModel } from "./model";
 import { ALL_OPERATIONS, sdkInputSchema, type Operation } from "./operations";
 import { type NotVisible, systemPrompt, type PromptSite } from "./prompt";
@@ -185,6 +186,7 @@ export function streamTurn(input: TurnInput): ReadableStream<Chunk> {
           messages: await convertToModelMessages(input.history, {
             tools: { ...historyTools, ...tools },
             ignoreIncompleteToolCalls: true,
+            convertDataPart: dataPartForModel,
           }),
           tools,
           stopWhen: budget.stopCondition(),

@@ -34,6 +34,7 @@ import { agentModel, isAgentConfigured, type AgentModel } from "@/lib/agent/mode
 import { allowedOperations, configuredAllowlist, grantFromSiteInfo } from "@/lib/agent/registry";
 import { ALL_OPERATIONS } from "@/lib/agent/operations";
 import { streamTurn, type ChatMessage } from "@/lib/agent/run";
+import { attachedUploads } from "@/lib/media/uploads";
 
 export type ApprovalAnswer = { id: string; approved: boolean; reason?: string };
 
@@ -42,6 +43,8 @@ export type ChatTurnRequest = {
   siteId: string;
   conversationId?: string;
   message?: string;
+  /** Files the owner attached to the message (upload ids). */
+  uploads?: string[];
   approvals?: ApprovalAnswer[];
   /** `sandbox` (default when sandboxes are on): the turn works in the conversation's sandbox copy of the site. */
   mode?: ChatMode;
@@ -242,18 +245,26 @@ export async function startChatTurn(
     approvedToolCalls = await applyApprovals(history, request.approvals, scope);
   } else {
     const text = (request.message ?? "").trim();
+    const attached = await attachedUploads({ ids: request.uploads ?? [], userId: request.userId, siteId: site.id });
     if (!existing) {
       await insertConversation({
         id: scope.conversationId,
         userId: request.userId,
         siteId: site.id,
-        title: text.slice(0, 80),
+        title: (text || attached[0]?.name || "").slice(0, 80),
         now: now(),
       });
     } else {
       await closeUnansweredApprovals(history, scope);
     }
-    history.push({ id: randomUUID(), role: "user", parts: [{ type: "text", text }] });
+    history.push({
+      id: randomUUID(),
+      role: "user",
+      parts: [
+        ...(text ? [{ type: "text" as const, text }] : []),
+        ...attached.map((data) => ({ type: "data-attachment" as const, id: data.id, data })),
+      ],
+    });
   }
 
   // Sandbox mode: the agent's operations reach only the conversation's sandbox; the live site is not touched.
