@@ -28,7 +28,7 @@ export function mediaBlock(media: PlacedMedia, caption?: string): string {
   }
   const attrs = JSON.stringify({ id: media.id, sizeSlug: "full", linkDestination: "none" });
   const figcaption = caption ? `<figcaption class="wp-element-caption">${escapeText(caption)}</figcaption>` : "";
-  return `<!-- wp:image ${attrs} -->\n<figure class="wp-block-image size-full"><img src="${url}" alt="${escapeAttribute(media.alt)}" class="wp-image-${media.id}"/>${figcaption}</figure>\n<!-- /wp:image -->`;
+  return `<!-- wp:image ${attrs} -->\n<figure class="wp-block-image size-full"><img src="${url}" alt="${escapeAttribute(media.alt)}" class="wp-image-${media.id}" />${figcaption}</figure>\n<!-- /wp:image -->`;
 }
 
 /** Where the block goes: "start" is before the first block, or at the end of an empty page. */

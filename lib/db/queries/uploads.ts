@@ -70,7 +70,10 @@ export async function markUploadUsed(input: { id: string; now: Date; keepUntil: 
   const db = await getDb();
   await db
     .update(uploads)
-    .set({ usedAt: input.now, expiresAt: sql`greatest(${uploads.expiresAt}, ${input.keepUntil})` })
+    .set({
+      usedAt: input.now,
+      expiresAt: sql`greatest(${uploads.expiresAt}, ${input.keepUntil.toISOString()}::timestamptz)`,
+    })
     .where(eq(uploads.id, input.id));
 }
 

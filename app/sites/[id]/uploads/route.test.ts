@@ -5,6 +5,7 @@
  */
 import sharp from "sharp";
 import { afterAll, describe, expect, it } from "vitest";
+import { deleteExpiredUploads, findUpload, markUploadUsed } from "@/lib/db/queries";
 import { STORES, useStore } from "@/lib/db/testing";
 import { resetEnvForTests } from "@/lib/env";
 import { SECRET, jpegWithMetadata } from "@/lib/media/testing";
@@ -117,5 +118,20 @@ describe.each(STORES)("uploads (%s)", (store) => {
     expect(res.json.error.code).toBe("not_found");
     const cross = await post(owner.siteId, owner.cookie, png, "a.png", { origin: "https://evil.example" });
     expect(cross.status).toBe(403);
+  });
+
+  it("keeps a used upload longer, and the sweep deletes only expired ones", async () => {
+    const owner = await ownerWithSite("keeper");
+    const png = await sharp({ create: { width: 4, height: 4, channels: 3, background: "#000" } })
+      .png()
+      .toBuffer();
+    const kept = (await post(owner.siteId, owner.cookie, png, "kept.png")).json.upload.id as string;
+    const dropped = (await post(owner.siteId, owner.cookie, png, "dropped.png")).json.upload.id as string;
+    const inTwoDays = new Date(Date.now() + 2 * 24 * 60 * 60 * 1000);
+    await markUploadUsed({ id: kept, now: new Date(), keepUntil: new Date(Date.now() + 30 * 24 * 60 * 60 * 1000) });
+    expect(await deleteExpiredUploads({ now: inTwoDays })).toBeGreaterThanOrEqual(1);
+    const find = (id: string) => findUpload({ id, userId: owner.id, siteId: owner.siteId, now: new Date() });
+    expect((await find(kept))?.bytes.equals(png)).toBe(true);
+    expect(await find(dropped)).toBeUndefined();
   });
 });
