@@ -50,6 +50,10 @@ const FIELDS: Record<string, string> = {
   css: "CSS",
   name: "Name",
   items: "Items",
+  file: "File",
+  type: "Type",
+  size: "Size in pixels",
+  alt: "Alternative text",
 };
 
 const STATUSES: Record<string, string> = {
@@ -180,7 +184,7 @@ function FieldRows({ item }: { item: ChangeItemView }) {
   const before = (item.before ?? {}) as Record<string, unknown>;
   const after = (item.after ?? {}) as Record<string, unknown>;
   const fields = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter(
-    (f) => !(item.action === "create" && f === "type"),
+    (f) => !(item.action === "create" && f === "type" && item.kind !== "media") && f !== "preview",
   );
   return (
     <dl className={styles.fields}>
@@ -210,6 +214,22 @@ function FieldRows({ item }: { item: ChangeItemView }) {
   );
 }
 
+/** An uploaded file's preview: the cleaned upload as the app serves it to its owner (never a third-party address). */
+function MediaPreview({ item }: { item: ChangeItemView }) {
+  const after = (item.after ?? {}) as { preview?: unknown; type?: unknown; alt?: unknown };
+  const preview = typeof after.preview === "string" && /^\/sites\/[^/]+\/uploads\/[^/]+$/.test(after.preview);
+  if (!preview || typeof after.type !== "string" || !after.type.startsWith("image/")) return null;
+  return (
+    // biome-ignore lint/performance/noImgElement: the owner's own upload, served by the app, not a static asset
+    <img
+      className={styles.preview}
+      src={after.preview as string}
+      alt={typeof after.alt === "string" && after.alt ? after.alt : "The uploaded image"}
+      data-testid="media-preview"
+    />
+  );
+}
+
 export function ChangeItemDiff({ item }: { item: ChangeItemView }) {
   const kind = KINDS[item.kind] ?? item.kind;
   const name = item.kind === "setting" ? "" : ` “${item.title || "untitled"}”`;
@@ -222,6 +242,7 @@ export function ChangeItemDiff({ item }: { item: ChangeItemView }) {
         </strong>
         {item.kind === "setting" ? <span> · {item.title}</span> : null}
       </div>
+      {item.kind === "media" ? <MediaPreview item={item} /> : null}
       <FieldRows item={item} />
     </div>
   );
