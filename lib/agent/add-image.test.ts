@@ -5,6 +5,8 @@
  * public page shows the image; Undo removes the block and deletes the attachment, but keeps an attachment that
  * something else on the site uses by then.
  */
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POST as chatRoute } from "@/app/chat/route";
@@ -172,5 +174,56 @@ describe("an attached photo on a published page", () => {
     expect(undo.status).toBe(200);
     expect(await publicHtml(page.link)).not.toContain(`wp-image-${mediaId}`);
     expect((await wp.admin.get<{ id: number }>(`/wp/v2/media/${mediaId}`)).data.id).toBe(mediaId);
+  });
+
+  it("fetches an image from an https address and writes it into a draft at once; refuses text and plain http", async () => {
+    const { data: draft } = await wp.admin.post<{ id: number }>("/wp/v2/pages", {
+      title: "Draft with a picture",
+      status: "draft",
+      content: "<!-- wp:paragraph --><p>Soon.</p><!-- /wp:paragraph -->",
+    });
+    const folder = path.join(wp.local.wpPath, "wp-content", "uploads", "remote");
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(path.join(folder, "sign.jpg"), await jpegWithMetadata({ width: 30, height: 20 }));
+    writeFileSync(path.join(folder, "notes.png"), "not a picture");
+    const at = (name: string) => `${wp.local.url}/wp-content/uploads/remote/${name}`;
+    setAgentModelForTests(
+      scriptedModel([
+        {
+          toolCalls: [
+            {
+              name: "add_image",
+              input: { id: draft.id, file: at("sign.jpg"), position: "start", alt: "The sign" },
+              id: "call_sign",
+            },
+            { name: "add_image", input: { id: draft.id, file: at("notes.png"), alt: "Notes" }, id: "call_notes" },
+            {
+              name: "add_image",
+              input: { id: draft.id, file: at("sign.jpg").replace("https:", "http:"), alt: "x" },
+              id: "call_http",
+            },
+          ],
+        },
+        { text: "Done." },
+      ]),
+    );
+    const chunks = await chat({ message: "Put the sign from that address at the top of the draft" });
+    expect(chunks.some((c) => c.type === "tool-approval-request")).toBe(false);
+    const outcome = (id: string) =>
+      chunks.find((c) => c.toolCallId === id && c.type.startsWith("tool-output")) as unknown as {
+        type: string;
+        output?: { ok: boolean; code?: string };
+      };
+    expect(outcome("call_sign").output?.ok).toBe(true);
+    expect(outcome("call_notes").output).toMatchObject({ ok: false, code: "unsupported_media_type" });
+    // Plain http is not even a valid argument: refused before anything is fetched.
+    expect(outcome("call_http").type).toBe("tool-output-error");
+
+    const stored = await wp.admin.get<{ content: { raw: string } }>(`/wp/v2/pages/${draft.id}`, { context: "edit" });
+    expect(stored.data.content.raw.startsWith("<!-- wp:image")).toBe(true);
+    expect(stored.data.content.raw).toContain('alt="The sign"');
+    const src = /src="([^"]+)"/.exec(stored.data.content.raw)![1]!;
+    const file = Buffer.from(await (await fetch(src)).arrayBuffer());
+    expect((await sharp(file).metadata()).exif).toBeUndefined();
   });
 });
