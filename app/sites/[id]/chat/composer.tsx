@@ -38,6 +38,31 @@ function useDrop(onFiles: (files: FileList) => void) {
   };
 }
 
+/** The file picker, behind an ordinary button. */
+function AttachButton({ onFiles }: { onFiles(files: FileList): void }) {
+  const picker = useRef<HTMLInputElement>(null);
+  return (
+    <>
+      <button type="button" className="secondary" onClick={() => picker.current?.click()}>
+        Attach
+      </button>
+      <input
+        ref={picker}
+        type="file"
+        accept={ATTACH_ACCEPT}
+        multiple
+        hidden
+        aria-label="Attach files"
+        data-testid="attach-input"
+        onChange={(event) => {
+          if (event.target.files) onFiles(event.target.files);
+          event.target.value = "";
+        }}
+      />
+    </>
+  );
+}
+
 export function Composer({
   siteId,
   controls,
@@ -55,7 +80,6 @@ export function Composer({
 }) {
   const [input, setInput] = useState("");
   const files = useAttachments(siteId);
-  const picker = useRef<HTMLInputElement>(null);
   const { over, ...drop } = useDrop(files.add);
   const bytes = encoder.encode(input).length;
   const tooLong = bytes > MAX_MESSAGE_BYTES;
@@ -101,22 +125,7 @@ export function Composer({
             Send
           </button>
         )}
-        <button type="button" className="secondary" onClick={() => picker.current?.click()}>
-          Attach
-        </button>
-        <input
-          ref={picker}
-          type="file"
-          accept={ATTACH_ACCEPT}
-          multiple
-          hidden
-          aria-label="Attach files"
-          data-testid="attach-input"
-          onChange={(event) => {
-            if (event.target.files) files.add(event.target.files);
-            event.target.value = "";
-          }}
-        />
+        <AttachButton onFiles={files.add} />
         {controls?.canRetry ? (
           <button type="button" className="secondary" onClick={() => controls.retry()}>
             Retry
