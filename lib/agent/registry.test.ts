@@ -26,6 +26,19 @@ describe("the operation allowlist", () => {
     ]);
   });
 
+  it("offers add_image only when the token may also upload files (media:write lends upload_files)", () => {
+    const contentOnly = {
+      ...everything,
+      scopes: ["site:read", "content:read", "content:write"],
+      capabilities: ["edit_pages"],
+    };
+    const { excluded } = allowedOperations(contentOnly, ["add_image"]);
+    expect(excluded.find((e) => e.operation === "add_image")).toEqual({ operation: "add_image", reason: "capability" });
+    const both = { ...contentOnly, capabilities: ["edit_pages", "upload_files"] };
+    expect(names(both, ["add_image"])).toEqual(["add_image"]);
+    expect(names({ ...both, features: ["custom_css"] }, ["add_image"])).toEqual([]);
+  });
+
   it("drops operations the token's scopes do not cover", () => {
     const readOnly = { scopes: ["site:read", "content:read"], capabilities: null, features: [], blockTheme: false };
     const allowed = names(

@@ -64,7 +64,9 @@ export default defineOperation({
     alt: z.string().max(500).describe("What the image shows, for people who cannot see it (empty only if decorative)"),
     caption: z.string().max(1000).optional().describe("A caption shown under the image"),
   }),
-  scope: "media:write",
+  // Both halves need their scope: content:write for the block, media:write (which lends upload_files) for the file.
+  scope: "content:write",
+  capabilities: ["upload_files"],
   risk: "write",
   pluginFeature: "media_upload",
   async plan(client, input, context) {
