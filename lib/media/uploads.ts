@@ -5,7 +5,14 @@
  */
 import { randomUUID } from "node:crypto";
 import { now } from "@/lib/clock";
-import { findUpload, insertUpload, listUploadMeta, markUploadUsed, type UploadMeta } from "@/lib/db/queries";
+import {
+  countUnusedUploads,
+  findUpload,
+  insertUpload,
+  listUploadMeta,
+  markUploadUsed,
+  type UploadMeta,
+} from "@/lib/db/queries";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { getOwnedSite } from "@/lib/sites/sites";
@@ -17,6 +24,12 @@ import { mediaFileName, prepareMedia } from "./prepare";
 export const UNUSED_UPLOAD_TTL_MS = 24 * 60 * 60 * 1000;
 /** An upload put on a site stays this long, for the preview on its change's card. */
 export const USED_UPLOAD_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+
+/**
+ * At most this many unused uploads per user at a time (each up to UPLOAD_MAX_BYTES, kept a day): enough for any
+ * message, and a bound on what one account can make the service store.
+ */
+export const MAX_UNUSED_UPLOADS = 50;
 
 /** The contract's `upload`: what the chat shows on the attachment's chip, and what the model is told. */
 export type PublicUpload = { id: string; name: string; type: string; size: number; width?: number; height?: number };
@@ -55,6 +68,13 @@ async function store(input: { userId: string; siteId: string; name: string; byte
 /** `POST /sites/:id/uploads`: 404 for a site that is not the user's, before the body is read. */
 export async function uploadFromRequest(input: { userId: string; siteId: string; request: Request }) {
   const site = await getOwnedSite({ userId: input.userId, siteId: input.siteId });
+  if ((await countUnusedUploads({ userId: input.userId, now: now() })) >= MAX_UNUSED_UPLOADS) {
+    throw new AppError(
+      "rate_limited",
+      `You have ${MAX_UNUSED_UPLOADS} attachments waiting to be used; send them or wait a day for them to expire.`,
+      { headers: { "Retry-After": "3600" } },
+    );
+  }
   const file = await readUploadedFile(input.request, env().UPLOAD_MAX_BYTES);
   return publicUpload(await store({ userId: input.userId, siteId: site.id, ...file }));
 }

@@ -86,6 +86,19 @@ final class MediaTest extends Sitewright_Test_Case {
 		}
 	}
 
+	public function test_a_pdf_becomes_an_attachment_too(): void {
+		$this->sign_in( array( 'site:read', 'media:write' ) );
+		$pdf      = "%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj 2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj 3 0 obj<</Type/Page/MediaBox[0 0 3 3]/Parent 2 0 R>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n";
+		$response = $this->upload( $pdf, 'menu.pdf' );
+		$this->assertSame( 201, $response->get_status() );
+		$id = (int) $response->get_data()['media']['id'];
+		try {
+			$this->assertSame( 'application/pdf', get_post_mime_type( $id ) );
+		} finally {
+			wp_delete_attachment( $id, true );
+		}
+	}
+
 	public function test_text_named_like_an_image_is_refused_and_nothing_is_made(): void {
 		$this->sign_in( array( 'site:read', 'media:write' ) );
 		$before   = (int) wp_count_posts( 'attachment' )->inherit;

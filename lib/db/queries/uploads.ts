@@ -1,5 +1,5 @@
 /** Files the owner attached in the chat (docs/media.md): stored with their bytes, read only by their owner. */
-import { and, eq, gt, inArray, lte, sql } from "drizzle-orm";
+import { and, count, eq, gt, inArray, isNull, lte, sql } from "drizzle-orm";
 import { getDb } from "../index";
 import { type Upload, uploads } from "../schema";
 
@@ -75,6 +75,16 @@ export async function markUploadUsed(input: { id: string; now: Date; keepUntil: 
       expiresAt: sql`greatest(${uploads.expiresAt}, ${input.keepUntil.toISOString()}::timestamptz)`,
     })
     .where(eq(uploads.id, input.id));
+}
+
+/** How many uploads the user holds that nothing used yet and that have not expired. */
+export async function countUnusedUploads(input: { userId: string; now: Date }): Promise<number> {
+  const db = await getDb();
+  const [row] = await db
+    .select({ n: count() })
+    .from(uploads)
+    .where(and(eq(uploads.userId, input.userId), isNull(uploads.usedAt), gt(uploads.expiresAt, input.now)));
+  return row?.n ?? 0;
 }
 
 export async function deleteExpiredUploads(input: { now: Date }): Promise<number> {

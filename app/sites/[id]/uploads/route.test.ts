@@ -3,12 +3,16 @@
  * upload without its metadata and is served only to them; a text file named like a PNG is 415, a file over the
  * limit 413, another user's site 404, and a cross-site post 403.
  */
+import { randomUUID } from "node:crypto";
 import sharp from "sharp";
 import { afterAll, describe, expect, it } from "vitest";
+import { getDb } from "@/lib/db";
 import { deleteExpiredUploads, findUpload, markUploadUsed } from "@/lib/db/queries";
+import { uploads } from "@/lib/db/schema";
 import { STORES, useStore } from "@/lib/db/testing";
 import { resetEnvForTests } from "@/lib/env";
 import { SECRET, jpegWithMetadata } from "@/lib/media/testing";
+import { MAX_UNUSED_UPLOADS } from "@/lib/media/uploads";
 import { insertSiteRow } from "@/test/agent-site";
 import { newUser } from "@/test/accounts";
 import { call } from "@/test/http";
@@ -133,5 +137,35 @@ describe.each(STORES)("uploads (%s)", (store) => {
     const find = (id: string) => findUpload({ id, userId: owner.id, siteId: owner.siteId, now: new Date() });
     expect((await find(kept))?.bytes.equals(png)).toBe(true);
     expect(await find(dropped)).toBeUndefined();
+  });
+
+  it("answers 429 once the user holds too many unused uploads", async () => {
+    const owner = await ownerWithSite("hoarder");
+    const png = await sharp({ create: { width: 2, height: 2, channels: 3, background: "#000" } })
+      .png()
+      .toBuffer();
+    const db = await getDb();
+    const at = new Date();
+    await db.insert(uploads).values(
+      Array.from({ length: MAX_UNUSED_UPLOADS }, () => ({
+        id: randomUUID(),
+        userId: owner.id,
+        siteId: owner.siteId,
+        name: "a.png",
+        mime: "image/png",
+        size: png.length,
+        width: 2,
+        height: 2,
+        bytes: png,
+        sourceUrl: null,
+        createdAt: at,
+        usedAt: null,
+        expiresAt: new Date(at.getTime() + 60_000),
+      })),
+    );
+    const res = await post(owner.siteId, owner.cookie, png, "one-more.png");
+    expect(res.status).toBe(429);
+    expect(res.json.error.code).toBe("rate_limited");
+    expect(res.headers.get("retry-after")).toBe("3600");
   });
 });
