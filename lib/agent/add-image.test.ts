@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POST as chatRoute } from "@/app/chat/route";
 import { POST as undoRoute } from "@/app/sites/[id]/changes/[changeSetId]/undo/route";
 import { POST as uploadRoute } from "@/app/sites/[id]/uploads/route";
+import { getChangeSet } from "@/lib/changes/change-sets";
 import { useTestDatabase } from "@/lib/db/testing";
 import { SECRET, jpegWithMetadata } from "@/lib/media/testing";
 import { pairAgentSite, parseUiStream, startAgentSite, type AgentTestSite, type Chunk } from "@/test/agent-site";
@@ -225,5 +226,23 @@ describe("an attached photo on a published page", () => {
     const src = /src="([^"]+)"/.exec(stored.data.content.raw)![1]!;
     const file = Buffer.from(await (await fetch(src)).arrayBuffer());
     expect((await sharp(file).metadata()).exif).toBeUndefined();
+  });
+
+  it("takes the upload back when the owner denies the image's place", async () => {
+    const page = await publishedPage("Denied");
+    const uploadId = await upload(await jpegWithMetadata({ width: 20, height: 20 }), "maybe.jpg");
+    const { asked, request, conversationId } = await addImageAndApprove(page, uploadId);
+    const mediaId = Number(lastChange(asked).items[0]!.targetId.slice("post:".length));
+    expect((await wp.admin.get<{ id: number }>(`/wp/v2/media/${mediaId}`)).data.id).toBe(mediaId);
+
+    setAgentModelForTests(scriptedModel([{ text: "Left as it was." }]));
+    await chat({ conversationId, approvals: [{ id: request.approvalId, approved: false }] });
+    const gone = await wp.admin.get(`/wp/v2/media/${mediaId}`).catch((error: { siteStatus?: number }) => error);
+    expect((gone as { siteStatus?: number }).siteStatus).toBe(404);
+    const set = await getChangeSet({ userId: user.id, siteId, changeSetId: lastChange(asked).changeSetId });
+    expect(set.items.map((i) => [i.kind, i.status])).toEqual([
+      ["media", "undone"],
+      ["page", "denied"],
+    ]);
   });
 });

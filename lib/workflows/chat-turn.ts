@@ -25,6 +25,7 @@ import { recordApprovalDecision } from "@/lib/changes/change-sets";
 import { getSandboxManager } from "@/lib/sandbox";
 import { sandboxConfig } from "@/lib/sandbox/config";
 import { scheduleVerification } from "@/lib/workflows/verify-change-set";
+import { takeBackDeniedUploads } from "./denied-uploads";
 import type { NotVisible } from "@/lib/agent/prompt";
 import { decideApproval } from "@/lib/agent/approvals";
 import { siteBreaker } from "@/lib/agent/breaker";
@@ -128,6 +129,7 @@ function flaggedInHistory(history: ChatMessage[]): string | undefined {
 async function closeUnansweredApprovals(
   history: ChatMessage[],
   scope: { conversationId: string; userId: string; siteId: string },
+  client: SiteClient,
 ) {
   const last = history.at(-1);
   if (last?.role !== "assistant") return;
@@ -144,6 +146,7 @@ async function closeUnansweredApprovals(
       approved: false,
       reason: "Not answered before the next message.",
     });
+    await takeBackDeniedUploads(client, { ...scope, toolCallId: part.toolCallId });
     Object.assign(part, {
       state: "output-denied",
       approval: { id: part.approval.id, approved: false, reason: "Not answered before the next message." },
@@ -156,6 +159,7 @@ async function applyApprovals(
   history: ChatMessage[],
   answers: ApprovalAnswer[],
   scope: { conversationId: string; userId: string; siteId: string },
+  client: SiteClient,
 ): Promise<Set<string>> {
   const last = history.at(-1);
   const approved = new Set<string>();
@@ -199,6 +203,7 @@ async function applyApprovals(
       approval: { ...part.approval, approved: granted, ...(reason ? { reason } : {}) },
     });
     if (granted) approved.add(part.toolCallId);
+    else await takeBackDeniedUploads(client, { ...scope, toolCallId: part.toolCallId });
   }
   return approved;
 }
@@ -242,7 +247,7 @@ export async function startChatTurn(
   let approvedToolCalls = new Set<string>();
   if (request.approvals?.length) {
     if (!existing) throw notFound("conversation");
-    approvedToolCalls = await applyApprovals(history, request.approvals, scope);
+    approvedToolCalls = await applyApprovals(history, request.approvals, scope, liveClient);
   } else {
     const text = (request.message ?? "").trim();
     const attached = await attachedUploads({ ids: request.uploads ?? [], userId: request.userId, siteId: site.id });
@@ -255,7 +260,7 @@ export async function startChatTurn(
         now: now(),
       });
     } else {
-      await closeUnansweredApprovals(history, scope);
+      await closeUnansweredApprovals(history, scope, liveClient);
     }
     history.push({
       id: randomUUID(),
