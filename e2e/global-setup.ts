@@ -3,7 +3,7 @@
  * database, the production build of the app (`next start`) behind https, all on loopback. Returns the teardown.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, openSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, openSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
 import { createTestDatabase } from "../lib/db/testing";
@@ -11,6 +11,7 @@ import { namespaceFor } from "../lib/sandbox/config";
 import { SandboxEngine } from "../lib/sandbox/engine";
 import { ensureTestCa } from "../scripts/lib/tls";
 import { startLocalSite } from "../scripts/site-local";
+import { startSmtpSink } from "../test/smtp-sink";
 import { STATE_FILE, type E2eState } from "./support/state";
 import { startScriptedModel } from "./support/scripted-model";
 import { startTlsProxy } from "./support/tls-proxy";
@@ -50,6 +51,10 @@ export default async function globalSetup() {
   const model = await startScriptedModel();
   const database = await createTestDatabase();
   await database.handle.close(); // the app opens its own connections
+  // The app's mail goes over real SMTP to a local sink, which writes each message where the specs read it.
+  const mailDir = path.join(root, ".cache", "e2e-mail");
+  rmSync(mailDir, { recursive: true, force: true });
+  const mail = await startSmtpSink({ dir: mailDir });
 
   const appPort = await freePort();
   const proxyPort = await freePort();
@@ -74,6 +79,8 @@ export default async function globalSetup() {
         AUTH_RATE_LIMIT: "1000",
         REDEEM_RATE_LIMIT: "1000",
         NODE_EXTRA_CA_CERTS: ca.caCert,
+        SMTP_URL: mail.url,
+        MAIL_FROM: "Sitewright E2E <no-reply@sitewright.test>",
         OPENAI_API_KEY: "e2e-key",
         OPENAI_BASE_URL: model.baseURL,
         AGENT_MODEL: "scripted",
@@ -98,6 +105,7 @@ export default async function globalSetup() {
   const state: E2eState = {
     appUrl,
     databaseUrl: database.url,
+    mailDir,
     site: {
       url: site.url,
       restUrl: site.restUrl,
@@ -128,6 +136,7 @@ export default async function globalSetup() {
       }
     }
     await proxy.close();
+    await mail.close();
     await model.close();
     await site.stop();
     await database.drop();

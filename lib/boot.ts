@@ -28,6 +28,10 @@ export async function boot() {
     // The app still starts: /health reports the store as unreachable, and the next request retries.
     log.error("database not reachable at start-up", { error });
   }
+  const { SMTP_URL, NODE_ENV } = env();
+  if (!SMTP_URL && NODE_ENV === "production") {
+    log.error("SMTP_URL is empty: password reset and verification mails cannot be sent (docs/operations.md, Mail)");
+  }
   startMaintenance();
   // While ENCRYPTION_KEY_PREVIOUS is set, stored credentials move to the current key (docs/deployment.md).
   const { rotateCredentialsAtBoot } = await import("@/lib/sites/key-rotation");

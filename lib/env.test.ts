@@ -70,6 +70,19 @@ describe("configuration", () => {
   });
 });
 
+describe("mail configuration", () => {
+  it("takes smtp:// and smtps:// URLs, refuses anything else by name, and leaves mail off when empty", () => {
+    expect(parseEnv({ SMTP_URL: "smtp://user:p%40ss@mail.example:587" }).SMTP_URL).toBe(
+      "smtp://user:p%40ss@mail.example:587",
+    );
+    expect(parseEnv({ SMTP_URL: "smtps://mail.example" }).SMTP_URL).toBe("smtps://mail.example");
+    expect(parseEnv({ SMTP_URL: "", MAIL_FROM: "" })).toMatchObject({ SMTP_URL: undefined, MAIL_FROM: undefined });
+    for (const wrong of ["https://mail.example", "mail.example:587", "smtp//x"]) {
+      expect(() => parseEnv({ SMTP_URL: wrong })).toThrow(/SMTP_URL: must be an smtp:\/\/ or smtps:\/\/ URL/);
+    }
+  });
+});
+
 describe("configuration defaults", () => {
   it("runs defaults through the same parsing as given values", () => {
     expect(parseEnv({ NODE_ENV: "test", SITE_HOST_ALLOWLIST: "" }).SITE_HOST_ALLOWLIST).toEqual([]);

@@ -71,6 +71,10 @@ export const envSchema = z
     MCP_RATE_LIMIT: withDefault(positiveInt, 120),
     /** Read by server.mjs (lib/http/forwarded.mjs), which decides client addresses; validated here as well. */
     TRUSTED_PROXY_HOPS: withDefault(z.coerce.number().int().min(0).max(10), 0),
+    /** Outgoing mail (password reset, email verification): smtp:// or smtps://, credentials in the URL (docs/operations.md). */
+    SMTP_URL: optional(z.url({ protocol: /^smtps?$/, error: "must be an smtp:// or smtps:// URL" })),
+    /** The From of every mail, e.g. `Sitewright <no-reply@example.com>`; default no-reply@ APP_URL's host. */
+    MAIL_FROM: optional(z.string().trim().min(3).max(320)),
     LOG_LEVEL: withDefault(z.enum(["debug", "info", "warn", "error", "silent"]), "info"),
     /** "true" lets production run with everything in memory (lost at every restart); for demos only. */
     ALLOW_IN_MEMORY_STORE: withDefault(

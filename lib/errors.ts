@@ -12,6 +12,7 @@ import { z } from "zod";
 export const ERROR_STATUS = {
   invalid_json: 400,
   invalid_input: 400,
+  invalid_token: 400,
   unauthenticated: 401,
   invalid_credentials: 401,
   invalid_code: 401,
@@ -29,6 +30,7 @@ export const ERROR_STATUS = {
   not_applicable: 409,
   superseded: 409,
   code_expired: 410,
+  token_expired: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
   insecure_url: 422,

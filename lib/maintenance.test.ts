@@ -7,7 +7,9 @@ import { SESSION_IDLE_MS } from "@/lib/auth/session";
 import { newUser } from "@/test/accounts";
 import { call } from "@/test/http";
 import { getDb } from "@/lib/db";
-import { oauthTokens, sessions } from "@/lib/db/schema";
+import { accountTokens, oauthTokens, sessions } from "@/lib/db/schema";
+import { EMAIL_VERIFICATION_TTL_MS, hashAccountToken, issueAccountToken } from "@/lib/auth/account-tokens";
+import { eq } from "drizzle-orm";
 import { insertOAuthClient, insertOAuthGrant, insertOAuthTokens } from "@/lib/db/queries";
 import { runSweeps } from "./maintenance";
 
@@ -65,5 +67,22 @@ describe("maintenance sweeps", () => {
     expect(swept.oauthTokens).toBe(1);
     const db = await getDb();
     expect((await db.select().from(oauthTokens)).map((row) => row.tokenHash)).toEqual(["fresh"]);
+  });
+
+  it("remove mailed links past their expiry, and keep the ones still valid", async () => {
+    const owner = await newUser();
+    await issueAccountToken({ userId: owner.id, purpose: "password_reset", email: owner.email, ttlMs: 60_000 });
+    const verification = await issueAccountToken({
+      userId: owner.id,
+      purpose: "email_verification",
+      email: owner.email,
+      ttlMs: EMAIL_VERIFICATION_TTL_MS,
+    });
+    advanceClockForTests(120_000);
+    const swept = await runSweeps();
+    expect(swept.accountTokens).toBeGreaterThanOrEqual(1);
+    const db = await getDb();
+    const left = await db.select().from(accountTokens).where(eq(accountTokens.userId, owner.id));
+    expect(left.map((row) => row.tokenHash)).toEqual([hashAccountToken(verification)]);
   });
 });

@@ -5,6 +5,7 @@
 import { nowMs, now } from "@/lib/clock";
 import {
   deleteDeadOAuthTokens,
+  deleteExpiredAccountTokens,
   deleteExpiredUploads,
   deleteRateLimitsBefore,
   deleteSessionsIdleOrExpired,
@@ -23,9 +24,11 @@ export async function runSweeps() {
   await deleteRateLimitsBefore({ windowStart: nowMs() - 60 * 60 * 1000 });
   // A day after they expired, MCP clients' tokens and codes are only dead weight (docs/mcp.md).
   const oauthTokens = await deleteDeadOAuthTokens({ before: new Date(at.getTime() - 24 * 60 * 60 * 1000) });
+  // Mailed links past their expiry can only answer token_expired, which an unknown token's invalid_token does as well.
+  const accountTokens = await deleteExpiredAccountTokens({ now: at });
   // Attachments nobody used, and previews of used ones past their keeping time (docs/media.md).
   const uploads = await deleteExpiredUploads({ now: at });
-  return { sessions, ...pairings, oauthTokens, uploads };
+  return { sessions, ...pairings, oauthTokens, accountTokens, uploads };
 }
 
 type Holder = { timer?: NodeJS.Timeout };

@@ -1,7 +1,8 @@
 /**
- * The shape of lib/ (docs/architecture.md): use cases that combine the agent, change sets, sandboxes and sites live
- * in lib/workflows/, and the domain folders stop calling each other. Walks every module under lib/ (tests aside:
- * they may drive anything) and fails on a forbidden import or an import circle, as test/csrf.test.ts walks app/.
+ * The shape of lib/ (README.md, "Where things are"): use cases that combine the agent, change sets, sandboxes and
+ * sites live in lib/workflows/, and the domain folders stop calling each other. Walks every module under lib/ (tests
+ * aside: they may drive anything) and fails on a forbidden import or an import circle, as test/csrf.test.ts walks
+ * app/.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";

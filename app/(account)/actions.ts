@@ -12,6 +12,13 @@ import {
   signOutEverywhere,
   updateProfile,
 } from "@/lib/auth/account-settings";
+import { resendVerification, verifyEmail, verifyEmailSchema } from "@/lib/auth/email-verification";
+import {
+  forgotPasswordSchema,
+  requestPasswordReset,
+  resetPassword,
+  resetPasswordSchema,
+} from "@/lib/auth/password-reset";
 import { clearedSessionCookie, createSession, destroySession } from "@/lib/auth/session";
 import { currentClientIp, currentSession, currentSessionCookie, setSessionCookie } from "@/lib/auth/current";
 import { clientErrorFor } from "@/lib/http/client-error";
@@ -148,4 +155,61 @@ export async function deleteAccountAction(_state: FormState, form: FormData): Pr
   }
   await setSessionCookie(clearedSessionCookie());
   redirect("/signup?deleted=1");
+}
+
+export async function forgotPasswordAction(_state: FormState, form: FormData): Promise<FormState> {
+  const values = { email: String(form.get("email") ?? "") };
+  const parsed = forgotPasswordSchema.safeParse(values);
+  if (!parsed.success) return { fieldErrors: fieldErrorsFrom(parsed.error.issues), values };
+  try {
+    await requestPasswordReset({ email: parsed.data.email, ip: await currentClientIp() });
+  } catch (error) {
+    return failure(error, values, "ask for a password reset");
+  }
+  return {
+    values,
+    notice: "If an account exists for that address, we sent a link to it. The link works for 30 minutes.",
+  };
+}
+
+export async function resetPasswordAction(_state: FormState, form: FormData): Promise<FormState> {
+  const parsed = resetPasswordSchema.safeParse({
+    token: String(form.get("token") ?? ""),
+    password: form.get("password") ?? "",
+  });
+  if (!parsed.success) {
+    const errors = fieldErrorsFrom(parsed.error.issues);
+    return errors.token ? { formError: errors.token } : { fieldErrors: errors };
+  }
+  try {
+    await resetPassword({ ...parsed.data, ip: await currentClientIp() });
+  } catch (error) {
+    return failure(error, {}, "reset your password");
+  }
+  await setSessionCookie(clearedSessionCookie());
+  redirect("/login?reset=1");
+}
+
+export async function verifyEmailAction(_state: FormState, form: FormData): Promise<FormState> {
+  const parsed = verifyEmailSchema.safeParse({ token: String(form.get("token") ?? "") });
+  if (!parsed.success) return { formError: parsed.error.issues[0]?.message };
+  try {
+    await verifyEmail({ token: parsed.data.token, ip: await currentClientIp() });
+  } catch (error) {
+    return failure(error, {}, "verify your email");
+  }
+  revalidatePath("/account");
+  redirect("/verify-email?verified=1");
+}
+
+export async function resendVerificationAction(_state: FormState): Promise<FormState> {
+  const session = await currentSession();
+  if (!session) return sessionEnded;
+  try {
+    const outcome = await resendVerification({ userId: session.userId, ip: await currentClientIp() });
+    if (outcome === "already_verified") return { notice: "Your email address is already verified." };
+  } catch (error) {
+    return failure(error, {}, "send a new verification link");
+  }
+  return { notice: `We sent a new link to ${session.user.email}. It works for 24 hours.` };
 }

@@ -5,7 +5,8 @@ import { sites } from "@/lib/db/schema";
 import { useTestDatabase } from "@/lib/db/testing";
 import { resetEnvForTests } from "@/lib/env";
 import { generatePairingCode, normalizePairingCode, PAIRING_CODE_ALPHABET, PAIRING_TTL_MS } from "@/lib/sites/pairing";
-import { sweepDeadPairings } from "@/lib/sites/sites";
+import { loadDashboard } from "@/lib/sites/dashboard";
+import { disconnectSite, sweepDeadPairings } from "@/lib/sites/sites";
 import { newUser } from "@/test/accounts";
 import { call } from "@/test/http";
 import { PLUGIN_SECRET, PLUGIN_TOKEN, pluginRedeemBody } from "@/test/pairing";
@@ -435,5 +436,87 @@ describe("a user's sites", () => {
     advanceClockForTests(25 * 60 * 60 * 1000);
     await sweepDeadPairings();
     expect(await db.select().from(sites).where(eq(sites.id, siteId))).toEqual([]);
+  });
+});
+
+/** As a confirmation would leave it (the signed round trip itself is tested against the real plugin elsewhere). */
+async function confirmedSite(url = freshUrl(), existing?: Awaited<ReturnType<typeof newUser>>) {
+  const pairing = await startPairing(url, existing);
+  expect((await call(redeem, { body: redeemBody(url, pairing.code) })).status).toBe(200);
+  const db = await getDb();
+  await db.update(sites).set({ status: "active", confirmedAt: new Date() }).where(eq(sites.id, pairing.siteId));
+  return pairing;
+}
+
+const rowOf = async (id: string) => (await (await getDb()).select().from(sites).where(eq(sites.id, id)))[0]!;
+
+describe("re-pairing a URL the user already has a site for", () => {
+  it("gives the site the new credentials on redeem: same id, the pairing row spent and unlisted", async () => {
+    const site = await confirmedSite();
+    const before = await rowOf(site.siteId);
+    const again = await startPairing(site.url, site.user);
+    expect(again.siteId).not.toBe(site.siteId);
+    const shownPending = await call(getSite, { cookie: site.user.cookie, params: { id: again.siteId } });
+    expect(shownPending.json.site).toMatchObject({ id: again.siteId, status: "pending" });
+
+    const res = await call(redeem, { body: redeemBody(site.url, again.code, { token: `swt_${"n".repeat(60)}` }) });
+    expect(res.json).toEqual({ siteId: site.siteId });
+    const after = await rowOf(site.siteId);
+    expect(after).toMatchObject({ status: "redeemed", confirmedAt: before.confirmedAt });
+    expect(after.credentials).not.toBe(before.credentials);
+    expect(await rowOf(again.siteId)).toMatchObject({ status: "revoked", credentials: null });
+    // The wizard polls the pairing's id and lands on the site; the lists show the site once.
+    const shown = await call(getSite, { cookie: site.user.cookie, params: { id: again.siteId } });
+    expect(shown.json.site).toMatchObject({ id: site.siteId, status: "redeemed" });
+    const listed = await call(listSites, { cookie: site.user.cookie });
+    expect(listed.json.sites.map((s: { id: string }) => s.id)).toEqual([site.siteId]);
+    const dashboard = await loadDashboard({ userId: site.user.id });
+    expect([...dashboard.sites, ...dashboard.disconnected, ...dashboard.abandoned].map((s) => s.id)).toEqual([
+      site.siteId,
+    ]);
+    // The used code answers as used.
+    expect((await call(redeem, { body: redeemBody(site.url, again.code) })).json.error.code).toBe("code_used");
+  });
+
+  it("brings a disconnected site back under its own id", async () => {
+    const site = await confirmedSite();
+    await disconnectSite({ userId: site.user.id, siteId: site.siteId }, { timeoutMs: 500 });
+    expect((await rowOf(site.siteId)).status).toBe("revoked");
+    const again = await startPairing(site.url, site.user);
+    expect((await call(redeem, { body: redeemBody(site.url, again.code) })).json).toEqual({ siteId: site.siteId });
+    expect(await rowOf(site.siteId)).toMatchObject({ status: "redeemed", revokedAt: null });
+  });
+
+  it("leaves the site as it was when the re-pairing expires or locks", async () => {
+    const site = await confirmedSite();
+    const before = await rowOf(site.siteId);
+    const locked = await startPairing(site.url, site.user);
+    for (let i = 0; i < 5; i++) await call(redeem, { body: redeemBody(site.url, wrongCode(locked.code)) });
+    expect((await rowOf(locked.siteId)).status).toBe("locked");
+    const expiring = await startPairing(site.url, site.user);
+    advanceClockForTests(PAIRING_TTL_MS + 1000);
+    expect((await call(redeem, { body: redeemBody(site.url, expiring.code) })).json.error.code).toBe("code_expired");
+    await sweepDeadPairings();
+    expect(await rowOf(site.siteId)).toEqual(before);
+  });
+
+  it("never touches another user's site of the same URL", async () => {
+    const mine = await confirmedSite();
+    const theirs = await confirmedSite(mine.url);
+    const mineBefore = await rowOf(mine.siteId);
+    const again = await startPairing(mine.url, theirs.user);
+    expect((await call(redeem, { body: redeemBody(mine.url, again.code) })).json).toEqual({ siteId: theirs.siteId });
+    expect(await rowOf(mine.siteId)).toEqual(mineBefore);
+    const stranger = await call(getSite, { cookie: mine.user.cookie, params: { id: again.siteId } });
+    expect(stranger.status).toBe(404);
+  });
+
+  it("starts fresh when the user's earlier pairing of the URL was never confirmed", async () => {
+    const unconfirmed = await startPairing();
+    await call(redeem, { body: redeemBody(unconfirmed.url, unconfirmed.code) });
+    const again = await startPairing(unconfirmed.url, unconfirmed.user);
+    expect((await call(redeem, { body: redeemBody(unconfirmed.url, again.code) })).json).toEqual({
+      siteId: again.siteId,
+    });
   });
 });

@@ -5,6 +5,8 @@ import path from "node:path";
 export type E2eState = {
   appUrl: string;
   databaseUrl: string;
+  /** Where the SMTP sink writes each mail the app sends, as JSON (test/smtp-sink.ts). */
+  mailDir: string;
   site: {
     url: string;
     restUrl: string;

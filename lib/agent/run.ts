@@ -13,6 +13,7 @@ import {
   readUIMessageStream,
   RetryError,
   streamText,
+  type StepResult,
   type ToolSet,
   type InferUIMessageChunk,
 } from "ai";
@@ -112,6 +113,189 @@ function closingText(
   return lines.join("\n\n");
 }
 
+type Emit = (chunk: Chunk) => void;
+type TurnWriter = { write: (chunk: Chunk) => void };
+
+/**
+ * Our own copy of the response message, so saving does not depend on the client staying connected: every chunk
+ * emitted goes to the client and to this copy; `finish` closes the copy and returns the message it built.
+ */
+function responseCollector(writer: TurnWriter, continued: ChatMessage | undefined) {
+  let collect!: ReadableStreamDefaultController<Chunk>;
+  const collected = new ReadableStream<Chunk>({
+    start: (controller) => {
+      collect = controller;
+    },
+  });
+  const finalMessage = (async () => {
+    let latest: ChatMessage | undefined;
+    for await (const message of readUIMessageStream<ChatMessage>({
+      message: continued ? structuredClone(continued) : undefined,
+      stream: collected,
+    })) {
+      latest = message;
+    }
+    return latest;
+  })();
+  const emit: Emit = (chunk) => {
+    writer.write(chunk);
+    collect.enqueue(chunk);
+  };
+  const finish = (metadata: TurnMetadata): Promise<ChatMessage | undefined> => {
+    collect.enqueue({ type: "finish", messageMetadata: metadata });
+    collect.close();
+    return finalMessage;
+  };
+  return { emit, finish };
+}
+
+/** What the tools of this turn work with: the site, the budget, the run's state and where writes go. */
+function toolContext(input: TurnInput, messageId: string, budget: RunBudget, state: RunState, emit: Emit): ToolContext {
+  return {
+    userId: input.userId,
+    siteId: input.site.id,
+    conversationId: input.conversationId,
+    client: input.client,
+    breaker: siteBreaker(input.site.id),
+    budget,
+    state,
+    writes: {
+      scope: {
+        userId: input.userId,
+        siteId: input.site.id,
+        conversationId: input.conversationId,
+        turnId: messageId,
+        target: input.sandboxId ? "sandbox" : "live",
+        sandboxId: input.sandboxId ?? null,
+      },
+      client: input.client,
+      plans: new Map(),
+      emitChange: (part) => emit({ type: "data-change", id: part.toolCallId, data: part }),
+      ...(input.afterLiveWrite ? { afterLiveWrite: input.afterLiveWrite } : {}),
+    },
+  };
+}
+
+/** After each model step: count it against the budget, and audit the tool calls the model got wrong. */
+async function recordStep(ctx: ToolContext, step: StepResult<ToolSet>): Promise<void> {
+  ctx.budget.addStep(step.usage.totalTokens);
+  const invalid = step.content.filter((part) => part.type === "tool-call" && part.invalid);
+  ctx.budget.countInvalidToolCalls(invalid.length);
+  for (const part of invalid) {
+    if (part.type !== "tool-call") continue;
+    const error = "error" in part && part.error instanceof Error ? part.error.message : "invalid tool call";
+    await auditInvalidCall(ctx, { toolCallId: part.toolCallId, toolName: part.toolName, input: part.input, error });
+  }
+}
+
+type ModelRun = { failed: boolean; finishReason?: string };
+
+/** Calls the model within the budget and passes its stream on; a failure becomes an error chunk, not a throw. */
+async function runModel(input: TurnInput, ctx: ToolContext, emit: Emit): Promise<ModelRun> {
+  const { budget, state } = ctx;
+  const tools = buildTools(input.operations, ctx);
+  let failed = false;
+  try {
+    const result = streamText({
+      model: input.model.model,
+      system: systemPrompt(input.site, input.operations, state.flagged, input.notVisible),
+      messages: await convertToModelMessages(input.history, {
+        tools: { ...historyTools, ...tools },
+        ignoreIncompleteToolCalls: true,
+        convertDataPart: dataPartForModel,
+      }),
+      tools,
+      stopWhen: budget.stopCondition(),
+      abortSignal: budget.signal,
+      maxRetries: 1,
+      onStepFinish: (step) => recordStep(ctx, step),
+      onError: ({ error }) => {
+        if (!budget.signal.aborted) log.warn("agent model stream failed", { error, siteId: input.site.id });
+      },
+    });
+    for await (const chunk of result.toUIMessageStream<ChatMessage>({
+      sendStart: false,
+      sendFinish: false,
+      onError: describeStreamError,
+    })) {
+      if (chunk.type === "abort") continue; // said in words below instead
+      if (chunk.type === "error") failed = true;
+      emit(chunk);
+    }
+    const finishReason = budget.signal.aborted
+      ? undefined
+      : await Promise.resolve(result.finishReason).catch(() => undefined);
+    return { failed, finishReason };
+  } catch (error) {
+    emit({ type: "error", errorText: describeStreamError(error) });
+    return { failed: true };
+  } finally {
+    budget.dispose();
+  }
+}
+
+/** Why the run ended, its counts, and the change set it made (if any): the metadata of the response message. */
+async function turnMetadata(input: TurnInput, messageId: string, budget: RunBudget, failed: boolean) {
+  const clientLeft = Boolean(input.signal?.aborted) && !budget.timedOut;
+  const stopReason: TurnMetadata["stopReason"] =
+    budget.stopReason ?? (clientLeft ? "aborted" : failed ? "error" : "finished");
+  const changeSet = await findChangeSetForTurn({
+    conversationId: input.conversationId,
+    turnId: messageId,
+    target: input.sandboxId ? "sandbox" : "live",
+  }).catch((error: unknown) => {
+    log.error("could not look up the turn's change set", { error, conversationId: input.conversationId });
+    return undefined;
+  });
+  const metadata: TurnMetadata = {
+    stopReason,
+    steps: budget.steps,
+    toolCalls: budget.toolCalls,
+    tokens: budget.tokens,
+    ...(changeSet ? { changeSetId: changeSet.id } : {}),
+    mode: input.sandboxId ? "sandbox" : "live",
+    ...(input.sandboxId ? { sandboxId: input.sandboxId } : {}),
+  };
+  return metadata;
+}
+
+/** When the run was cut short, a closing message in words: what was done and what was not. */
+function emitClosing(emit: Emit, messageId: string, text: string | undefined): void {
+  if (!text) return;
+  const id = `closing-${messageId}`;
+  emit({ type: "text-start", id });
+  emit({ type: "text-delta", id, delta: text });
+  emit({ type: "text-end", id });
+}
+
+/**
+ * Saves the conversation with this turn's response; a failure is told to the user, not thrown. Written to the
+ * client only: the response's own copy is closed by now (writing to it threw, and the owner read "unexpected error").
+ */
+async function saveTurn(
+  input: TurnInput,
+  continuing: boolean,
+  response: ChatMessage | undefined,
+  metadata: TurnMetadata,
+  writer: TurnWriter,
+): Promise<void> {
+  try {
+    const base = continuing ? input.history.slice(0, -1) : input.history;
+    const all = response ? [...base, { ...response, metadata }] : base;
+    await saveMessages({
+      conversationId: input.conversationId,
+      messages: all.map((m) => ({ id: m.id, role: m.role, parts: m.parts, metadata: m.metadata })),
+      now: now(),
+    });
+  } catch (error) {
+    log.error("could not save the conversation", { error, conversationId: input.conversationId });
+    writer.write({
+      type: "error",
+      errorText: "This conversation could not be saved; what was done on the site is in the activity log.",
+    });
+  }
+}
+
 export function streamTurn(input: TurnInput): ReadableStream<Chunk> {
   return createUIMessageStream<ChatMessage>({
     onError: describeStreamError,
@@ -119,31 +303,10 @@ export function streamTurn(input: TurnInput): ReadableStream<Chunk> {
       const last = input.history.at(-1);
       const continuing = last?.role === "assistant";
       const messageId = continuing ? last.id : randomUUID();
-
-      // Our own copy of the response message, so saving does not depend on the client staying connected.
-      let collect!: ReadableStreamDefaultController<Chunk>;
-      const collected = new ReadableStream<Chunk>({
-        start: (controller) => {
-          collect = controller;
-        },
-      });
-      const finalMessage = (async () => {
-        let latest: ChatMessage | undefined;
-        for await (const message of readUIMessageStream<ChatMessage>({
-          message: continuing ? structuredClone(last) : undefined,
-          stream: collected,
-        })) {
-          latest = message;
-        }
-        return latest;
-      })();
-      const emit = (chunk: Chunk) => {
-        writer.write(chunk);
-        collect.enqueue(chunk);
-      };
+      const response = responseCollector(writer, continuing ? last : undefined);
 
       // First bytes before the model is called: the client knows its conversation at once.
-      emit({ type: "start", messageId });
+      response.emit({ type: "start", messageId });
       writer.write({ type: "data-conversation", data: { conversationId: input.conversationId }, transient: true });
 
       const budget = new RunBudget(input.limits, input.signal);
@@ -152,132 +315,15 @@ export function streamTurn(input: TurnInput): ReadableStream<Chunk> {
         approvedToolCalls: input.approvedToolCalls ?? new Set(),
         outcomes: [],
       };
-      const ctx: ToolContext = {
-        userId: input.userId,
-        siteId: input.site.id,
-        conversationId: input.conversationId,
-        client: input.client,
-        breaker: siteBreaker(input.site.id),
-        budget,
-        state,
-        writes: {
-          scope: {
-            userId: input.userId,
-            siteId: input.site.id,
-            conversationId: input.conversationId,
-            turnId: messageId,
-            target: input.sandboxId ? "sandbox" : "live",
-            sandboxId: input.sandboxId ?? null,
-          },
-          client: input.client,
-          plans: new Map(),
-          emitChange: (part) => emit({ type: "data-change", id: part.toolCallId, data: part }),
-          ...(input.afterLiveWrite ? { afterLiveWrite: input.afterLiveWrite } : {}),
-        },
-      };
-      const tools = buildTools(input.operations, ctx);
-      let failed = false;
-      let finishReason: string | undefined;
+      const ctx = toolContext(input, messageId, budget, state, response.emit);
+      const { failed, finishReason } = await runModel(input, ctx, response.emit);
 
-      try {
-        const result = streamText({
-          model: input.model.model,
-          system: systemPrompt(input.site, input.operations, state.flagged, input.notVisible),
-          messages: await convertToModelMessages(input.history, {
-            tools: { ...historyTools, ...tools },
-            ignoreIncompleteToolCalls: true,
-            convertDataPart: dataPartForModel,
-          }),
-          tools,
-          stopWhen: budget.stopCondition(),
-          abortSignal: budget.signal,
-          maxRetries: 1,
-          onStepFinish: async (step) => {
-            budget.addStep(step.usage.totalTokens);
-            const invalid = step.content.filter((part) => part.type === "tool-call" && part.invalid);
-            budget.countInvalidToolCalls(invalid.length);
-            for (const part of invalid) {
-              if (part.type !== "tool-call") continue;
-              const error = "error" in part && part.error instanceof Error ? part.error.message : "invalid tool call";
-              await auditInvalidCall(ctx, {
-                toolCallId: part.toolCallId,
-                toolName: part.toolName,
-                input: part.input,
-                error,
-              });
-            }
-          },
-          onError: ({ error }) => {
-            if (!budget.signal.aborted) log.warn("agent model stream failed", { error, siteId: input.site.id });
-          },
-        });
-        for await (const chunk of result.toUIMessageStream<ChatMessage>({
-          sendStart: false,
-          sendFinish: false,
-          onError: describeStreamError,
-        })) {
-          if (chunk.type === "abort") continue; // said in words below instead
-          if (chunk.type === "error") failed = true;
-          emit(chunk);
-        }
-        finishReason = budget.signal.aborted
-          ? undefined
-          : await Promise.resolve(result.finishReason).catch(() => undefined);
-      } catch (error) {
-        failed = true;
-        emit({ type: "error", errorText: describeStreamError(error) });
-      } finally {
-        budget.dispose();
-      }
-
-      const clientLeft = Boolean(input.signal?.aborted) && !budget.timedOut;
-      const stopReason: TurnMetadata["stopReason"] =
-        budget.stopReason ?? (clientLeft ? "aborted" : failed ? "error" : "finished");
-      const changeSet = await findChangeSetForTurn({
-        conversationId: input.conversationId,
-        turnId: messageId,
-        target: input.sandboxId ? "sandbox" : "live",
-      }).catch((error: unknown) => {
-        log.error("could not look up the turn's change set", { error, conversationId: input.conversationId });
-        return undefined;
-      });
-      const metadata: TurnMetadata = {
-        stopReason,
-        steps: budget.steps,
-        toolCalls: budget.toolCalls,
-        tokens: budget.tokens,
-        ...(changeSet ? { changeSetId: changeSet.id } : {}),
-        mode: input.sandboxId ? "sandbox" : "live",
-        ...(input.sandboxId ? { sandboxId: input.sandboxId } : {}),
-      };
-      const closing = closingText(budget, state.outcomes, stopReason);
-      if (closing) {
-        const id = `closing-${messageId}`;
-        emit({ type: "text-start", id });
-        emit({ type: "text-delta", id, delta: closing });
-        emit({ type: "text-end", id });
-      }
-      if (stopReason !== "finished")
+      const metadata = await turnMetadata(input, messageId, budget, failed);
+      emitClosing(response.emit, messageId, closingText(budget, state.outcomes, metadata.stopReason));
+      if (metadata.stopReason !== "finished")
         log.info("agent run ended early", { ...metadata, siteId: input.site.id, conversationId: input.conversationId });
 
-      collect.enqueue({ type: "finish", messageMetadata: metadata });
-      collect.close();
-      const response = await finalMessage;
-      try {
-        const base = continuing ? input.history.slice(0, -1) : input.history;
-        const all = response ? [...base, { ...response, metadata }] : base;
-        await saveMessages({
-          conversationId: input.conversationId,
-          messages: all.map((m) => ({ id: m.id, role: m.role, parts: m.parts, metadata: m.metadata })),
-          now: now(),
-        });
-      } catch (error) {
-        log.error("could not save the conversation", { error, conversationId: input.conversationId });
-        emit({
-          type: "error",
-          errorText: "This conversation could not be saved; what was done on the site is in the activity log.",
-        });
-      }
+      await saveTurn(input, continuing, await response.finish(metadata), metadata, writer);
       writer.write({
         type: "finish",
         finishReason: (finishReason as "stop" | "tool-calls" | undefined) ?? (failed ? "error" : "stop"),

@@ -180,12 +180,15 @@ async function perform(ctx: ToolContext, op: Operation, input: unknown, toolCall
 /** Plans of writes that need no click are made again after a stale answer at most this many times in all. */
 const MAX_PLAN_ATTEMPTS = 3;
 
-export async function executeOperation(
+type Permit = ReturnType<CircuitBreaker["acquire"]>;
+
+/** The gate before a call, in order: budget, approval, the site's circuit breaker. A refusal never reaches the site. */
+async function admit(
   ctx: ToolContext,
   op: Operation,
   input: unknown,
   toolCallId: string,
-): Promise<ToolOutput> {
+): Promise<{ ok: true; permit: Permit } | ToolFailure> {
   if (!ctx.budget.takeToolCall()) {
     return refuse(ctx, op, toolCallId, input, failure("budget_exhausted", `Not run: ${ctx.budget.describe()}.`));
   }
@@ -204,26 +207,25 @@ export async function executeOperation(
       );
     }
   }
-  let permit: ReturnType<CircuitBreaker["acquire"]>;
   try {
-    permit = ctx.breaker.acquire();
+    return { ok: true, permit: ctx.breaker.acquire() };
   } catch (error) {
-    if (error instanceof CircuitOpenError) {
-      return refuse(
-        ctx,
-        op,
-        toolCallId,
-        input,
-        failure("site_paused", `Not run: the site failed repeatedly, so calls to it are paused. ${error.message}`),
-      );
-    }
-    throw error;
+    if (!(error instanceof CircuitOpenError)) throw error;
+    return refuse(
+      ctx,
+      op,
+      toolCallId,
+      input,
+      failure("site_paused", `Not run: the site failed repeatedly, so calls to it are paused. ${error.message}`),
+    );
   }
+}
 
+/** Writes the "started" audit row before the site is touched: after a crash, it says the call may have happened. */
+async function auditStart(ctx: ToolContext, op: Operation, input: unknown, toolCallId: string) {
   const auditId = randomUUID();
   const startedAt = now();
   try {
-    // Written before the site is touched: after a crash, a "started" row says the call may have happened.
     await insertToolAudit({
       id: auditId,
       conversationId: ctx.conversationId,
@@ -236,21 +238,20 @@ export async function executeOperation(
       status: "started",
       startedAt,
     });
+    return { auditId, startedAt };
   } catch (error) {
-    permit.cancel();
     log.error("could not write the tool audit row; not calling the site", { error, operation: op.name });
-    return failure(
-      "audit_unavailable",
-      "Not run: Sitewright could not record the action, so it did not touch the site.",
-    );
+    return undefined;
   }
+}
 
-  let output: ToolOutput;
+/** Runs the operation, tells the breaker how the site did, and flags site content that addresses the assistant. */
+async function run(ctx: ToolContext, op: Operation, input: unknown, toolCallId: string, permit: Permit) {
   try {
     const result = await perform(ctx, op, input, toolCallId);
     permit.succeed();
     await noteSiteSeen(ctx);
-    output = { ok: true, ...result };
+    const output: ToolSuccess = { ok: true, ...result };
     const flagged = findInjection({
       target: result.target,
       before: result.before,
@@ -266,29 +267,59 @@ export async function executeOperation(
         phrase: flagged,
       });
     }
+    return output;
   } catch (error) {
     if (siteIsFailing(error)) permit.fail(error instanceof Error ? error.message : String(error));
     else permit.succeed();
-    output = describeFailure(error);
+    const output = describeFailure(error);
     if (output.code === "internal_error")
       log.error("agent operation failed unexpectedly", { error, operation: op.name });
+    return output;
   }
+}
 
+/** Records the call's outcome for the run's summary and finishes its audit row. */
+async function auditFinish(
+  ctx: ToolContext,
+  op: Operation,
+  started: { auditId: string; startedAt: Date },
+  output: ToolOutput,
+) {
   const finishedAt = now();
   const summary = output.ok ? output.summary : output.error;
   ctx.state.outcomes.push({ operation: op.name, risk: op.risk, ok: output.ok, summary });
   try {
     await finishToolAudit({
-      id: auditId,
+      id: started.auditId,
       status: output.ok ? "ok" : "error",
       resultSummary: output.ok ? output.summary : null,
       error: output.ok ? null : `${output.code}: ${output.error}`,
       finishedAt,
-      durationMs: finishedAt.getTime() - startedAt.getTime(),
+      durationMs: finishedAt.getTime() - started.startedAt.getTime(),
     });
   } catch (error) {
-    log.error("could not finish the tool audit row", { error, operation: op.name, auditId });
+    log.error("could not finish the tool audit row", { error, operation: op.name, auditId: started.auditId });
   }
+}
+
+export async function executeOperation(
+  ctx: ToolContext,
+  op: Operation,
+  input: unknown,
+  toolCallId: string,
+): Promise<ToolOutput> {
+  const admitted = await admit(ctx, op, input, toolCallId);
+  if (!admitted.ok) return admitted;
+  const started = await auditStart(ctx, op, input, toolCallId);
+  if (!started) {
+    admitted.permit.cancel();
+    return failure(
+      "audit_unavailable",
+      "Not run: Sitewright could not record the action, so it did not touch the site.",
+    );
+  }
+  const output = await run(ctx, op, input, toolCallId, admitted.permit);
+  await auditFinish(ctx, op, started, output);
   return output;
 }
 

@@ -154,6 +154,77 @@ async function closeAfterFailure(ctx: WriteContext, items: ChangeItem[], error: 
 
 const names = (items: ChangeItem[]) => [...new Set(items.map((i) => `"${i.title}"`))].join(", ");
 
+/** An approved plan the site refused (stale or filtered): closed, audited, and shown as not written on its card. */
+async function closeRefusedPlan(
+  ctx: WriteContext,
+  toolCallId: string,
+  items: ChangeItem[],
+  refusal: { outcome: "stale" | "filtered"; detail: string },
+): Promise<void> {
+  const changeSetId = items[0]!.changeSetId;
+  await closePlan(items, "failed");
+  await auditChange({
+    changeSetId,
+    siteId: ctx.scope.siteId,
+    userId: ctx.scope.userId,
+    action: "write",
+    itemIds: items.map((i) => i.id),
+    ...refusal,
+  });
+  ctx.emitChange({
+    toolCallId,
+    changeSetId,
+    status: "stale",
+    items: items.map((i) => ({ ...publicChangeItem(i), status: "failed" })),
+  });
+}
+
+/** Closes an approved plan whose write failed, and says why in words the model can pass on (always throws). */
+async function failApprovedWrite(
+  ctx: WriteContext,
+  toolCallId: string,
+  items: ChangeItem[],
+  error: unknown,
+): Promise<never> {
+  if (isStaleItemsError(error)) {
+    const stale = items.filter((i) => error.items.some((s) => s.ref === i.ref));
+    await closeRefusedPlan(ctx, toolCallId, items, {
+      outcome: "stale",
+      detail: `${names(stale)} changed on the site after it was read.`,
+    });
+    throw new OperationError(
+      `Not written: ${names(stale.length ? stale : items)} changed on the site after it was read (someone edited it meanwhile), so nothing was changed. Tell the owner; read it again and propose the change anew if it is still wanted.`,
+      "sitewright_stale",
+      { cause: error },
+    );
+  }
+  if (isFilteredItemsError(error)) {
+    await closeRefusedPlan(ctx, toolCallId, items, {
+      outcome: "filtered",
+      detail: error.lost.map((l) => `${l.field}: ${l.lost}`).join("; "),
+    });
+    throw filteredError(error);
+  }
+  await closeAfterFailure(ctx, items, error);
+  throw error;
+}
+
+/** What the model is told of an approved write: the items' summaries, the first item as the target. */
+function approvedResult(items: ChangeItem[], done: WrittenItem[], changeSetId: string): OperationResult {
+  const summary = [...new Set(items.map((i) => i.summary))].join(" ");
+  const first = items[0]!;
+  const postId = first.ref.startsWith("post:") ? Number(first.ref.slice(5)) : undefined;
+  return resultOf(
+    summary,
+    postId
+      ? { type: first.kind === "post" ? "post" : "page", id: postId, title: first.title }
+      : { type: first.kind === "menu" ? "menu" : "site" },
+    items,
+    // Only what the model needs: our own words (an operation's name) would trip the phrase scanner on our own result.
+    { changeSetId, items: written(done) },
+  );
+}
+
 /** Writes exactly the plan the owner approved (stored when the approval was asked), over the versions it read. */
 export async function writeApprovedPlan(ctx: WriteContext, toolCallId: string): Promise<OperationResult> {
   const items = await pendingPlanFor({ conversationId: ctx.scope.conversationId, toolCallId });
@@ -168,51 +239,7 @@ export async function writeApprovedPlan(ctx: WriteContext, toolCallId: string): 
       items.map((i) => i.change),
     );
   } catch (error) {
-    if (isStaleItemsError(error)) {
-      await closePlan(items, "failed");
-      const stale = items.filter((i) => error.items.some((s) => s.ref === i.ref));
-      await auditChange({
-        changeSetId,
-        siteId: ctx.scope.siteId,
-        userId: ctx.scope.userId,
-        action: "write",
-        itemIds: items.map((i) => i.id),
-        outcome: "stale",
-        detail: `${names(stale)} changed on the site after it was read.`,
-      });
-      ctx.emitChange({
-        toolCallId,
-        changeSetId,
-        status: "stale",
-        items: items.map((i) => ({ ...publicChangeItem(i), status: "failed" })),
-      });
-      throw new OperationError(
-        `Not written: ${names(stale.length ? stale : items)} changed on the site after it was read (someone edited it meanwhile), so nothing was changed. Tell the owner; read it again and propose the change anew if it is still wanted.`,
-        "sitewright_stale",
-        { cause: error },
-      );
-    }
-    if (isFilteredItemsError(error)) {
-      await closePlan(items, "failed");
-      await auditChange({
-        changeSetId,
-        siteId: ctx.scope.siteId,
-        userId: ctx.scope.userId,
-        action: "write",
-        itemIds: items.map((i) => i.id),
-        outcome: "filtered",
-        detail: error.lost.map((l) => `${l.field}: ${l.lost}`).join("; "),
-      });
-      ctx.emitChange({
-        toolCallId,
-        changeSetId,
-        status: "stale",
-        items: items.map((i) => ({ ...publicChangeItem(i), status: "failed" })),
-      });
-      throw filteredError(error);
-    }
-    await closeAfterFailure(ctx, items, error);
-    throw error;
+    return failApprovedWrite(ctx, toolCallId, items, error);
   }
   await markPlanWritten(items, done);
   await auditChange({
@@ -234,16 +261,5 @@ export async function writeApprovedPlan(ctx: WriteContext, toolCallId: string): 
     items: [...uploaded.map(publicChangeItem), ...items.map((i) => ({ ...publicChangeItem(i), status: "applied" }))],
   });
   if (ctx.scope.target === "live") ctx.afterLiveWrite?.({ changeSetId, itemIds: items.map((i) => i.id) });
-  const summary = [...new Set(items.map((i) => i.summary))].join(" ");
-  const first = items[0]!;
-  const postId = first.ref.startsWith("post:") ? Number(first.ref.slice(5)) : undefined;
-  return resultOf(
-    summary,
-    postId
-      ? { type: first.kind === "post" ? "post" : "page", id: postId, title: first.title }
-      : { type: first.kind === "menu" ? "menu" : "site" },
-    items,
-    // Only what the model needs: our own words (an operation's name) would trip the phrase scanner on our own result.
-    { changeSetId, items: written(done) },
-  );
+  return approvedResult(items, done, changeSetId);
 }

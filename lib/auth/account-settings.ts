@@ -10,6 +10,7 @@ import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { enforceAccountAttemptLimits } from "@/lib/rate-limit";
 import {
+  deleteAccountTokensForUser,
   deleteSessionsForUser,
   deleteUserAndData,
   findUserById,
@@ -19,6 +20,7 @@ import {
 } from "@/lib/db/queries";
 import { disconnectSite } from "@/lib/sites/sites";
 import { emailSchema, newPasswordSchema } from "./accounts";
+import { sendVerificationLink } from "./email-verification";
 import { hashPassword, verifyPassword } from "./password";
 import { toPublicUser, type PublicUser } from "./session";
 
@@ -95,6 +97,12 @@ export async function updateProfile(input: {
   }
   const user = await updateUserProfile({ id: input.userId, email: input.email, name: input.name || null });
   if (!user) throw new AppError("email_taken", "Another account already uses this email.");
+  if (user.emailNormalized !== current.emailNormalized) {
+    // Links mailed to the old address stop working (a reset link there must not outlive the move); the new
+    // address gets its own verification link.
+    await deleteAccountTokensForUser({ userId: user.id });
+    await sendVerificationLink(user);
+  }
   return toPublicUser(user);
 }
 

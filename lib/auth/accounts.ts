@@ -11,6 +11,7 @@ import { AppError } from "@/lib/errors";
 import { enforceAccountAttemptLimits, enforceRateLimit } from "@/lib/rate-limit";
 import { findUserByEmail, insertUser, updateUserPasswordHash } from "@/lib/db/queries";
 import { COMMON_PASSWORDS } from "./common-passwords";
+import { sendVerificationLink } from "./email-verification";
 import { dummyPasswordHash, hashPassword, needsRehash, verifyPassword } from "./password";
 import { toPublicUser, type PublicUser } from "./session";
 
@@ -72,6 +73,7 @@ export async function registerAccount(input: {
     createdAt: now(),
   });
   if (!user) throw new AppError("email_taken", "An account with this email already exists. Log in instead.");
+  await sendVerificationLink(user);
   return toPublicUser(user);
 }
 

@@ -150,6 +150,116 @@ function planDesign(
   return out;
 }
 
+/** One sandbox ref's chosen items, oldest first, with what planning them needs. */
+type RefToPlan = {
+  sandboxRef: string;
+  first: ReplayItem;
+  last: ReplayItem;
+  entry: SandboxManifestItem | undefined;
+  title: string;
+  ids: Map<number, number>;
+  toLive: (value: unknown) => unknown;
+};
+
+/** What one ref comes to: a live change, a reason it cannot be applied, or nothing to do. */
+type RefPlan = LiveChange | { refused: string } | undefined;
+
+/** A post made in the sandbox: created on the live site with its last state. */
+function planCreation(ref: RefToPlan, after: Record<string, unknown> | null): RefPlan {
+  if (!after) return undefined; // made and removed again within the rehearsal: nothing to do
+  const fields: Record<string, unknown> = { type: after.type };
+  for (const key of POST_FIELDS) if (key in after) fields[key] = after[key];
+  const mapped = mapPostFields(fields, ref.ids, ref.toLive);
+  if (typeof mapped === "string") return { refused: mapped };
+  return {
+    change: { ref: "post:new", expect: null, action: "create", fields: mapped },
+    item: ref.last,
+    title: String(after.title ?? ref.title),
+    kind: kindOf("post:new", after),
+    sandboxRef: ref.sandboxRef,
+  };
+}
+
+/** An option: its value, when the rehearsal changed it. */
+function planOption(
+  ref: RefToPlan,
+  live: LiveVersion,
+  before: Record<string, unknown>,
+  after: Record<string, unknown>,
+) {
+  if (same(before.value, after.value)) return undefined;
+  return {
+    change: { ...live, action: "update", fields: { value: ref.toLive(after.value) } },
+    item: ref.last,
+    title: ref.title,
+    kind: "setting",
+    sandboxRef: ref.sandboxRef,
+  } satisfies LiveChange;
+}
+
+/** A post copied from the live site: the fields the rehearsal changed, or its trashing. */
+function planPostUpdate(
+  ref: RefToPlan,
+  live: LiveVersion,
+  before: Record<string, unknown>,
+  after: Record<string, unknown>,
+): RefPlan {
+  const fields: Record<string, unknown> = {};
+  for (const key of POST_FIELDS) if (!same(before[key], after[key])) fields[key] = after[key];
+  if (Object.keys(fields).length === 0) return undefined;
+  const trashed = after.status === "trash" && before.status !== "trash";
+  const mapped = mapPostFields(fields, ref.ids, ref.toLive);
+  if (typeof mapped === "string") return { refused: mapped };
+  if (trashed) delete mapped.status;
+  return {
+    change: {
+      ...live,
+      action: trashed ? "trash" : "update",
+      ...(trashed && Object.keys(mapped).length === 0 ? {} : { fields: mapped }),
+    },
+    item: ref.last,
+    title: String(after.title ?? ref.title),
+    kind: kindOf(live.ref, after),
+    sandboxRef: ref.sandboxRef,
+  };
+}
+
+type LiveVersion = { ref: string; expect: string };
+
+/** One ref's plan: which kind of item it is decides how its recorded states become a live change. */
+function planRef(ref: RefToPlan, items: ReplayItem[]): RefPlan {
+  const { sandboxRef, entry, last } = ref;
+  const after = last.afterState;
+  if (!APPLICABLE_REF.test(sandboxRef)) {
+    return {
+      refused:
+        "Applying this kind of change from a sandbox is not supported yet; make it on the live site in live mode.",
+    };
+  }
+  const designFields = DESIGN_FIELDS[sandboxRef.slice(0, sandboxRef.indexOf(":"))];
+  if (designFields && !entry?.liveRef) {
+    return {
+      refused: "The sandbox does not run the live site's theme, so its design cannot be applied; make it in live mode.",
+    };
+  }
+  if (items.some((item) => item.action === "create")) return planCreation(ref, after);
+  if (!entry?.liveRef || !entry.liveVersion) {
+    return {
+      refused: "It was not copied from the live site with a version to check, so applying could overwrite an edit.",
+    };
+  }
+  if (!after) return { refused: "It was deleted in the sandbox; delete it on the live site yourself if you mean to." };
+  const before = ref.first.beforeState ?? {};
+  const live = { ref: entry.liveRef, expect: entry.liveVersion };
+  if (designFields) {
+    const fields = planDesign(after, before, designFields, ref.toLive);
+    if (Object.keys(fields).length === 0) return undefined;
+    return { change: { ...live, action: "update", fields }, item: last, title: ref.title, kind: last.kind, sandboxRef };
+  }
+  if (sandboxRef.startsWith("option:")) return planOption(ref, live, before, after);
+  return planPostUpdate(ref, live, before, after);
+}
+
 /** The one conditional batch that makes the chosen items live, or why some cannot be applied. */
 export function planReplay(input: PlanInput): { changes: LiveChange[]; refused: Refusal[] } {
   const { manifest } = input;
@@ -171,96 +281,9 @@ export function planReplay(input: PlanInput): { changes: LiveChange[]; refused: 
     const last = items.at(-1)!;
     const entry = manifestEntry(manifest.items, sandboxRef);
     const title = entry?.title ?? last.title;
-    const refuse = (reason: string) => refused.push({ id: first.id, title, reason });
-    const after = last.afterState;
-
-    if (!APPLICABLE_REF.test(sandboxRef)) {
-      refuse(
-        "Applying this kind of change from a sandbox is not supported yet; make it on the live site in live mode.",
-      );
-      continue;
-    }
-    const designFields = DESIGN_FIELDS[sandboxRef.slice(0, sandboxRef.indexOf(":"))];
-    if (designFields && !entry?.liveRef) {
-      refuse("The sandbox does not run the live site's theme, so its design cannot be applied; make it in live mode.");
-      continue;
-    }
-    if (items.some((item) => item.action === "create")) {
-      if (!after) continue; // made and removed again within the rehearsal: nothing to do
-      const fields: Record<string, unknown> = { type: after.type };
-      for (const key of POST_FIELDS) if (key in after) fields[key] = after[key];
-      const mapped = mapPostFields(fields, ids, toLive);
-      if (typeof mapped === "string") refuse(mapped);
-      else {
-        changes.push({
-          change: { ref: "post:new", expect: null, action: "create", fields: mapped },
-          item: last,
-          title: String(after.title ?? title),
-          kind: kindOf("post:new", after),
-          sandboxRef,
-        });
-      }
-      continue;
-    }
-    if (!entry?.liveRef || !entry.liveVersion) {
-      refuse("It was not copied from the live site with a version to check, so applying could overwrite an edit.");
-      continue;
-    }
-    if (!after) {
-      refuse("It was deleted in the sandbox; delete it on the live site yourself if you mean to.");
-      continue;
-    }
-    const before = first.beforeState ?? {};
-    if (designFields) {
-      const fields = planDesign(after, before, designFields, toLive);
-      if (Object.keys(fields).length === 0) continue;
-      changes.push({
-        change: { ref: entry.liveRef, expect: entry.liveVersion, action: "update", fields },
-        item: last,
-        title,
-        kind: last.kind,
-        sandboxRef,
-      });
-      continue;
-    }
-    if (sandboxRef.startsWith("option:")) {
-      if (same(before.value, after.value)) continue;
-      changes.push({
-        change: {
-          ref: entry.liveRef,
-          expect: entry.liveVersion,
-          action: "update",
-          fields: { value: toLive(after.value) },
-        },
-        item: last,
-        title,
-        kind: "setting",
-        sandboxRef,
-      });
-      continue;
-    }
-    const fields: Record<string, unknown> = {};
-    for (const key of POST_FIELDS) if (!same(before[key], after[key])) fields[key] = after[key];
-    if (Object.keys(fields).length === 0) continue;
-    const trashed = after.status === "trash" && before.status !== "trash";
-    const mapped = mapPostFields(fields, ids, toLive);
-    if (typeof mapped === "string") {
-      refuse(mapped);
-      continue;
-    }
-    if (trashed) delete mapped.status;
-    changes.push({
-      change: {
-        ref: entry.liveRef,
-        expect: entry.liveVersion,
-        action: trashed ? "trash" : "update",
-        ...(trashed && Object.keys(mapped).length === 0 ? {} : { fields: mapped }),
-      },
-      item: last,
-      title: String(after.title ?? title),
-      kind: kindOf(entry.liveRef, after),
-      sandboxRef,
-    });
+    const plan = planRef({ sandboxRef, first, last, entry, title, ids, toLive }, items);
+    if (plan && "refused" in plan) refused.push({ id: first.id, title, reason: plan.refused });
+    else if (plan) changes.push(plan);
   }
   // Creations first, so the edits that follow may already be read against a complete site.
   changes.sort((a, b) => Number(b.change.action === "create") - Number(a.change.action === "create"));

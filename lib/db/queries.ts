@@ -9,4 +9,5 @@ export * from "./queries/verification";
 export * from "./queries/oauth";
 export * from "./queries/rehearsals";
 export * from "./queries/credentials";
+export * from "./queries/account-tokens";
 export * from "./queries/uploads";

@@ -31,10 +31,39 @@ export const users = pgTable(
     name: text("name"),
     passwordHash: text("password_hash").notNull(),
     createdAt: ts("created_at").notNull(),
+    /** When the person opened the link mailed to `email`; null until then and again after the email changes. */
+    emailVerifiedAt: ts("email_verified_at"),
   },
   (t) => [uniqueIndex("users_email_normalized_key").on(t.emailNormalized)],
 );
 export type User = typeof users.$inferSelect;
+
+export const ACCOUNT_TOKEN_PURPOSES = ["password_reset", "email_verification"] as const;
+export type AccountTokenPurpose = (typeof ACCOUNT_TOKEN_PURPOSES)[number];
+
+/**
+ * Links mailed to a person (password reset, email verification): only the SHA-256 of the 32-byte token is kept.
+ * One live token per user and purpose; using one deletes it (single use).
+ */
+export const accountTokens = pgTable(
+  "account_tokens",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    purpose: text("purpose", { enum: ACCOUNT_TOKEN_PURPOSES }).notNull(),
+    /** The (normalized) address the link was sent to: a verification link proves only that address. */
+    email: text("email").notNull(),
+    createdAt: ts("created_at").notNull(),
+    expiresAt: ts("expires_at").notNull(),
+  },
+  (t) => [
+    index("account_tokens_user_purpose_idx").on(t.userId, t.purpose),
+    index("account_tokens_expires_at_idx").on(t.expiresAt),
+  ],
+);
+export type AccountToken = typeof accountTokens.$inferSelect;
 
 export const sessions = pgTable(
   "sessions",
@@ -70,8 +99,10 @@ export const SITE_STATUSES = ["pending", "redeemed", "active", "expired", "locke
 export type SiteStatus = (typeof SITE_STATUSES)[number];
 
 /**
- * A site a user paired (or is pairing). One row per pairing. Pairings of one URL by different users coexist;
- * a user's new pairing of a URL supersedes only that user's pending one. Codes are stored only as an HMAC under a server key; credentials only encrypted.
+ * A site a user paired (or is pairing). A first pairing's row becomes the site; a user's later pairing of a URL they
+ * already have a site for is a row of its own until redeemed, then hands its credentials to that site
+ * (`repairsSiteId`), so history stays with one id. Pairings of one URL by different users coexist; a user's new
+ * pairing of a URL supersedes only that user's pending one. Codes are stored only as an HMAC under a server key; credentials only encrypted.
  */
 export const sites = pgTable(
   "sites",
@@ -101,6 +132,11 @@ export const sites = pgTable(
     confirmedAt: ts("confirmed_at"),
     lastSeenAt: ts("last_seen_at"),
     revokedAt: ts("revoked_at"),
+    /**
+     * The user's site this pairing re-pairs (same user, same URL, confirmed before): on redeem the new credentials
+     * go to that site, which keeps its id and its history; this row is then spent (`revoked`, docs/api.md).
+     */
+    repairsSiteId: text("repairs_site_id"),
   },
   (t) => [
     index("sites_user_id_idx").on(t.userId),

@@ -6,15 +6,7 @@
  * rules (PKCE, single-use codes, refresh rotation, the audience) hold.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GET as authorizationServer } from "@/app/.well-known/oauth-authorization-server/route";
-import { GET as protectedResource } from "@/app/.well-known/oauth-protected-resource/route";
-import { GET as mcpGet, POST as mcpPost, DELETE as mcpDelete } from "@/app/mcp/route";
-import { POST as decision } from "@/app/oauth/authorize/decision/route";
 import { POST as registerRoute } from "@/app/oauth/register/route";
 import { POST as revokeRoute } from "@/app/oauth/revoke/route";
 import { POST as tokenRoute } from "@/app/oauth/token/route";
@@ -27,62 +19,26 @@ import { useTestDatabase } from "@/lib/db/testing";
 import { setVerificationDepsForTests } from "@/lib/workflows/verify-change-set";
 import { newUser } from "@/test/accounts";
 import { call } from "@/test/http";
+import {
+  APP,
+  connectMcpClient,
+  consent as consentAs,
+  type McpTestServer,
+  startMcpTestServer,
+  structured,
+} from "@/test/mcp-server";
 import { runAsAdmin } from "@/test/wordpress";
-import { memoryOAuthProvider } from "@/test/mcp-client";
 
 useTestDatabase();
 
-const APP = "http://localhost:3000";
 let wp: AgentTestSite;
 let owner: { cookie: string; id: string };
 let siteId: string;
-let server: Server;
+let server: McpTestServer;
 let port: number;
 let publishedId: number;
 
 type Handler = Parameters<typeof call>[0];
-const ROUTES: Array<[string, string, Handler]> = [
-  ["GET", "/.well-known/oauth-protected-resource", protectedResource as unknown as Handler],
-  ["GET", "/.well-known/oauth-protected-resource/mcp", protectedResource as unknown as Handler],
-  ["GET", "/.well-known/oauth-authorization-server", authorizationServer as unknown as Handler],
-  ["POST", "/oauth/register", registerRoute as Handler],
-  ["POST", "/oauth/token", tokenRoute as Handler],
-  ["POST", "/oauth/revoke", revokeRoute as Handler],
-  ["GET", "/mcp", mcpGet as Handler],
-  ["POST", "/mcp", mcpPost as Handler],
-  ["DELETE", "/mcp", mcpDelete as Handler],
-];
-
-/** A real HTTP server in front of the route handlers, as Next.js would put them at APP_URL. */
-async function startServer() {
-  server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const url = new URL(req.url ?? "/", APP);
-    const found = ROUTES.find(([method, path]) => method === req.method && path === url.pathname);
-    if (!found) {
-      res.writeHead(404).end();
-      return;
-    }
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string") headers.set(name, value);
-    const body = chunks.length && req.method !== "GET" ? Buffer.concat(chunks) : undefined;
-    const response = await found[2](new Request(url, { method: req.method, headers, body }), {
-      params: Promise.resolve({}),
-    });
-    res.writeHead(response.status, Object.fromEntries(response.headers));
-    res.end(Buffer.from(await response.arrayBuffer()));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  port = (server.address() as AddressInfo).port;
-}
-
-/** The client believes it talks to APP_URL; the bytes go over HTTP to the test server. */
-const viaTestServer: typeof fetch = (input, init) => {
-  const url = new URL(input instanceof Request ? input.url : String(input));
-  const target = `http://127.0.0.1:${port}${url.pathname}${url.search}`;
-  return fetch(input instanceof Request ? new Request(target, input) : target, init);
-};
 
 beforeAll(async () => {
   wp = await startAgentSite();
@@ -93,7 +49,8 @@ beforeAll(async () => {
     "echo json_encode(wp_insert_post(array('post_type' => 'page', 'post_status' => 'publish', 'post_title' => 'Opening hours', 'post_content' => '<!-- wp:paragraph --><p>Nine to five.</p><!-- /wp:paragraph -->')));",
   );
   setVerificationDepsForTests({ delays: [0] });
-  await startServer();
+  server = await startMcpTestServer();
+  port = server.port;
 }, 120_000);
 
 afterAll(async () => {
@@ -102,44 +59,12 @@ afterAll(async () => {
   await wp?.local.stop();
 });
 
-/** The owner's answer on the consent page: the form the page posts, with their session. */
-async function consent(authUrl: URL, answer: { access: "read" | "propose"; approve?: boolean }) {
-  const form = new URLSearchParams(authUrl.searchParams);
-  form.set("decision", answer.approve === false ? "deny" : "approve");
-  form.set("access", answer.access);
-  form.append("site", siteId);
-  const response = await call(decision as Handler, {
-    method: "POST",
-    rawBody: form.toString(),
-    headers: { "content-type": "application/x-www-form-urlencoded", origin: APP },
-    cookie: owner.cookie,
-  });
-  expect(response.status).toBe(303);
-  return new URL(response.headers.get("location")!);
-}
-
-/** Registers, consents and connects a client with the SDK, as a person connecting an agent would. */
-async function connect(name: string, access: "read" | "propose") {
-  const auth = memoryOAuthProvider(name, "http://127.0.0.1:4999/callback");
-  const first = new StreamableHTTPClientTransport(new URL(`${APP}/mcp`), { authProvider: auth, fetch: viaTestServer });
-  await expect(new Client({ name, version: "1.0.0" }).connect(first)).rejects.toThrow(/nauthorized/);
-  expect(auth.authUrl?.pathname).toBe("/oauth/authorize");
-  expect(auth.authUrl?.searchParams.get("code_challenge_method")).toBe("S256");
-  const back = await consent(auth.authUrl!, { access });
-  await first.finishAuth(back.searchParams.get("code")!);
-  const transport = new StreamableHTTPClientTransport(new URL(`${APP}/mcp`), {
-    authProvider: auth,
-    fetch: viaTestServer,
-  });
-  const client = new Client({ name, version: "1.0.0" });
-  await client.connect(transport);
-  return { client, auth };
-}
-
-const structured = (result: Awaited<ReturnType<Client["callTool"]>>) => result.structuredContent as Record<string, any>;
+const consent = (authUrl: URL, answer: { access: "read" | "propose"; approve?: boolean }) =>
+  consentAs(authUrl, { owner, siteId, ...answer });
+const connect = (name: string, access: "read" | "propose") => connectMcpClient({ server, name, access, owner, siteId });
 
 describe("Sitewright over MCP", () => {
-  it("connects a client that registered itself, writes a draft at once, and makes a visible rename wait for the owner", async () => {
+  it("connects a client that registered itself, writes a draft at once, makes a visible rename wait for the owner, and answers sandbox_unavailable in sandbox mode while sandboxes are off", async () => {
     const { client } = await connect("Claude (test)", "propose");
     const tools = (await client.listTools()).tools;
     const names = tools.map((tool) => tool.name);
@@ -148,6 +73,10 @@ describe("Sitewright over MCP", () => {
     );
     expect(tools.find((tool) => tool.name === "list_pages")?.annotations?.readOnlyHint).toBe(true);
     expect(tools.find((tool) => tool.name === "update_page")?.inputSchema.required).toContain("siteId");
+    expect(tools.find((tool) => tool.name === "update_page")?.inputSchema.properties?.mode).toMatchObject({
+      enum: ["live", "sandbox"],
+      default: "live",
+    });
 
     const sites = structured(await client.callTool({ name: "list_sites", arguments: {} }));
     expect(sites.sites).toEqual([expect.objectContaining({ id: siteId })]);
@@ -197,14 +126,34 @@ describe("Sitewright over MCP", () => {
     });
     expect(undone.status).toBe(200);
     expect((await readItem(wp.admin, `post:${publishedId}`)).title).toBe("Opening hours");
+
+    // Sandboxes are off here: sandbox mode is a tool error with our code, never a failed request.
+    const undoneState = await readItem(wp.admin, `post:${publishedId}`);
+    for (const [name, args] of [
+      ["update_page", { id: publishedId, title: "Rehearsed" }],
+      ["list_pages", {}],
+    ] as const) {
+      const answer = await client.callTool({ name, arguments: { siteId, mode: "sandbox", ...args } });
+      expect(answer.isError).toBe(true);
+      expect(structured(answer).error).toMatchObject({ code: "sandbox_unavailable" });
+      expect(structured(answer).error.message).toMatch(/mode "live"/);
+    }
+    const unknownMode = await client.callTool({ name: "list_pages", arguments: { siteId, mode: "staging" } });
+    expect(structured(unknownMode).error).toMatchObject({ code: "invalid_input" });
+    expect(await readItem(wp.admin, `post:${publishedId}`)).toEqual(undoneState);
     await client.close();
   });
 
   it("lets a read-only client read but not write, and refuses a revoked client's next call", async () => {
     const { client } = await connect("Read-only agent", "read");
-    const names = (await client.listTools()).tools.map((tool) => tool.name);
+    const tools = (await client.listTools()).tools;
+    const names = tools.map((tool) => tool.name);
     expect(names).toContain("list_pages");
     expect(names).not.toContain("update_page");
+    // Sandbox mode is for rehearsing changes: a read-only connection is not offered it.
+    expect(tools.find((tool) => tool.name === "list_pages")?.inputSchema.properties?.mode).toBeUndefined();
+    const sandboxRead = await client.callTool({ name: "list_pages", arguments: { siteId, mode: "sandbox" } });
+    expect(structured(sandboxRead).error).toMatchObject({ code: "not_allowed" });
     const refused = await client.callTool({
       name: "update_page",
       arguments: { siteId, id: publishedId, title: "Hacked" },

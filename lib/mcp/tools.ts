@@ -4,10 +4,18 @@
  * just another model: tools = the operator's allowlist ∩ the site token's scopes ∩ the grant's access, and the
  * owner's click holds — an invisible write (a draft, a private page) is written and recorded in the client's change
  * set; a visible one is stored as a pending change set and answered with the address where the owner reviews it.
+ * With `mode: "sandbox"` the call works in the connection's sandbox copy of the site instead (sandbox.ts): writes go
+ * to the copy and wait, as one change set, for the owner's Apply on the review page.
  */
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { ALL_OPERATIONS, OperationError, type Operation, operationsByName } from "@/lib/agent/operations";
+import {
+  ALL_OPERATIONS,
+  OperationError,
+  type Operation,
+  operationsByName,
+  type WritePlan,
+} from "@/lib/agent/operations";
 import { allowedOperations, configuredAllowlist, grantFromSiteInfo } from "@/lib/agent/registry";
 import { leanJsonSchema } from "@/lib/agent/tool-definitions";
 import { wrapForModel } from "@/lib/agent/untrusted";
@@ -23,9 +31,13 @@ import { now } from "@/lib/clock";
 import { findSiteForUser, finishToolAudit, insertToolAudit } from "@/lib/db/queries";
 import type { OAuthGrant, Site } from "@/lib/db/schema";
 import { env } from "@/lib/env";
+import { isAppError } from "@/lib/errors";
+import { log } from "@/lib/log";
 import { isSiteRequestError } from "@/lib/sites/client";
 import { siteClientFor } from "@/lib/sites/sites";
 import type { SiteClient } from "@/lib/sites/types";
+import { defaultChatDeps, type RehearsalSource } from "@/lib/workflows/chat-turn";
+import { MODE_PROPERTY, type McpMode, type McpRehearsal, mcpRehearsal, sandboxConversationOf } from "./sandbox";
 
 export type McpCaller = { grant: OAuthGrant; clientName: string };
 
@@ -43,13 +55,24 @@ export type ToolAnswer = {
   isError?: boolean;
 };
 
-type Deps = { siteClient(site: Site): SiteClient };
+type Deps = {
+  siteClient(site: Site): SiteClient;
+  /** Whether sandboxes are on (else sandbox mode answers `sandbox_unavailable`). */
+  sandboxesEnabled(): boolean;
+  /** The conversation's sandbox copy of the site: the chat's own (lib/workflows/chat-turn.ts). */
+  rehearsal: RehearsalSource;
+};
 let override: Partial<Deps> | undefined;
-/** Tests: another site client (one trusting the local test CA); `undefined` restores the default. */
+/** Tests: another site client (one trusting the local test CA), sandboxes on; `undefined` restores the defaults. */
 export function setMcpDepsForTests(deps: Partial<Deps> | undefined) {
   override = deps;
 }
-const deps = (): Deps => ({ siteClient: (site) => siteClientFor(site), ...override });
+const deps = (): Deps => ({
+  siteClient: (site) => siteClientFor(site),
+  sandboxesEnabled: defaultChatDeps.sandboxesEnabled,
+  rehearsal: defaultChatDeps.rehearsal,
+  ...override,
+});
 
 const SITE_ID = { type: "string", description: "The id of one of the granted sites (see list_sites)" };
 
@@ -62,7 +85,7 @@ function operationsFor(grant: OAuthGrant): Operation[] {
   return ALL_OPERATIONS.filter((op) => allowlist.has(op.name) && (grant.access === "propose" || op.risk === "read"));
 }
 
-function definition(op: Operation): ToolDefinition {
+function definition(op: Operation, withMode: boolean): ToolDefinition {
   const schema = leanJsonSchema(z.toJSONSchema(op.input, { io: "input", unrepresentable: "any" })) as {
     properties?: Record<string, unknown>;
     required?: string[];
@@ -70,7 +93,7 @@ function definition(op: Operation): ToolDefinition {
   const visibleNote =
     op.risk === "read"
       ? ""
-      : " Writes that visitors would see are not made at once: they wait as a pending change set until the site's owner approves it in Sitewright; the answer gives the review address.";
+      : " Writes that visitors would see are not made at once: they wait as a pending change set until the site's owner approves it in Sitewright (in sandbox mode: they go to the sandbox copy and wait for the owner's Apply); the answer gives the review address.";
   return {
     name: op.name,
     title: op.label,
@@ -78,7 +101,7 @@ function definition(op: Operation): ToolDefinition {
     inputSchema: {
       type: "object",
       ...schema,
-      properties: { siteId: SITE_ID, ...(schema.properties ?? {}) },
+      properties: { siteId: SITE_ID, ...(withMode ? { mode: MODE_PROPERTY } : {}), ...(schema.properties ?? {}) },
       required: ["siteId", ...(schema.required ?? [])],
     },
     annotations: {
@@ -103,7 +126,7 @@ export function listTools(caller: McpCaller): ToolDefinition[] {
       name: "get_change_set",
       title: "Change set state",
       description:
-        "The state of a change set this connection made: pending (waiting for the owner's approval), applied, undone, with its items and the check of the live site.",
+        "The state of a change set this connection made, live or in sandbox mode: pending (waiting for the owner's approval or Apply), applied, partially applied, undone, discarded, with its items and the check of the live site.",
       inputSchema: {
         type: "object",
         properties: { siteId: SITE_ID, changeSetId: { type: "string" } },
@@ -111,7 +134,8 @@ export function listTools(caller: McpCaller): ToolDefinition[] {
       },
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
-    ...operationsFor(caller.grant).map(definition),
+    // Sandbox mode is for rehearsing changes: a read-only connection works on the live site only.
+    ...operationsFor(caller.grant).map((op) => definition(op, caller.grant.access === "propose")),
   ];
 }
 
@@ -148,9 +172,11 @@ async function changeSetTool(caller: McpCaller, args: Record<string, unknown>): 
   const changeSetId = typeof args.changeSetId === "string" ? args.changeSetId : "";
   try {
     const set = await getChangeSet({ userId: caller.grant.userId, siteId: site.id, changeSetId });
-    if (set.conversationId !== conversationOf(caller)) throw new Error("not this connection's");
+    const own = [conversationOf(caller), sandboxConversationOf(caller.grant, site.id)];
+    if (!own.includes(set.conversationId)) throw new Error("not this connection's");
     const answer = {
       id: set.id,
+      target: set.target,
       status: set.status,
       reviewUrl: reviewUrl(site.id, set.id),
       verification: set.verification ?? null,
@@ -167,15 +193,25 @@ async function changeSetTool(caller: McpCaller, args: Record<string, unknown>): 
 /** An MCP connection's change sets belong to one conversation of its own. */
 export const conversationOf = (caller: McpCaller) => `mcp:${caller.grant.id}`;
 
-function describeFailure(error: unknown): ToolAnswer {
+function describeFailure(error: unknown, context: { operation: string; siteId: string }): ToolAnswer {
   if (error instanceof OperationError) return failure(error.code, error.message);
+  // Our own refusals say what to do (`capacity_reached` for a sandbox at the owner's share, …).
+  if (isAppError(error) && error.code !== "internal_error") return failure(error.code, error.message);
   if (isSiteRequestError(error)) {
     return failure(error.kind === "rejected" ? "site_rejected" : "site_unreachable", error.message);
   }
+  log.error("an MCP tool call failed", { error, ...context });
   return failure("internal_error", "The operation failed because of an error in Sitewright; it may not have run.");
 }
 
-async function runOperation(caller: McpCaller, op: Operation, args: Record<string, unknown>): Promise<ToolAnswer> {
+type PreparedCall = { site: Site; mode: McpMode; input: unknown };
+
+/** The checks before a call runs: the grant's access, the site and what it offers, the mode, the input. */
+async function prepareCall(
+  caller: McpCaller,
+  op: Operation,
+  args: Record<string, unknown>,
+): Promise<PreparedCall | ToolAnswer> {
   if (!operationsFor(caller.grant).includes(op)) {
     return failure(
       "not_allowed",
@@ -190,25 +226,44 @@ async function runOperation(caller: McpCaller, op: Operation, args: Record<strin
   if (!offered.includes(op)) {
     return failure("not_allowed", `The site's connection does not allow ${op.name} (its scopes or theme).`);
   }
-  const { siteId: _siteId, ...rest } = args;
+  const { siteId: _siteId, mode = "live", ...rest } = args;
+  if (mode !== "live" && mode !== "sandbox") return failure("invalid_input", 'mode: must be "live" or "sandbox".');
+  if (mode === "sandbox" && caller.grant.access !== "propose") {
+    return failure(
+      "not_allowed",
+      "Sandbox mode is for proposing changes; this connection may only read the live site.",
+    );
+  }
+  if (mode === "sandbox" && !deps().sandboxesEnabled()) {
+    return failure(
+      "sandbox_unavailable",
+      'Sandboxes are not enabled on this Sitewright: call again with mode "live" (or without mode) to work on the live site, where visible changes wait for the owner\'s approval.',
+    );
+  }
   const parsed = op.input.safeParse(rest);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     return failure("invalid_input", `${issue?.path.join(".") || "input"}: ${issue?.message ?? "not valid"}`);
   }
-  const client = deps().siteClient(site);
+  return { site, mode, input: parsed.data };
+}
+
+async function runOperation(caller: McpCaller, op: Operation, args: Record<string, unknown>): Promise<ToolAnswer> {
+  const call = await prepareCall(caller, op, args);
+  if ("content" in call) return call;
   const callId = `mcp_${randomUUID()}`;
   const started = now();
   const auditId = randomUUID();
   await insertToolAudit({
     id: auditId,
-    conversationId: conversationOf(caller),
+    conversationId:
+      call.mode === "sandbox" ? sandboxConversationOf(caller.grant, call.site.id) : conversationOf(caller),
     userId: caller.grant.userId,
-    siteId: site.id,
+    siteId: call.site.id,
     toolCallId: callId,
     operation: op.name,
     risk: op.risk,
-    input: parsed.data,
+    input: call.input,
     status: "started",
     error: null,
     startedAt: started,
@@ -224,59 +279,53 @@ async function runOperation(caller: McpCaller, op: Operation, args: Record<strin
       durationMs: now().getTime() - started.getTime(),
     }).catch(() => undefined);
   try {
-    const answer = await execute(caller, op, site, client, parsed.data, callId);
+    const answer = await execute(caller, op, call, callId);
     await finish(answer.isError ? "error" : "ok");
     return answer;
   } catch (error) {
-    const answer = describeFailure(error);
+    const answer = describeFailure(error, { operation: op.name, siteId: call.site.id });
     await finish("error", answer.content[0]!.text);
     return answer;
   }
 }
 
-async function execute(
-  caller: McpCaller,
-  op: Operation,
-  site: Site,
-  client: SiteClient,
-  input: unknown,
-  callId: string,
-): Promise<ToolAnswer> {
+async function execute(caller: McpCaller, op: Operation, call: PreparedCall, callId: string): Promise<ToolAnswer> {
+  const { site, input } = call;
+  const live = deps().siteClient(site);
+  // Sandbox mode: reads and writes reach only the connection's copy of the site; the live site is not written.
+  const rehearsal =
+    call.mode === "sandbox"
+      ? await mcpRehearsal({
+          grant: caller.grant,
+          clientName: caller.clientName,
+          site,
+          live,
+          rehearsal: deps().rehearsal,
+        })
+      : undefined;
+  const client = rehearsal?.client ?? live;
   if (op.run && !op.plan) {
     const result = await op.run(client, input);
-    return { content: text({ summary: result.summary, target: result.target, ...wrapForModel(result.data ?? null) }) };
+    return {
+      content: text({
+        ...(rehearsal ? { mode: "sandbox" } : {}),
+        summary: result.summary,
+        target: result.target,
+        ...wrapForModel(result.data ?? null),
+      }),
+    };
   }
   const plan = await op.plan!(client, input);
-  const day = new Date().toISOString().slice(0, 10);
+  if (rehearsal) return rehearseWrite(caller, rehearsal, callId, plan);
   const scope: TurnScope = {
     userId: caller.grant.userId,
     siteId: site.id,
     conversationId: conversationOf(caller),
-    turnId: `${caller.grant.id}:${day}`,
+    turnId: `${caller.grant.id}:${new Date().toISOString().slice(0, 10)}`,
     target: "live",
   };
-  const visible = op.risk === "destructive" || plan.items.some((item) => item.visible);
-  if (visible) {
-    // Every visible write waits in its own change set, reviewed at its own address.
-    const { changeSetId, items } = await recordPendingPlan({ ...scope, turnId: callId }, callId, plan.items);
-    await auditChange({
-      changeSetId,
-      siteId: site.id,
-      userId: caller.grant.userId,
-      action: "write",
-      itemIds: items.map((item) => item.id),
-      outcome: "pending",
-      detail: `Proposed by the MCP client "${caller.clientName}"; waits for the owner's approval.`,
-    });
-    const answer = {
-      status: "pending",
-      changeSetId,
-      reviewUrl: reviewUrl(site.id, changeSetId),
-      summary: plan.summary,
-      message:
-        "Nothing visible changed yet: this change waits for the site owner's approval in Sitewright. Tell the owner to review it at reviewUrl; call get_change_set to see whether it was applied.",
-    };
-    return { content: text(answer), structuredContent: answer };
+  if (op.risk === "destructive" || plan.items.some((item) => item.visible)) {
+    return proposeWrite(caller, scope, callId, plan);
   }
   const result = await writePlanNow({ scope, client, plans: new Map(), emitChange: () => {} }, callId, plan);
   const data = (result.data ?? {}) as { changeSetId?: string };
@@ -284,6 +333,69 @@ async function execute(
     status: "applied",
     summary: result.summary,
     changeSetId: data.changeSetId,
+    ...wrapForModel(result.data ?? null),
+  };
+  return { content: text(answer), structuredContent: answer };
+}
+
+/** Live: every visible write waits in its own change set, reviewed at its own address. */
+async function proposeWrite(caller: McpCaller, scope: TurnScope, callId: string, plan: WritePlan): Promise<ToolAnswer> {
+  const { changeSetId, items } = await recordPendingPlan({ ...scope, turnId: callId }, callId, plan.items);
+  await auditChange({
+    changeSetId,
+    siteId: scope.siteId,
+    userId: caller.grant.userId,
+    action: "write",
+    itemIds: items.map((item) => item.id),
+    outcome: "pending",
+    detail: `Proposed by the MCP client "${caller.clientName}"; waits for the owner's approval.`,
+  });
+  const answer = {
+    status: "pending",
+    changeSetId,
+    reviewUrl: reviewUrl(scope.siteId, changeSetId),
+    summary: plan.summary,
+    message:
+      "Nothing visible changed yet: this change waits for the site owner's approval in Sitewright. Tell the owner to review it at reviewUrl; call get_change_set to see whether it was applied.",
+  };
+  return { content: text(answer), structuredContent: answer };
+}
+
+/**
+ * Sandbox mode: the write lands in the sandbox at once (visible or not: visitors see none of it) and joins the
+ * connection's pending sandbox change set, which waits for the owner's Apply on the review page.
+ */
+async function rehearseWrite(
+  caller: McpCaller,
+  rehearsal: McpRehearsal,
+  callId: string,
+  plan: WritePlan,
+): Promise<ToolAnswer> {
+  const result = await writePlanNow(
+    { scope: rehearsal.scope, client: rehearsal.client, plans: new Map(), emitChange: () => {} },
+    callId,
+    plan,
+  );
+  const { changeSetId } = (result.data ?? {}) as { changeSetId: string };
+  const set = await getChangeSet({ userId: caller.grant.userId, siteId: rehearsal.scope.siteId, changeSetId });
+  await auditChange({
+    changeSetId,
+    siteId: rehearsal.scope.siteId,
+    userId: caller.grant.userId,
+    action: "write",
+    itemIds: set.items.filter((item) => item.toolCallId === callId).map((item) => item.id),
+    outcome: "ok",
+    detail: `Written in the sandbox by the MCP client "${caller.clientName}"; waits for the owner's Apply.`,
+  });
+  const answer = {
+    status: "pending",
+    mode: "sandbox",
+    changeSetId,
+    sandboxId: rehearsal.sandboxId,
+    reviewUrl: reviewUrl(rehearsal.scope.siteId, changeSetId),
+    summary: result.summary,
+    message:
+      "Written in Sitewright's sandbox copy of the site only: the live site is unchanged. Your sandbox-mode writes gather in this change set until the owner applies it: tell the owner to review and Apply it at reviewUrl; call get_change_set to see whether it was applied.",
     ...wrapForModel(result.data ?? null),
   };
   return { content: text(answer), structuredContent: answer };

@@ -65,6 +65,93 @@ export interface Collectable {
   readonly fleet: SandboxFleet;
 }
 
+type GcRun = { policy: GcPolicy; fleet: SandboxFleet; now: Date; report: GcReport };
+
+/** 1. Records past their time: expired, idle, or stuck while being made. */
+async function removeDueSandboxes({ policy, fleet, now, report }: GcRun) {
+  const due = await listSandboxesToCollect({
+    now,
+    idleBefore: new Date(now.getTime() - policy.idleMinutes * 60_000),
+    stuckBefore: new Date(now.getTime() - STUCK_MS),
+  });
+  for (const sandbox of due) {
+    try {
+      await fleet.destroy(sandbox);
+      report.removed.push(sandbox.id);
+    } catch (error) {
+      log.warn("sandbox GC could not remove a sandbox", { sandboxId: sandbox.id, error });
+    }
+  }
+}
+
+/** 2. Containers labelled as this deployment's with no record: left behind by a crash. */
+async function removeOrphans({ fleet, report }: GcRun, containers: ContainerInfo[]) {
+  const known = await existingSandboxIds({ ids: containers.map((c) => c.sandboxId) });
+  for (const container of containers) {
+    if (known.has(container.sandboxId)) continue;
+    await fleet.removeContainer(container.containerId);
+    report.orphans.push(container.sandboxId);
+  }
+}
+
+/**
+ * 2a. In memory, another in-memory process's containers once past their expiry and the grace: that process keeps
+ * its records to itself and may be gone for good, so nothing else would ever remove them. Never sooner: it may
+ * be alive, and its pool is its own.
+ */
+async function removeAbandoned({ policy, fleet, now, report }: GcRun) {
+  for (const container of await fleet.listOtherMemoryContainers()) {
+    if (!container.expiresAt || now.getTime() - container.expiresAt.getTime() < policy.abandonedGraceMs) continue;
+    try {
+      await fleet.removeContainer(container.containerId);
+      report.abandoned.push(container.sandboxId);
+    } catch (error) {
+      log.warn("sandbox GC could not remove an abandoned container", { sandboxId: container.sandboxId, error });
+    }
+  }
+}
+
+/** 3. Records whose container is gone (engine restarted, container killed): nothing to keep them for. */
+async function dropVanished({ fleet, now, report }: GcRun, containers: ContainerInfo[]) {
+  const running = new Set(containers.filter((c) => c.running).map((c) => c.sandboxId));
+  for (const sandbox of await listSandboxes()) {
+    if (running.has(sandbox.id) || !["pooled", "ready"].includes(sandbox.status)) continue;
+    if (now.getTime() - sandbox.createdAt.getTime() < VANISHED_GRACE_MS) continue;
+    // Asked directly, not by label: a container labelled with another spelling of this deployment still counts.
+    if (sandbox.containerId && (await fleet.containerRunning(sandbox.containerId))) continue;
+    try {
+      await fleet.destroy(sandbox);
+      report.vanished.push(sandbox.id);
+    } catch (error) {
+      log.warn("sandbox GC could not drop a vanished sandbox", { sandboxId: sandbox.id, error });
+    }
+  }
+}
+
+/** 4. Pool members made from an older image (after an upgrade) give way to fresh ones; unused old images go. */
+async function retireOldImages({ fleet, report }: GcRun) {
+  const currentImage = await fleet.currentImage();
+  if (!currentImage) return;
+  for (const sandbox of await listSandboxes()) {
+    if (sandbox.status !== "pooled" || sandbox.imageTag === currentImage) continue;
+    await fleet
+      .destroy(sandbox)
+      .catch((error) => log.warn("sandbox GC could not retire a pooled sandbox", { sandboxId: sandbox.id, error }));
+    report.removed.push(sandbox.id);
+  }
+  report.imagesRemoved = await fleet.removeStaleImages([currentImage]);
+}
+
+/** Only the holder of the GC lease collects, for a little less than one interval. */
+function takeGcLease(target: Collectable, now: Date) {
+  return takeSandboxLease({
+    name: GC_LEASE,
+    holder: target.holder,
+    now,
+    until: new Date(now.getTime() + Math.max(10_000, Math.floor(target.gcPolicy.intervalMs * 0.9))),
+  });
+}
+
 export async function collectGarbage(target: Collectable, options: { now?: Date } = {}): Promise<GcReport> {
   const report: GcReport = {
     skipped: false,
@@ -79,83 +166,18 @@ export async function collectGarbage(target: Collectable, options: { now?: Date 
   const { gcPolicy: policy, fleet } = target;
   if (!policy.enabled) return { ...report, skipped: true };
   const now = options.now ?? clockNow();
-  const leased = await takeSandboxLease({
-    name: GC_LEASE,
-    holder: target.holder,
-    now,
-    until: new Date(now.getTime() + Math.max(10_000, Math.floor(policy.intervalMs * 0.9))),
-  });
-  if (!leased) return { ...report, skipped: true };
+  if (!(await takeGcLease(target, now))) return { ...report, skipped: true };
+  const run: GcRun = { policy, fleet, now, report };
 
-  // 1. Records past their time: expired, idle, or stuck while being made.
-  const due = await listSandboxesToCollect({
-    now,
-    idleBefore: new Date(now.getTime() - policy.idleMinutes * 60_000),
-    stuckBefore: new Date(now.getTime() - STUCK_MS),
-  });
-  for (const sandbox of due) {
-    try {
-      await fleet.destroy(sandbox);
-      report.removed.push(sandbox.id);
-    } catch (error) {
-      log.warn("sandbox GC could not remove a sandbox", { sandboxId: sandbox.id, error });
-    }
-  }
-
-  // 2. Containers labelled as this deployment's with no record: left behind by a crash.
+  await removeDueSandboxes(run);
   const containers = await fleet.listContainers();
-  const known = await existingSandboxIds({ ids: containers.map((c) => c.sandboxId) });
-  for (const container of containers) {
-    if (known.has(container.sandboxId)) continue;
-    await fleet.removeContainer(container.containerId);
-    report.orphans.push(container.sandboxId);
-  }
-
-  // 2a. In memory, another in-memory process's containers once past their expiry and the grace: that process keeps
-  // its records to itself and may be gone for good, so nothing else would ever remove them. Never sooner: it may
-  // be alive, and its pool is its own.
-  for (const container of await fleet.listOtherMemoryContainers()) {
-    if (!container.expiresAt || now.getTime() - container.expiresAt.getTime() < policy.abandonedGraceMs) continue;
-    try {
-      await fleet.removeContainer(container.containerId);
-      report.abandoned.push(container.sandboxId);
-    } catch (error) {
-      log.warn("sandbox GC could not remove an abandoned container", { sandboxId: container.sandboxId, error });
-    }
-  }
-
+  await removeOrphans(run, containers);
+  await removeAbandoned(run);
   // 2b. Sandbox networks whose container is gone (removed by hand, or a crash between the two).
   const remaining = new Set(containers.filter((c) => !report.orphans.includes(c.sandboxId)).map((c) => c.sandboxId));
   report.networksRemoved = await fleet.pruneNetworks(remaining);
-
-  // 3. Records whose container is gone (engine restarted, container killed): nothing to keep them for.
-  const running = new Set(containers.filter((c) => c.running).map((c) => c.sandboxId));
-  for (const sandbox of await listSandboxes()) {
-    if (running.has(sandbox.id) || !["pooled", "ready"].includes(sandbox.status)) continue;
-    if (now.getTime() - sandbox.createdAt.getTime() < VANISHED_GRACE_MS) continue;
-    // Asked directly, not by label: a container labelled with another spelling of this deployment still counts.
-    if (sandbox.containerId && (await fleet.containerRunning(sandbox.containerId))) continue;
-    try {
-      await fleet.destroy(sandbox);
-      report.vanished.push(sandbox.id);
-    } catch (error) {
-      log.warn("sandbox GC could not drop a vanished sandbox", { sandboxId: sandbox.id, error });
-    }
-  }
-
-  // 4. Pool members made from an older image (after an upgrade) give way to fresh ones; unused old images go.
-  const currentImage = await fleet.currentImage();
-  if (currentImage) {
-    for (const sandbox of await listSandboxes()) {
-      if (sandbox.status !== "pooled" || sandbox.imageTag === currentImage) continue;
-      await fleet
-        .destroy(sandbox)
-        .catch((error) => log.warn("sandbox GC could not retire a pooled sandbox", { sandboxId: sandbox.id, error }));
-      report.removed.push(sandbox.id);
-    }
-    report.imagesRemoved = await fleet.removeStaleImages([currentImage]);
-  }
-
+  await dropVanished(run, containers);
+  await retireOldImages(run);
   // 5. Media cache: older than a week, then oldest first down to the cap.
   report.cacheFilesRemoved = await pruneMediaCache({
     cacheDir: policy.mediaCacheDir,

@@ -52,86 +52,119 @@ function copiedOf(items: SandboxManifestItem[]): Copied {
 
 const isNotFound = (error: unknown) => isSiteRequestError(error) && error.siteStatus === 404;
 
-export function pullThroughClient(input: PullThroughInput): SiteClient {
-  let items = [...input.items];
-  let copied = copiedOf(items);
+/** What this turn has copied in so far, and the serialised copying of more. */
+class Copies {
+  private items: SandboxManifestItem[];
+  private copied: Copied;
   /** Live ids asked for and not found there (or not copyable): not asked again this turn. */
-  const absent = new Set<number>();
-  let queue: Promise<unknown> = Promise.resolve();
+  private readonly absent = new Set<number>();
+  private queue: Promise<unknown> = Promise.resolve();
 
-  /** Copies the live ids not in the sandbox yet; serialised, so two reads of one turn never copy a post twice. */
-  const ensure = (ids: number[]): Promise<void> => {
-    const run = queue.then(async () => {
-      const wanted = [...new Set(ids)].filter((id) => !copied.posts.has(id) && !absent.has(id)).slice(0, MAX_PULL);
-      if (wanted.length === 0) return;
-      try {
-        const added = await input.pull(wanted, copied);
-        for (const id of wanted) if (!added.some((item) => item.sourceId === id)) absent.add(id);
-        if (added.length === 0) return;
-        items = [...items, ...added];
-        copied = copiedOf(items);
-        await input.save(items);
-        log.info("copied more of the live site into a rehearsal", { sandboxId: input.sandboxId, posts: added.length });
-      } catch (error) {
-        log.warn("could not copy content from the live site into the rehearsal", {
-          sandboxId: input.sandboxId,
-          error,
-        });
-      }
-    });
-    queue = run.catch(() => {});
-    return run;
-  };
+  constructor(private readonly input: PullThroughInput) {
+    this.items = [...input.items];
+    this.copied = copiedOf(this.items);
+  }
 
-  /** The live ids a list would show, asked of the live site with the agent's own question. */
-  const liveIds = async (route: string, query: Query | undefined): Promise<number[]> => {
-    try {
-      const { data } = await input.live.get<Array<{ id?: unknown }>>(route, { ...query, _fields: "id" });
-      return (Array.isArray(data) ? data : []).map((item) => Number(item.id)).filter(Number.isInteger);
-    } catch (error) {
-      log.debug("the live site did not answer a rehearsal's list", { sandboxId: input.sandboxId, error });
-      return [];
-    }
-  };
+  has(liveId: number): boolean {
+    return this.copied.posts.has(liveId);
+  }
 
   /** A live id as the sandbox knows it (ids are kept on copy where free; else the manifest maps them). */
-  const sandboxIdOf = (liveId: number) => copied.posts.get(liveId) ?? liveId;
-  const isSandboxId = (id: number) => [...copied.posts.values()].includes(id);
+  sandboxIdOf(liveId: number): number {
+    return this.copied.posts.get(liveId) ?? liveId;
+  }
 
+  isSandboxId(id: number): boolean {
+    return [...this.copied.posts.values()].includes(id);
+  }
+
+  /** Copies the live ids not in the sandbox yet; serialised, so two reads of one turn never copy a post twice. */
+  ensure(ids: number[]): Promise<void> {
+    const run = this.queue.then(() => this.copy(ids));
+    this.queue = run.catch(() => {});
+    return run;
+  }
+
+  private async copy(ids: number[]): Promise<void> {
+    const { input } = this;
+    const wanted = [...new Set(ids)].filter((id) => !this.has(id) && !this.absent.has(id)).slice(0, MAX_PULL);
+    if (wanted.length === 0) return;
+    try {
+      const added = await input.pull(wanted, this.copied);
+      for (const id of wanted) if (!added.some((item) => item.sourceId === id)) this.absent.add(id);
+      if (added.length === 0) return;
+      this.items = [...this.items, ...added];
+      this.copied = copiedOf(this.items);
+      await input.save(this.items);
+      log.info("copied more of the live site into a rehearsal", { sandboxId: input.sandboxId, posts: added.length });
+    } catch (error) {
+      log.warn("could not copy content from the live site into the rehearsal", { sandboxId: input.sandboxId, error });
+    }
+  }
+}
+
+/** The live ids a list would show, asked of the live site with the agent's own question. */
+async function liveIds(input: PullThroughInput, route: string, query: Query | undefined): Promise<number[]> {
+  try {
+    const { data } = await input.live.get<Array<{ id?: unknown }>>(route, { ...query, _fields: "id" });
+    return (Array.isArray(data) ? data : []).map((item) => Number(item.id)).filter(Number.isInteger);
+  } catch (error) {
+    log.debug("the live site did not answer a rehearsal's list", { sandboxId: input.sandboxId, error });
+    return [];
+  }
+}
+
+/** A list of pages or posts: the live site's answer's ids are copied in first. */
+async function getList<T>(input: PullThroughInput, copies: Copies, route: string, query?: Query) {
+  const ids = await liveIds(input, route, query);
+  if (ids.some((id) => !copies.has(id))) await copies.ensure(ids);
+  return input.sandbox.get<T>(route, query);
+}
+
+/** One page or post by id: copied in when the sandbox does not have it and the live site does. */
+async function getOne<T>(
+  input: PullThroughInput,
+  copies: Copies,
+  match: RegExpExecArray,
+  route: string,
+  query?: Query,
+) {
+  try {
+    return await input.sandbox.get<T>(route, query);
+  } catch (error) {
+    const id = Number(match[2]);
+    if (!isNotFound(error) || copies.isSandboxId(id) || copies.has(id)) throw error;
+    await copies.ensure([id]);
+    if (!copies.has(id)) throw error;
+    return input.sandbox.get<T>(`/wp/v2/${match[1]}/${copies.sandboxIdOf(id)}`, query);
+  }
+}
+
+/** The items route (how a write plans): posts the sandbox does not find are copied in, then asked again. */
+async function getItems<T>(input: PullThroughInput, copies: Copies, refs: string, query: Query) {
+  const ids = refs
+    .split(",")
+    .map((ref) => /^post:(\d+)$/.exec(ref)?.[1])
+    .filter((id): id is string => id !== undefined)
+    .map(Number)
+    .filter((id) => !copies.isSandboxId(id) && !copies.has(id));
+  if (ids.length > 0) {
+    const answer = await input.sandbox.get<{ items?: Array<{ ref?: string; exists?: boolean }> }>(ITEMS, query);
+    const missing = ids.filter((id) => answer.data?.items?.some((i) => i.ref === `post:${id}` && !i.exists));
+    if (missing.length === 0) return answer as SiteResponse<T>;
+    await copies.ensure(missing);
+  }
+  return input.sandbox.get<T>(ITEMS, query);
+}
+
+export function pullThroughClient(input: PullThroughInput): SiteClient {
+  const copies = new Copies(input);
   return {
     async get<T>(route: string, query?: Query): Promise<SiteResponse<T>> {
-      if (LIST.test(route)) {
-        const ids = await liveIds(route, query);
-        if (ids.some((id) => !copied.posts.has(id))) await ensure(ids);
-        return input.sandbox.get<T>(route, query);
-      }
+      if (LIST.test(route)) return getList<T>(input, copies, route, query);
       const one = ONE.exec(route);
-      if (one) {
-        try {
-          return await input.sandbox.get<T>(route, query);
-        } catch (error) {
-          const id = Number(one[2]);
-          if (!isNotFound(error) || isSandboxId(id) || copied.posts.has(id)) throw error;
-          await ensure([id]);
-          if (!copied.posts.has(id)) throw error;
-          return input.sandbox.get<T>(`/wp/v2/${one[1]}/${sandboxIdOf(id)}`, query);
-        }
-      }
-      if (route === ITEMS && typeof query?.refs === "string") {
-        const ids = query.refs
-          .split(",")
-          .map((ref) => /^post:(\d+)$/.exec(ref)?.[1])
-          .filter((id): id is string => id !== undefined)
-          .map(Number)
-          .filter((id) => !isSandboxId(id) && !copied.posts.has(id));
-        if (ids.length > 0) {
-          const answer = await input.sandbox.get<{ items?: Array<{ ref?: string; exists?: boolean }> }>(route, query);
-          const missing = ids.filter((id) => answer.data?.items?.some((i) => i.ref === `post:${id}` && !i.exists));
-          if (missing.length === 0) return answer as SiteResponse<T>;
-          await ensure(missing);
-        }
-        return input.sandbox.get<T>(route, query);
-      }
+      if (one) return getOne<T>(input, copies, one, route, query);
+      if (route === ITEMS && typeof query?.refs === "string") return getItems<T>(input, copies, query.refs, query);
       return input.sandbox.get<T>(route, query);
     },
     post: (route, body) => input.sandbox.post(route, body),

@@ -70,6 +70,8 @@ export type ManifestView = {
   expiresAt: string;
 };
 
+type CreateSandboxInput = { userId: string; siteId?: string; ttlMinutes?: number; postIds?: number[] };
+
 const notFound = () => new AppError("not_found", "There is no such sandbox in your account.");
 
 export class SandboxManager implements Collectable {
@@ -135,19 +137,9 @@ export class SandboxManager implements Collectable {
 
   // ------------------------------------------------------------------ a user's sandboxes
 
-  async createSandbox(input: {
-    userId: string;
-    siteId?: string;
-    ttlMinutes?: number;
-    postIds?: number[];
-  }): Promise<SandboxView> {
+  async createSandbox(input: CreateSandboxInput): Promise<SandboxView> {
     this.assertEnabled();
-    const ttl = input.ttlMinutes ?? this.config.ttlMinutes;
-    if (ttl > this.config.ttlMinutes) {
-      throw new AppError("invalid_input", `A sandbox lives at most ${this.config.ttlMinutes} minutes.`, {
-        details: { issues: [{ path: ["ttlMinutes"], message: `must be at most ${this.config.ttlMinutes}` }] },
-      });
-    }
+    const ttl = this.checkedTtl(input.ttlMinutes);
     // Resolve the source first: a site that is not the user's is a 404 before any sandbox is used.
     const source = input.siteId ? await this.resolveSite(input.userId, input.siteId) : undefined;
     const imageTag = await this.fleet.image();
@@ -155,103 +147,143 @@ export class SandboxManager implements Collectable {
     // key) is dropped and the claim made again, in this request: the next member, or a cold start. Each round drops
     // a row, so the rounds end; the cap guards against a pool refilled as fast with members that die.
     for (let round = 0; ; round++) {
-      await this.fleet.ping();
-      const now = this.now();
-      const expiresAt = new Date(now.getTime() + ttl * 60_000);
-      const id = randomUUID();
-      const claim = await claimSandboxForUser({
-        userId: input.userId,
-        siteId: input.siteId ?? null,
-        max: this.config.max,
-        maxPerUser: this.config.maxPerUser,
-        now,
-        expiresAt,
-        cold: {
-          id,
-          status: "starting",
-          userId: input.userId,
-          siteId: input.siteId ?? null,
-          imageTag,
-          fromPool: false,
-          createdAt: now,
-          acquiredAt: now,
-          lastUsedAt: now,
-          expiresAt,
-        },
-      });
-      if (claim.outcome === "capacity_reached") {
-        throw claim.limit === "user"
-          ? new AppError(
-              "capacity_reached",
-              `You already have ${this.config.maxPerUser} sandboxes open. Close one you no longer need to start another.`,
-              { headers: { "Retry-After": "60" }, details: { maxPerUser: this.config.maxPerUser } },
-            )
-          : new AppError(
-              "capacity_reached",
-              "All sandboxes are in use. Close one you no longer need, or try again later.",
-              { headers: { "Retry-After": "60" }, details: { max: this.config.max } },
-            );
-      }
       const mayReplace = round < this.config.poolSize + 2;
+      const { claim, now } = await this.claim(input, ttl, imageTag);
       let sandbox = claim.sandbox;
-      if (claim.outcome === "pooled") {
-        const problem = await this.poolMemberProblem(sandbox);
-        if (problem) {
-          log.warn("claimed pool member cannot be used: replacing it", { sandboxId: sandbox.id, problem });
-          await this.fleet.destroy(sandbox).catch(() => {});
-          if (!mayReplace) throw sandboxUnavailable();
-          continue;
-        }
-      }
+      if (claim.outcome === "pooled" && !(await this.usablePoolMember(sandbox, mayReplace))) continue;
       this.pool.refillSoon();
       try {
         if (claim.outcome === "cold") sandbox = await this.fleet.launch(sandbox, "ready");
-        let warnings: string[] | undefined;
-        let manifest = {
-          sandboxId: sandbox.id,
-          sourceSiteId: input.siteId ?? null,
-          sourceUrl: source?.site.url ?? null,
-          sourceUploadsUrl: null as string | null,
-          imageTag: sandbox.imageTag,
-          items: [] as SandboxManifest["items"],
-          createdAt: sandbox.acquiredAt ?? now,
-          expiresAt: sandbox.expiresAt,
-        };
-        if (source) {
-          const subset = await copySubset({
-            source: source.client,
-            target: this.fleet.clientFor(sandbox),
-            ids: input.postIds,
-            mediaBaseUrl: this.mediaBaseUrl(sandbox.id),
-          });
-          manifest = {
-            ...manifest,
-            items: subset.items,
-            sourceUrl: subset.sourceUrl ?? manifest.sourceUrl,
-            sourceUploadsUrl: subset.sourceUploadsUrl,
-          };
-          warnings = subset.warnings;
-        }
-        await upsertSandboxManifest(manifest);
-        return { ...this.view(sandbox), manifest: manifestView(manifest), ...(warnings?.length ? { warnings } : {}) };
+        return await this.fill(sandbox, input, source, now);
       } catch (error) {
-        // The pool member died while it was being filled (its container went after the check): another one.
-        const memberDied =
-          claim.outcome === "pooled" && mayReplace && !(await this.fleet.isRunning(sandbox).catch(() => true));
-        await this.fleet
-          .destroy(sandbox)
-          .catch((cause) => log.error("could not remove a failed sandbox", { sandboxId: sandbox.id, error: cause }));
-        if (memberDied) {
-          log.warn("pool member died while being handed out: replacing it", { sandboxId: sandbox.id, error });
-          continue;
-        }
-        // A 503 we raised already says why (the network check's names its fix); anything else that a dead engine
-        // caused, a failed provisioning request included, becomes the generic 503.
-        if (isAppError(error) && error.code === "sandbox_unavailable") throw error;
-        if (isEngineDown(error)) throw sandboxUnavailable(error);
-        throw error;
+        await this.dropFailed(sandbox, claim.outcome === "pooled" && mayReplace, error);
       }
     }
+  }
+
+  /** The sandbox's lifetime in minutes: the service's, or a shorter one asked for (a longer one is a 400). */
+  private checkedTtl(ttlMinutes: number | undefined): number {
+    const ttl = ttlMinutes ?? this.config.ttlMinutes;
+    if (ttl > this.config.ttlMinutes) {
+      throw new AppError("invalid_input", `A sandbox lives at most ${this.config.ttlMinutes} minutes.`, {
+        details: { issues: [{ path: ["ttlMinutes"], message: `must be at most ${this.config.ttlMinutes}` }] },
+      });
+    }
+    return ttl;
+  }
+
+  /** Claims a pool member or a cold slot within capacity (one SQL decision); capacity reached is a 429. */
+  private async claim(input: CreateSandboxInput, ttl: number, imageTag: string) {
+    await this.fleet.ping();
+    const now = this.now();
+    const expiresAt = new Date(now.getTime() + ttl * 60_000);
+    const siteId = input.siteId ?? null;
+    const claim = await claimSandboxForUser({
+      userId: input.userId,
+      siteId,
+      max: this.config.max,
+      maxPerUser: this.config.maxPerUser,
+      now,
+      expiresAt,
+      cold: {
+        id: randomUUID(),
+        status: "starting",
+        userId: input.userId,
+        siteId,
+        imageTag,
+        fromPool: false,
+        createdAt: now,
+        acquiredAt: now,
+        lastUsedAt: now,
+        expiresAt,
+      },
+    });
+    if (claim.outcome === "capacity_reached") throw this.capacityReached(claim.limit);
+    return { claim, now };
+  }
+
+  private capacityReached(limit: "service" | "user"): AppError {
+    return limit === "user"
+      ? new AppError(
+          "capacity_reached",
+          `You already have ${this.config.maxPerUser} sandboxes open. Close one you no longer need to start another.`,
+          { headers: { "Retry-After": "60" }, details: { maxPerUser: this.config.maxPerUser } },
+        )
+      : new AppError(
+          "capacity_reached",
+          "All sandboxes are in use. Close one you no longer need, or try again later.",
+          {
+            headers: { "Retry-After": "60" },
+            details: { max: this.config.max },
+          },
+        );
+  }
+
+  /** False when the claimed pool member cannot be used: it is removed, and another round may claim again. */
+  private async usablePoolMember(sandbox: Sandbox, mayReplace: boolean): Promise<boolean> {
+    const problem = await this.poolMemberProblem(sandbox);
+    if (!problem) return true;
+    log.warn("claimed pool member cannot be used: replacing it", { sandboxId: sandbox.id, problem });
+    await this.fleet.destroy(sandbox).catch(() => {});
+    if (!mayReplace) throw sandboxUnavailable();
+    return false;
+  }
+
+  /** Copies the chosen subset of the source site in (when there is one) and records the sandbox's manifest. */
+  private async fill(
+    sandbox: Sandbox,
+    input: CreateSandboxInput,
+    source: Awaited<ReturnType<SandboxManager["resolveSite"]>> | undefined,
+    now: Date,
+  ): Promise<SandboxView> {
+    let warnings: string[] | undefined;
+    let manifest = {
+      sandboxId: sandbox.id,
+      sourceSiteId: input.siteId ?? null,
+      sourceUrl: source?.site.url ?? null,
+      sourceUploadsUrl: null as string | null,
+      imageTag: sandbox.imageTag,
+      items: [] as SandboxManifest["items"],
+      createdAt: sandbox.acquiredAt ?? now,
+      expiresAt: sandbox.expiresAt,
+    };
+    if (source) {
+      const subset = await copySubset({
+        source: source.client,
+        target: this.fleet.clientFor(sandbox),
+        ids: input.postIds,
+        mediaBaseUrl: this.mediaBaseUrl(sandbox.id),
+      });
+      manifest = {
+        ...manifest,
+        items: subset.items,
+        sourceUrl: subset.sourceUrl ?? manifest.sourceUrl,
+        sourceUploadsUrl: subset.sourceUploadsUrl,
+      };
+      warnings = subset.warnings;
+    }
+    await upsertSandboxManifest(manifest);
+    return { ...this.view(sandbox), manifest: manifestView(manifest), ...(warnings?.length ? { warnings } : {}) };
+  }
+
+  /**
+   * Removes a sandbox that failed while being started or filled, then rethrows the failure, except when a pool
+   * member died while it was being filled (its container went after the check): then it returns, for another round.
+   */
+  private async dropFailed(sandbox: Sandbox, mayRetry: boolean, error: unknown): Promise<void> {
+    const memberDied = mayRetry && !(await this.fleet.isRunning(sandbox).catch(() => true));
+    await this.fleet
+      .destroy(sandbox)
+      .catch((cause) => log.error("could not remove a failed sandbox", { sandboxId: sandbox.id, error: cause }));
+    if (memberDied) {
+      log.warn("pool member died while being handed out: replacing it", { sandboxId: sandbox.id, error });
+      return;
+    }
+    // A 503 we raised already says why (the network check's names its fix); anything else that a dead engine
+    // caused, a failed provisioning request included, becomes the generic 503.
+    if (isAppError(error) && error.code === "sandbox_unavailable") throw error;
+    if (isEngineDown(error)) throw sandboxUnavailable(error);
+    throw error;
   }
 
   /**

@@ -226,6 +226,69 @@ export async function pullIntoSandbox(input: {
   return { items: contentItems(content, mapped, versions), warnings: result.warnings ?? [] };
 }
 
+type LiveDesign = Awaited<ReturnType<typeof liveDesignRefs>>;
+
+/**
+ * Manifest items of the site-wide parts: options, theme mods, and the CSS and global styles when they cannot apply
+ * back (another theme), as plain checksums; the design items with their live versions when the theme is the same.
+ */
+function siteWideItems(
+  exported: Snapshot,
+  design: LiveDesign,
+  sameTheme: boolean,
+  versions: Map<string, string | null>,
+): SandboxManifestItem[] {
+  const items: SandboxManifestItem[] = [];
+  for (const [kind, value] of [
+    ["options", exported.options],
+    ["theme_mods", exported.themeMods],
+    ["custom_css", exported.customCss],
+    ["global_styles", exported.globalStyles],
+  ] as const) {
+    if (sameTheme && (kind === "custom_css" || kind === "global_styles")) continue;
+    if (value !== undefined && value !== null && value !== "")
+      items.push({ kind, sourceId: null, sandboxId: null, checksum: checksum(value) });
+  }
+  if (!sameTheme) return items;
+  const designValue: Record<DesignRef["kind"], unknown> = {
+    custom_css: exported.customCss,
+    global_styles: exported.globalStyles,
+    template_part: undefined,
+  };
+  for (const item of design.refs) {
+    const key = item.ref.slice(item.ref.indexOf(":") + 1);
+    items.push({
+      kind: item.kind,
+      sourceId: key,
+      sandboxId: key,
+      checksum: checksum(designValue[item.kind] ?? null),
+      title: item.title,
+      liveRef: item.ref,
+      liveVersion: versions.get(item.ref) ?? null,
+    });
+  }
+  return items;
+}
+
+/** Manifest items of the options a rehearsal may change and apply back (LIVE_OPTIONS), with their live versions. */
+function liveOptionItems(exported: Snapshot, versions: Map<string, string | null>): SandboxManifestItem[] {
+  return LIVE_OPTIONS.flatMap((name) => {
+    const value = exported.options?.[name];
+    if (value === undefined) return [];
+    return [
+      {
+        kind: "option",
+        sourceId: name,
+        sandboxId: name,
+        checksum: checksum(value),
+        title: name,
+        liveRef: `option:${name}`,
+        liveVersion: versions.get(`option:${name}`) ?? null,
+      },
+    ];
+  });
+}
+
 /** Copies the posts and pages `ids` (none given: the default subset) from `source` into the sandbox `target`. */
 export async function copySubset(input: {
   source: SiteClient;
@@ -258,7 +321,8 @@ export async function copySubset(input: {
   const result = (await input.target.post<ImportResult>("/sitewright/v1/import", toImport)).data ?? {};
   const idMap = result.idMap ?? {};
   const mapped = (id: number) => (idMap[String(id)] === undefined ? null : Number(idMap[String(id)]));
-
+  // Design items apply back only when the sandbox runs the live theme (the import switches to it when installed).
+  const sameTheme = design.stylesheet !== null && result.theme === design.stylesheet;
   const items: SandboxManifestItem[] = [
     ...contentItems(exported, mapped, versions),
     ...(exported.menus ?? []).map((menu) => ({
@@ -268,51 +332,9 @@ export async function copySubset(input: {
       checksum: checksum(menu),
       title: menu.name,
     })),
+    ...siteWideItems(exported, design, sameTheme, versions),
+    ...liveOptionItems(exported, versions),
   ];
-  // Design items apply back only when the sandbox runs the live theme (the import switches to it when installed).
-  const sameTheme = design.stylesheet !== null && result.theme === design.stylesheet;
-  const designValue: Record<DesignRef["kind"], unknown> = {
-    custom_css: exported.customCss,
-    global_styles: exported.globalStyles,
-    template_part: undefined,
-  };
-  for (const [kind, value] of [
-    ["options", exported.options],
-    ["theme_mods", exported.themeMods],
-    ["custom_css", exported.customCss],
-    ["global_styles", exported.globalStyles],
-  ] as const) {
-    if (sameTheme && (kind === "custom_css" || kind === "global_styles")) continue;
-    if (value !== undefined && value !== null && value !== "")
-      items.push({ kind, sourceId: null, sandboxId: null, checksum: checksum(value) });
-  }
-  if (sameTheme) {
-    for (const item of design.refs) {
-      const key = item.ref.slice(item.ref.indexOf(":") + 1);
-      items.push({
-        kind: item.kind,
-        sourceId: key,
-        sandboxId: key,
-        checksum: checksum(designValue[item.kind] ?? null),
-        title: item.title,
-        liveRef: item.ref,
-        liveVersion: versions.get(item.ref) ?? null,
-      });
-    }
-  }
-  for (const name of LIVE_OPTIONS) {
-    const value = exported.options?.[name];
-    if (value === undefined) continue;
-    items.push({
-      kind: "option",
-      sourceId: name,
-      sandboxId: name,
-      checksum: checksum(value),
-      title: name,
-      liveRef: `option:${name}`,
-      liveVersion: versions.get(`option:${name}`) ?? null,
-    });
-  }
   const skipped = (exported.skipped ?? []).map((id) => `Item ${id} was not copied (missing or not copyable).`);
   return {
     items,

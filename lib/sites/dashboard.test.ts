@@ -90,3 +90,33 @@ describe("the dashboard", () => {
     expect([...sites, ...disconnected].some((site) => site.url === "https://old.example")).toBe(false);
   });
 });
+
+describe("the dashboard while a site is being paired again", () => {
+  it("shows the site in use, not the pending re-pairing that would hide it", async () => {
+    const owner = randomUUID();
+    await insertUser({ id: owner, email: `${owner}@example.com`, name: null, passwordHash: "x", createdAt: t0 });
+    const first = randomUUID();
+    await insertPairing({
+      id: first,
+      userId: owner,
+      url: "https://cafe.example",
+      codeHmac: `h-${first}`,
+      codeExpiresAt: at(5),
+      createdAt: at(0),
+    });
+    await markRedeemed(first);
+    await activate(first, 1);
+    const again = randomUUID();
+    const repairing = await insertPairing({
+      id: again,
+      userId: owner,
+      url: "https://cafe.example",
+      codeHmac: `h-${again}`,
+      codeExpiresAt: new Date(Date.now() + 60_000),
+      createdAt: at(30),
+    });
+    expect(repairing.repairsSiteId).toBe(first);
+    const { sites } = await loadDashboard({ userId: owner });
+    expect(sites.map((site) => [site.id, site.statusText])).toEqual([[first, "Connected"]]);
+  });
+});

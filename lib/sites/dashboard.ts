@@ -62,8 +62,10 @@ export async function loadDashboard({ userId }: { userId: string }): Promise<Das
 
   const dashboard: Dashboard = { sites: [], disconnected: [], abandoned: [] };
   for (const [url, pairings] of byUrl) {
-    // Newest first (the query's order): the newest live pairing is the site; older live ones are superseded.
-    const current = pairings.find((row) => LIVE.has(effectiveStatus(row, at)));
+    // Newest first (the query's order): the newest live pairing is the site; older live ones are superseded. A
+    // pending re-pairing does not hide the site it re-pairs: that site keeps working until the code is redeemed.
+    const live = pairings.filter((row) => LIVE.has(effectiveStatus(row, at)));
+    const current = live.find((row) => !live.some((site) => site.id === row.repairsSiteId)) ?? live[0];
     if (current) dashboard.sites.push(view(current));
     else if (activity.has(url)) {
       const revoked = pairings.find((row) => row.status === "revoked");

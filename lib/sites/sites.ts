@@ -8,6 +8,7 @@ import { log } from "@/lib/log";
 import {
   activateSite,
   findSiteForUser,
+  findSiteOrItsRepairForUser,
   listSitesForUser,
   revokeOtherConnections,
   revokeSite,
@@ -27,6 +28,16 @@ const notFound = () => new AppError("not_found", "There is no such site in your 
 /** Another user's site answers exactly like a missing one. */
 export async function getOwnedSite({ userId, siteId }: { userId: string; siteId: string }): Promise<Site> {
   const site = await findSiteForUser({ userId, siteId });
+  if (!site) throw notFound();
+  return site;
+}
+
+/**
+ * `GET /sites/:id` and Confirm: a re-pairing's id, once the plugin redeemed its code, answers the site it re-paired
+ * (the wizard polls the pairing's id and then follows the site's).
+ */
+export async function getOwnedSiteFollowingRepair({ userId, siteId }: { userId: string; siteId: string }) {
+  const site = await findSiteOrItsRepairForUser({ userId, siteId });
   if (!site) throw notFound();
   return site;
 }
@@ -67,7 +78,7 @@ export function siteClientFor(site: Site, options?: SiteClientOptions): SignedSi
  * makes the site active; failures say why (`site_unreachable`, `site_rejected` with the plugin's code).
  */
 export async function confirmSite({ userId, siteId }: { userId: string; siteId: string }, options?: SiteClientOptions) {
-  const site = await getOwnedSite({ userId, siteId });
+  const site = await getOwnedSiteFollowingRepair({ userId, siteId });
   const status = effectiveStatus(site);
   if (status !== "redeemed" && status !== "active") {
     throw new AppError(

@@ -147,15 +147,12 @@ export async function applyRehearsal(
   }
 }
 
-async function applyClaimed(
+/** The sandbox the set was rehearsed in, reachable and with its manifest; a 409 when it is gone. */
+async function rehearsalSandbox(
   request: RehearsalRequest,
   set: Awaited<ReturnType<typeof getChangeSet>>,
-  live: SiteClient,
   sandboxes: RehearsalSandboxAccess,
-  now: () => Date,
 ) {
-  const chosen = await chooseItems(request);
-  if (chosen.items.length === 0) throw notApplicable("Nothing in this change set waits to be applied.");
   const sandboxId = set.sandboxId;
   const access = sandboxId
     ? await sandboxes.clientForOwned({ userId: request.userId, id: sandboxId }).catch(() => undefined)
@@ -166,7 +163,15 @@ async function applyClaimed(
       "The sandbox this change set was rehearsed in is gone (it expired or was deleted). Discard it and ask again.",
     );
   }
-  const history = await listSandboxItems({ sandboxId, userId: request.userId });
+  return { sandboxId, access, manifest };
+}
+
+/**
+ * The chosen items in the order they were written in the sandbox; refused (superseded) when an earlier set of the
+ * sandbox, not live and not chosen, changed the same items.
+ */
+async function inWrittenOrder(chosen: Chosen, sandboxId: string, userId: string) {
+  const history = await listSandboxItems({ sandboxId, userId });
   const order = new Map(history.map((item, index) => [item.id, index]));
   const items = [...chosen.items].sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
   const superseded = findSupersession({ chosen: items, history, chosenSets: new Set(chosen.sets) });
@@ -178,6 +183,20 @@ async function applyClaimed(
       { details: { items: superseded } },
     );
   }
+  return items;
+}
+
+async function applyClaimed(
+  request: RehearsalRequest,
+  set: Awaited<ReturnType<typeof getChangeSet>>,
+  live: SiteClient,
+  sandboxes: RehearsalSandboxAccess,
+  now: () => Date,
+) {
+  const chosen = await chooseItems(request);
+  if (chosen.items.length === 0) throw notApplicable("Nothing in this change set waits to be applied.");
+  const { sandboxId, access, manifest } = await rehearsalSandbox(request, set, sandboxes);
+  const items = await inWrittenOrder(chosen, sandboxId, request.userId);
   const plan = planReplay({
     chosen: items,
     manifest,

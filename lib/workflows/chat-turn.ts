@@ -11,6 +11,7 @@ import {
   findConversationForSiteUrl,
   findLatestLiveChangeSet,
   findSiteForUser,
+  findSiteOrItsRepairForUser,
   insertConversation,
   listConversationsForSiteUrl,
   listMessages,
@@ -208,15 +209,81 @@ async function applyApprovals(
   return approved;
 }
 
-export async function startChatTurn(
-  request: ChatTurnRequest,
-  deps: ChatDeps = { ...defaultChatDeps, ...depsOverride },
-): Promise<Response> {
-  if (request.message !== undefined && Buffer.byteLength(request.message, "utf8") > MAX_MESSAGE_BYTES) {
+function checkMessageSize(message: string | undefined): void {
+  if (message !== undefined && Buffer.byteLength(message, "utf8") > MAX_MESSAGE_BYTES) {
     throw new AppError("payload_too_large", "Messages are limited to 8 KiB of text. Shorten it or split it in parts.", {
       details: { maxBytes: MAX_MESSAGE_BYTES },
     });
   }
+}
+
+/**
+ * Where the turn works. Answers to approval requests continue the turn that asked, where it worked (an approved
+ * live plan is written to the live site, never into a sandbox); a new message goes where the owner chose.
+ */
+function chooseMode(history: ChatMessage[], request: ChatTurnRequest, deps: ChatDeps): ChatMode {
+  const asked = history.at(-1)?.role === "assistant" ? history.at(-1)?.metadata?.mode : undefined;
+  const mode: ChatMode = request.approvals?.length
+    ? (asked ?? "live")
+    : (request.mode ?? (deps.sandboxesEnabled() ? "sandbox" : "live"));
+  if (mode === "sandbox" && !deps.sandboxesEnabled()) {
+    throw new AppError("sandbox_unavailable", "Sandboxes are not enabled on this service: chat in live mode.");
+  }
+  return mode;
+}
+
+/**
+ * The turn's input applied to the history: answers to approvals (returning the approved calls), or the new user
+ * message (starting the conversation, or closing the approvals it leaves unanswered).
+ */
+async function applyTurnInput(
+  request: ChatTurnRequest,
+  existing: boolean,
+  history: ChatMessage[],
+  scope: { conversationId: string; userId: string; siteId: string },
+  client: SiteClient,
+): Promise<Set<string>> {
+  if (request.approvals?.length) {
+    if (!existing) throw notFound("conversation");
+    return applyApprovals(history, request.approvals, scope, client);
+  }
+  const text = (request.message ?? "").trim();
+  const attached = await attachedUploads({ ids: request.uploads ?? [], userId: request.userId, siteId: scope.siteId });
+  if (!existing) {
+    await insertConversation({
+      id: scope.conversationId,
+      userId: request.userId,
+      siteId: scope.siteId,
+      title: (text || attached[0]?.name || "").slice(0, 80),
+      now: now(),
+    });
+  } else {
+    await closeUnansweredApprovals(history, scope, client);
+  }
+  history.push({
+    id: randomUUID(),
+    role: "user",
+    parts: [
+      ...(text ? [{ type: "text" as const, text }] : []),
+      ...attached.map((data) => ({ type: "data-attachment" as const, id: data.id, data })),
+    ],
+  });
+  return new Set<string>();
+}
+
+/** At most a second: a slow site keeps its stored description for this turn, and the refresh lands for the next. */
+function siteAsDescribed(described: Promise<Site>, site: Site): Promise<Site> {
+  return Promise.race([
+    described,
+    new Promise<Site>((resolve) => setTimeout(() => resolve(site), REFRESH_WAIT_MS).unref()),
+  ]);
+}
+
+export async function startChatTurn(
+  request: ChatTurnRequest,
+  deps: ChatDeps = { ...defaultChatDeps, ...depsOverride },
+): Promise<Response> {
+  checkMessageSize(request.message);
   const model = deps.model();
   if (!model) throw new AppError("agent_unavailable", "The assistant is not configured on this server.");
 
@@ -234,43 +301,9 @@ export async function startChatTurn(
   const described = deps.refreshSite(site);
 
   const history = existing ? (await listMessages({ conversationId: existing.id })).map(toChatMessage) : [];
-  // Answers to approval requests continue the turn that asked, where it worked (an approved live plan is written
-  // to the live site, never into a sandbox); a new message goes where the owner chose.
-  const asked = history.at(-1)?.role === "assistant" ? history.at(-1)?.metadata?.mode : undefined;
-  const mode: ChatMode = request.approvals?.length
-    ? (asked ?? "live")
-    : (request.mode ?? (deps.sandboxesEnabled() ? "sandbox" : "live"));
-  if (mode === "sandbox" && !deps.sandboxesEnabled()) {
-    throw new AppError("sandbox_unavailable", "Sandboxes are not enabled on this service: chat in live mode.");
-  }
+  const mode = chooseMode(history, request, deps);
   const scope = { conversationId: existing?.id ?? randomUUID(), userId: request.userId, siteId: site.id };
-  let approvedToolCalls = new Set<string>();
-  if (request.approvals?.length) {
-    if (!existing) throw notFound("conversation");
-    approvedToolCalls = await applyApprovals(history, request.approvals, scope, liveClient);
-  } else {
-    const text = (request.message ?? "").trim();
-    const attached = await attachedUploads({ ids: request.uploads ?? [], userId: request.userId, siteId: site.id });
-    if (!existing) {
-      await insertConversation({
-        id: scope.conversationId,
-        userId: request.userId,
-        siteId: site.id,
-        title: (text || attached[0]?.name || "").slice(0, 80),
-        now: now(),
-      });
-    } else {
-      await closeUnansweredApprovals(history, scope, liveClient);
-    }
-    history.push({
-      id: randomUUID(),
-      role: "user",
-      parts: [
-        ...(text ? [{ type: "text" as const, text }] : []),
-        ...attached.map((data) => ({ type: "data-attachment" as const, id: data.id, data })),
-      ],
-    });
-  }
+  const approvedToolCalls = await applyTurnInput(request, Boolean(existing), history, scope, liveClient);
 
   // Sandbox mode: the agent's operations reach only the conversation's sandbox; the live site is not touched.
   const rehearsal =
@@ -282,13 +315,8 @@ export async function startChatTurn(
           live: liveClient,
         })
       : undefined;
-  const client = rehearsal?.client ?? liveClient;
 
-  // At most a second: a slow site keeps its stored description for this turn, and the refresh lands for the next.
-  const current = await Promise.race([
-    described,
-    new Promise<Site>((resolve) => setTimeout(() => resolve(site), REFRESH_WAIT_MS).unref()),
-  ]);
+  const current = await siteAsDescribed(described, site);
   const { operations } = allowedOperations(grantFromSiteInfo(current.siteInfo, current.capabilities), deps.allowlist());
   const notVisible = await lastChangeNotVisible(scope.conversationId, request.userId);
   const stream = streamTurn({
@@ -297,7 +325,7 @@ export async function startChatTurn(
     conversationId: scope.conversationId,
     history,
     operations,
-    client,
+    client: rehearsal?.client ?? liveClient,
     model,
     limits: deps.limits(),
     approvedToolCalls,
@@ -345,7 +373,7 @@ export async function loadChatPage({
   conversationId?: string;
   fresh?: boolean;
 }): Promise<ChatPageData | undefined> {
-  const site = await findSiteForUser({ userId, siteId });
+  const site = await findSiteOrItsRepairForUser({ userId, siteId });
   if (!site) return undefined;
   const conversations = await listConversationsForSiteUrl({ userId, url: site.url });
   let current = fresh ? undefined : conversations[0];

@@ -4,6 +4,7 @@
  *
  * Usage:
  *   php plugin/bin/sitewright-cli.php --wp=/path/to/wordpress create-credentials --scopes=site:read,content:read [--service-url=URL]
+ *   php plugin/bin/sitewright-cli.php --wp=/path/to/wordpress connect --service-url=URL --code=CODE --scopes=a,b
  *   php plugin/bin/sitewright-cli.php --wp=/path/to/wordpress revoke-all
  *   php plugin/bin/sitewright-cli.php --wp=/path/to/wordpress status
  *
@@ -43,7 +44,7 @@ foreach ( $sitewright_args as $sitewright_arg ) {
 		sitewright_cli_fail( 'Unexpected argument: ' . $sitewright_arg, 2 );
 	}
 }
-$sitewright_usage = 'Usage: php sitewright-cli.php --wp=/path/to/wordpress (create-credentials --scopes=a,b [--service-url=URL] | revoke-all | status)';
+$sitewright_usage = 'Usage: php sitewright-cli.php --wp=/path/to/wordpress (create-credentials --scopes=a,b [--service-url=URL] | connect --service-url=URL --code=CODE --scopes=a,b | revoke-all | status)';
 if ( ! isset( $sitewright_options['wp'] ) || null === $sitewright_command ) {
 	sitewright_cli_fail( $sitewright_usage, 2 );
 }
@@ -87,6 +88,11 @@ switch ( $sitewright_command ) {
 				'scopes' => $sitewright_created['scopes'],
 			)
 		) . "\n";
+		break;
+	case 'connect':
+		// What the settings screen's Connect button does: new credentials, POST /sites/redeem, kept only on success.
+		$sitewright_scopes = array_values( array_filter( array_map( 'trim', explode( ',', (string) ( $sitewright_options['scopes'] ?? '' ) ) ) ) );
+		echo wp_json_encode( Sitewright_Pairing::connect( (string) ( $sitewright_options['service-url'] ?? '' ), (string) ( $sitewright_options['code'] ?? '' ), $sitewright_scopes ) ) . "\n";
 		break;
 	case 'revoke-all':
 		echo wp_json_encode( array( 'revoked' => Sitewright_Credentials::revoke_all() ) ) . "\n";

@@ -16,9 +16,14 @@ import { useTestDatabase } from "@/lib/db/testing";
 import { pairSchema, redeemSchema } from "@/lib/sites/pairing";
 import { sign, stringToSign, verify, type SignableRequest } from "@/lib/sites/signing";
 import { changePasswordSchema, deleteAccountSchema, profileSchema } from "@/lib/auth/account-settings";
+import { verifyEmailSchema } from "@/lib/auth/email-verification";
+import { forgotPasswordSchema, resetPasswordSchema } from "@/lib/auth/password-reset";
 import { POST as login } from "@/app/auth/login/route";
 import { DELETE as deleteAccount, PATCH as updateProfile } from "@/app/auth/me/route";
 import { POST as changePassword } from "@/app/auth/password/route";
+import { POST as forgotPassword } from "@/app/auth/password/forgot/route";
+import { POST as resetPassword } from "@/app/auth/password/reset/route";
+import { POST as verifyEmail } from "@/app/auth/verify-email/route";
 import { POST as applyChangeSet } from "@/app/sites/[id]/changes/[changeSetId]/apply/route";
 import { POST as undoChangeSet } from "@/app/sites/[id]/changes/[changeSetId]/undo/route";
 import { itemsSchema } from "@/app/sites/[id]/changes/schema";
@@ -140,6 +145,32 @@ const jsonRoutes: Record<string, JsonRoute> = {
     session: true,
     valid: () => obj({ currentPassword: "not the password of this account", newPassword: `${PASSWORD} renewed` }),
     runs: 20,
+  },
+  // An address without an account: the answer is 202 (or 429), and nothing is written after it.
+  "POST /auth/password/forgot": {
+    file: "app/auth/password/forgot/route.ts",
+    handler: forgotPassword,
+    schema: forgotPasswordSchema,
+    session: false,
+    valid: () => obj({ email: `fuzz-forgot${portCounter++}@example.com` }),
+    runs: 60,
+  },
+  // A well-formed token nobody was sent: 400 invalid_token before any scrypt work.
+  "POST /auth/password/reset": {
+    file: "app/auth/password/reset/route.ts",
+    handler: resetPassword,
+    schema: resetPasswordSchema,
+    session: false,
+    valid: () => obj({ token: "A".repeat(43), password: `${PASSWORD} renewed` }),
+    runs: 60,
+  },
+  "POST /auth/verify-email": {
+    file: "app/auth/verify-email/route.ts",
+    handler: verifyEmail,
+    schema: verifyEmailSchema,
+    session: false,
+    valid: () => obj({ token: "A".repeat(43) }),
+    runs: 60,
   },
   "POST /sites/:id/changes/:changeSetId/undo": {
     file: "app/sites/[id]/changes/[changeSetId]/undo/route.ts",

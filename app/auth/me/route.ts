@@ -1,8 +1,12 @@
 import { deleteAccount, deleteAccountSchema, profileSchema, updateProfile } from "@/lib/auth/account-settings";
+import { isEmailVerified } from "@/lib/auth/email-verification";
 import { clearedSessionCookie } from "@/lib/auth/session";
 import { json, noContent, route } from "@/lib/http/route";
 
-export const GET = route({ auth: "session" }, async ({ session }) => json(200, { user: session.user }));
+/** The user, and whether their address is verified (`emailVerified`, beside the contract's fields). */
+export const GET = route({ auth: "session" }, async ({ session }) =>
+  json(200, { user: { ...session.user, emailVerified: await isEmailVerified({ userId: session.userId }) } }),
+);
 
 /** Name and email; a new email needs `currentPassword`. */
 export const PATCH = route({ auth: "session", body: profileSchema }, async ({ body, ip, session }) =>

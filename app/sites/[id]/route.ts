@@ -1,9 +1,9 @@
 import { json, noContent, route } from "@/lib/http/route";
 import { publicSite } from "@/lib/sites/site-view";
-import { disconnectSite, getOwnedSite } from "@/lib/sites/sites";
+import { disconnectSite, getOwnedSiteFollowingRepair } from "@/lib/sites/sites";
 
 export const GET = route({ auth: "session" }, async ({ params, session }) => {
-  const site = await getOwnedSite({ userId: session.userId, siteId: params.id! });
+  const site = await getOwnedSiteFollowingRepair({ userId: session.userId, siteId: params.id! });
   return json(200, { site: publicSite(site) });
 });
 

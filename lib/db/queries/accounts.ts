@@ -120,7 +120,10 @@ export async function pingStore() {
 
 // ---------------------------------------------------------------- account settings
 
-/** Changes a user's name and email; returns undefined when the (normalized) email belongs to another account. */
+/**
+ * Changes a user's name and email (a new address loses its verification); returns undefined when the (normalized)
+ * email belongs to another account.
+ */
 export async function updateUserProfile({
   id,
   name,
@@ -134,7 +137,13 @@ export async function updateUserProfile({
   try {
     const [row] = await db
       .update(users)
-      .set({ name, email, emailNormalized: email.toLowerCase() })
+      .set({
+        name,
+        email,
+        emailNormalized: email.toLowerCase(),
+        // A new address is unverified until its own link is opened; a change of case only is the same address.
+        emailVerifiedAt: sql`case when ${users.emailNormalized} = ${email.toLowerCase()} then ${users.emailVerifiedAt} end`,
+      })
       .where(eq(users.id, id))
       .returning();
     return row;

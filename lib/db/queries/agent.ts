@@ -38,6 +38,31 @@ export async function insertConversation(input: {
   return row!;
 }
 
+/**
+ * A conversation with a fixed id, made the first time it is needed (an MCP connection's rehearsal on one site,
+ * lib/mcp/sandbox.ts): concurrent first calls make one row.
+ */
+export async function ensureConversation(input: {
+  id: string;
+  userId: string;
+  siteId: string;
+  title: string;
+  now: Date;
+}): Promise<void> {
+  const db = await getDb();
+  await db
+    .insert(conversations)
+    .values({
+      id: input.id,
+      userId: input.userId,
+      siteId: input.siteId,
+      title: input.title,
+      createdAt: input.now,
+      updatedAt: input.now,
+    })
+    .onConflictDoNothing({ target: conversations.id });
+}
+
 /** The conversation if it is this user's and about this site; otherwise undefined (never says which). */
 export async function findConversation({
   id,

@@ -1,6 +1,7 @@
 /** Change sets: one per chat turn and target, their items, and the audit of approvals, applies and undos. */
 import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import { getDb } from "../index";
+import { statusFromItems } from "./change-set-status";
 import {
   changeAudit,
   changeItems,
@@ -10,7 +11,6 @@ import {
   type ChangeItem,
   type ChangeItemStatus,
   type ChangeSet,
-  type ChangeSetStatus,
   type ChangeTarget,
   type ItemChange,
 } from "../schema";
@@ -187,44 +187,20 @@ export async function transitionChangeItems(input: {
   return rows.map((r) => r.id);
 }
 
-/** Derives the set's status from its items (the contract's words) and stores it; returns the set. */
+/** Derives the set's status from its items and stores it, in one statement (no read-then-write); returns the set. */
 export async function refreshChangeSetStatus(input: { id: string; now: Date }): Promise<ChangeSet | undefined> {
   const db = await getDb();
-  const items = await db
-    .select({ status: changeItems.status })
-    .from(changeItems)
-    .where(eq(changeItems.changeSetId, input.id));
-  const count = (status: ChangeItemStatus) => items.filter((i) => i.status === status).length;
-  const written = count("applied") + count("undone") + count("undoing");
-  const [set] = await db
-    .select({ target: changeSets.target, status: changeSets.status })
-    .from(changeSets)
-    .where(eq(changeSets.id, input.id));
-  let status: ChangeSetStatus;
-  // A sandbox set's items are written in the sandbox; the set waits for Apply or Discard (lib/workflows/apply-rehearsal.ts).
-  if (set?.target === "sandbox")
-    status =
-      set.status === "applied" ||
-      set.status === "partially_applied" ||
-      set.status === "discarded" ||
-      set.status === "applying"
-        ? set.status
-        : "pending";
-  else if (count("pending") > 0) status = "pending";
-  else if (count("undone") > 0) status = count("applied") + count("undoing") > 0 ? "partially_undone" : "undone";
-  else if (written === 0) status = "discarded";
-  else status = written === items.length ? "applied" : "partially_applied";
+  const next = statusFromItems(db, [input.id], ["applying", "discarded"]);
   const [row] = await db
     .update(changeSets)
     .set({
-      status,
+      status: sql`${next.status}`,
       updatedAt: input.now,
-      ...(status === "applied" || status === "partially_applied"
-        ? { appliedAt: sql`coalesce(${changeSets.appliedAt}, ${input.now.toISOString()}::timestamptz)` }
-        : {}),
-      ...(status === "undone" || status === "partially_undone" ? { undoneAt: input.now } : {}),
+      appliedAt: sql`case when ${next.status} in ('applied', 'partially_applied') then coalesce(${changeSets.appliedAt}, ${input.now.toISOString()}::timestamptz) else ${changeSets.appliedAt} end`,
+      undoneAt: sql`case when ${next.status} in ('undone', 'partially_undone') then ${input.now.toISOString()}::timestamptz else ${changeSets.undoneAt} end`,
     })
-    .where(eq(changeSets.id, input.id))
+    .from(next)
+    .where(and(eq(changeSets.id, input.id), eq(changeSets.id, next.id)))
     .returning();
   return row;
 }

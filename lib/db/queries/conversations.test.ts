@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { STORES, useStore } from "../testing";
 import {
+  ensureConversation,
   findConversationForSiteUrl,
   insertConversation,
   insertPairing,
@@ -43,6 +44,16 @@ describe.each(STORES)("conversation queries on %s", (kind) => {
   });
 
   it("lists a re-paired site's earlier conversations with its new ones, newest first", async () => {
+    const listed = await listConversationsForSiteUrl({ userId: me, url: shop });
+    expect(listed.map((c) => c.id)).toEqual(["c-new", "c-old"]);
+  });
+
+  it("makes an MCP connection's rehearsal conversation once and keeps it out of the chat's list and activity", async () => {
+    const id = `mcp:grant-1:${ids.newShop}`;
+    const made = { id, userId: me, siteId: ids.newShop, title: "Claude (MCP)", now: at(9) };
+    await Promise.all([ensureConversation(made), ensureConversation(made)]);
+    await ensureConversation({ ...made, title: "Renamed", now: at(10) });
+    expect(await findConversationForSiteUrl({ id, userId: me, url: shop })).toMatchObject({ title: "Claude (MCP)" });
     const listed = await listConversationsForSiteUrl({ userId: me, url: shop });
     expect(listed.map((c) => c.id)).toEqual(["c-new", "c-old"]);
   });

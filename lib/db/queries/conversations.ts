@@ -1,11 +1,14 @@
 /**
  * Conversations as the chat page and the dashboard see them: they follow the site's address, not one pairing.
- * Re-pairing a site makes a new `sites` row, so "this site's conversations" are those of every row of the same
- * user and normalized URL (revoked rows stay in the table for exactly this reason).
+ * Re-pairing keeps the site's row (docs/api.md) and migration 0011 folded the rows earlier pairings made, so a
+ * site's conversations share its id; matching every row of the same user and normalized URL stays as a safety net.
  */
-import { and, desc, eq, max } from "drizzle-orm";
+import { and, desc, eq, isNull, max, ne, notLike, or } from "drizzle-orm";
 import { getDb } from "../index";
 import { conversations, sites, type Conversation, type Site } from "../schema";
+
+/** MCP connections' rehearsal conversations (`mcp:…`, lib/mcp/sandbox.ts) hold no messages: they are not chats. */
+const isChat = notLike(conversations.id, "mcp:%");
 
 export async function listConversationsForSiteUrl({
   userId,
@@ -21,7 +24,7 @@ export async function listConversationsForSiteUrl({
     .select({ conversation: conversations })
     .from(conversations)
     .innerJoin(sites, eq(sites.id, conversations.siteId))
-    .where(and(eq(conversations.userId, userId), eq(sites.userId, userId), eq(sites.url, url)))
+    .where(and(eq(conversations.userId, userId), eq(sites.userId, userId), eq(sites.url, url), isChat))
     .orderBy(desc(conversations.updatedAt))
     .limit(limit);
   return rows.map((row) => row.conversation);
@@ -56,13 +59,20 @@ export async function lastConversationActivityByUrl({ userId }: { userId: string
     .select({ url: sites.url, at: max(conversations.updatedAt) })
     .from(conversations)
     .innerJoin(sites, eq(sites.id, conversations.siteId))
-    .where(and(eq(conversations.userId, userId), eq(sites.userId, userId)))
+    .where(and(eq(conversations.userId, userId), eq(sites.userId, userId), isChat))
     .groupBy(sites.url);
   return new Map(rows.flatMap((row) => (row.at ? [[row.url, row.at] as const] : [])));
 }
 
-/** Every pairing row of a user, revoked ones included (the dashboard groups them by URL). */
+/**
+ * Every pairing row of a user, revoked ones included (the dashboard groups them by URL), except re-pairings spent
+ * on their site: that site stands for them.
+ */
 export async function listAllSiteRowsForUser({ userId }: { userId: string }): Promise<Site[]> {
   const db = await getDb();
-  return db.select().from(sites).where(eq(sites.userId, userId)).orderBy(desc(sites.createdAt));
+  return db
+    .select()
+    .from(sites)
+    .where(and(eq(sites.userId, userId), or(isNull(sites.repairsSiteId), ne(sites.status, "revoked"))))
+    .orderBy(desc(sites.createdAt));
 }

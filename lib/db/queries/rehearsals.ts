@@ -2,8 +2,9 @@
  * Rehearsals (sandbox change sets) as Apply and Discard claim them: one transaction with the rows locked, so a double
  * click, parallel applies or an Apply racing a Discard change the live site at most once (docs/rehearsal.md).
  */
-import { and, asc, eq, inArray, isNull } from "drizzle-orm";
+import { and, asc, count, eq, inArray, isNull, ne, sql } from "drizzle-orm";
 import { getDb } from "../index";
+import { statusFromItems } from "./change-set-status";
 import { type ChangeItem, type ChangeSetStatus, changeItems, changeSets } from "../schema";
 
 const WAITING: ChangeSetStatus[] = ["pending", "partially_applied"];
@@ -66,17 +67,14 @@ export async function finishRehearsalApply(input: {
         .set({ madeLiveBy: input.liveChangeSetId })
         .where(and(inArray(changeItems.id, input.itemIds), isNull(changeItems.madeLiveBy)));
     }
-    for (const id of input.sets) {
-      const items = await tx
-        .select({ status: changeItems.status, madeLiveBy: changeItems.madeLiveBy })
-        .from(changeItems)
-        .where(eq(changeItems.changeSetId, id));
-      const waiting = items.some((item) => item.status === "applied" && !item.madeLiveBy);
-      await tx
-        .update(changeSets)
-        .set({ status: waiting ? "partially_applied" : "applied", appliedAt: input.now, updatedAt: input.now })
-        .where(and(eq(changeSets.id, id), eq(changeSets.status, "applying")));
-    }
+    if (input.sets.length === 0) return;
+    // The same status rule as every other set (one statement over the items just marked): `applied` once all are live.
+    const next = statusFromItems(tx, input.sets, ["discarded"]);
+    await tx
+      .update(changeSets)
+      .set({ status: sql`${next.status}`, appliedAt: input.now, updatedAt: input.now })
+      .from(next)
+      .where(and(eq(changeSets.id, next.id), eq(changeSets.status, "applying")));
   });
 }
 
@@ -116,4 +114,24 @@ export async function listSandboxItems(input: { sandboxId: string; userId: strin
     )
     .orderBy(asc(changeItems.appliedAt), asc(changeItems.createdAt), asc(changeItems.seq));
   return rows.map((row) => ({ ...row.item, setStatus: row.setStatus }));
+}
+
+/**
+ * How many of a conversation's rehearsals in one sandbox no longer take writes (applied, being applied, discarded):
+ * an MCP connection's sandbox writes gather in one set until the owner applies or discards it, then start the next.
+ */
+export async function countClosedRehearsals(input: { conversationId: string; sandboxId: string }): Promise<number> {
+  const db = await getDb();
+  const [row] = await db
+    .select({ closed: count() })
+    .from(changeSets)
+    .where(
+      and(
+        eq(changeSets.conversationId, input.conversationId),
+        eq(changeSets.sandboxId, input.sandboxId),
+        eq(changeSets.target, "sandbox"),
+        ne(changeSets.status, "pending"),
+      ),
+    );
+  return row?.closed ?? 0;
 }

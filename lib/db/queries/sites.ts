@@ -1,10 +1,12 @@
-import { and, desc, eq, inArray, lt, lte, ne, or, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, isNotNull, isNull, lt, lte, ne, or, sql } from "drizzle-orm";
 import { getDb } from "../index";
 import { sites, type Site, type SiteStatus } from "../schema";
 
 /**
  * Supersedes the same user's pending pairing of the URL (never another user's) and inserts the new one, in one
- * transaction serialized per user and URL, so two concurrent starts never collide on the unique index.
+ * transaction serialized per user and URL, so two concurrent starts never collide on the unique index. When the
+ * user already has a site for the URL (confirmed once: active, waiting for confirmation again, or disconnected),
+ * the new pairing re-pairs that site (`repairsSiteId`); that site is not touched until the code is redeemed.
  */
 export async function insertPairing(input: {
   id: string;
@@ -21,18 +23,29 @@ export async function insertPairing(input: {
       .update(sites)
       .set({ status: "expired" })
       .where(and(eq(sites.url, input.url), eq(sites.userId, input.userId), eq(sites.status, "pending")));
+    const [existing] = await tx
+      .select({ id: sites.id })
+      .from(sites)
+      .where(siteOfRecord(input))
+      .orderBy(sql`(${sites.status} = 'active') desc`, desc(sites.createdAt))
+      .limit(1);
     const [row] = await tx
       .insert(sites)
-      .values({ ...input, status: "pending", failedAttempts: 0 })
+      .values({ ...input, status: "pending", failedAttempts: 0, repairsSiteId: existing?.id ?? null })
       .returning();
     return row!;
   });
 }
 
+/** The user's site for a URL: confirmed once, and not a spent re-pairing (those are never confirmed themselves). */
+const siteOfRecord = ({ userId, url }: { userId: string; url: string }) =>
+  and(eq(sites.userId, userId), eq(sites.url, url), isNotNull(sites.confirmedAt), isNull(sites.repairsSiteId));
+
 /**
  * The single statement that redeems a code: it succeeds only for a pending, unexpired, unlocked pairing of that
  * URL whose code HMAC matches (the newest, should two users' codes ever coincide), so two concurrent redeems of
- * one code give exactly one success.
+ * one code give exactly one success. A re-pairing hands the credentials to the site it re-pairs in the same
+ * transaction (the old ones are overwritten, so destroyed) and is spent; that site then waits for confirmation.
  */
 export async function redeemPendingPairing(input: {
   url: string;
@@ -48,18 +61,19 @@ export async function redeemPendingPairing(input: {
 }): Promise<Site | undefined> {
   const db = await getDb();
   return db.transaction(async (tx) => {
+    const connection = {
+      status: "redeemed" as const,
+      restUrl: input.restUrl,
+      pluginVersion: input.pluginVersion,
+      siteInfo: input.siteInfo,
+      name: input.name,
+      pageBuilder: input.pageBuilder,
+      pairedAt: input.now,
+      lastSeenAt: input.now,
+    };
     const [row] = await tx
       .update(sites)
-      .set({
-        status: "redeemed",
-        restUrl: input.restUrl,
-        pluginVersion: input.pluginVersion,
-        siteInfo: input.siteInfo,
-        name: input.name,
-        pageBuilder: input.pageBuilder,
-        pairedAt: input.now,
-        lastSeenAt: input.now,
-      })
+      .set(connection)
       .where(
         and(
           eq(
@@ -75,10 +89,21 @@ export async function redeemPendingPairing(input: {
       )
       .returning();
     if (!row) return undefined;
+    if (row.repairsSiteId) {
+      const [repaired] = await tx
+        .update(sites)
+        .set({ ...connection, credentials: input.encryptCredentials(row.repairsSiteId), revokedAt: null })
+        .where(and(eq(sites.id, row.repairsSiteId), eq(sites.userId, row.userId), eq(sites.url, row.url)))
+        .returning();
+      if (repaired) {
+        await tx.update(sites).set({ status: "revoked", revokedAt: input.now }).where(eq(sites.id, row.id));
+        return repaired;
+      }
+    }
     // Credentials are bound to the row id (AES-GCM associated data), so they are sealed once the id is known.
     const [sealed] = await tx
       .update(sites)
-      .set({ credentials: input.encryptCredentials(row.id) })
+      .set({ credentials: input.encryptCredentials(row.id), repairsSiteId: null })
       .where(eq(sites.id, row.id))
       .returning();
     return sealed;
@@ -149,6 +174,16 @@ export async function findSiteForUser({
     .where(and(eq(sites.id, siteId), eq(sites.userId, userId)))
     .limit(1);
   return row;
+}
+
+/**
+ * A row as its owner's links find it: a re-pairing spent on redeem (or a row folded into its site by migration 0011)
+ * stands for the site it re-paired, so the wizard polling the pairing's id lands on the site.
+ */
+export async function findSiteOrItsRepairForUser(input: { userId: string; siteId: string }): Promise<Site | undefined> {
+  const row = await findSiteForUser(input);
+  if (!row?.repairsSiteId || row.status !== "revoked") return row;
+  return (await findSiteForUser({ userId: input.userId, siteId: row.repairsSiteId })) ?? row;
 }
 
 export async function findSiteById({ siteId }: { siteId: string }): Promise<Site | undefined> {

@@ -66,6 +66,7 @@ export default async function ChatPage({
     fresh: search.new !== undefined && !asked,
   });
   if (!data) notFound();
+  if (data.site.id !== id) redirect(`/sites/${data.site.id}/chat${asked ? `?c=${encodeURIComponent(asked)}` : ""}`);
   const title = data.site.name ?? data.site.url;
   const base = `/sites/${data.site.id}/chat`;
   const current = data.conversations.find((c) => c.id === data.conversationId);

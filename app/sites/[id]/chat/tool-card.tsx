@@ -3,6 +3,7 @@
 import { getToolName } from "ai";
 import type { ChatPart } from "@/lib/agent/chat-message";
 import { useParams } from "next/navigation";
+import type { ReactNode } from "react";
 import { VerificationStatus } from "../verification-status";
 import { ChangeDiff, type ChangeItemView } from "./change-diff";
 import styles from "./chat.module.css";
@@ -63,6 +64,113 @@ function BeforeAfter({ before, after }: { before?: unknown; after?: unknown }) {
 /** The change items a write planned or made (the stream's `data-change` part for this tool call). */
 export type ToolChange = { changeSetId: string; status: string; items: ChangeItemView[] };
 
+/** The frame every card shares: which tool, on which target, and its state for tests and styles. */
+function Card({
+  state,
+  heading,
+  approval,
+  children,
+}: {
+  state: string;
+  heading: ReactNode;
+  approval?: boolean;
+  children: ReactNode;
+}) {
+  return (
+    <div
+      className={approval ? `${styles.tool} ${styles.approval}` : styles.tool}
+      data-testid="tool-card"
+      data-state={state}
+    >
+      {heading}
+      {children}
+    </div>
+  );
+}
+
+/** A write waiting for the person: exactly what would change, and Approve / Deny (none where only read). */
+function ApprovalRequest({
+  part,
+  change,
+  what,
+  onAnswer,
+}: {
+  part: Extract<ToolPart, { state: "approval-requested" }>;
+  change?: ToolChange;
+  what: string;
+  onAnswer?: (id: string, approved: boolean) => void;
+}) {
+  return (
+    <>
+      {change ? (
+        <>
+          <p>Visitors would see this change, so it waits for your approval. Exactly this will change:</p>
+          <ChangeDiff items={change.items} />
+        </>
+      ) : (
+        <>
+          <p>This changes your live site and needs your approval. Exactly this will run:</p>
+          <pre className="scrollX">{show(part.input)}</pre>
+        </>
+      )}
+      {!onAnswer ? <span className="muted">Not answered; it did not run.</span> : null}
+      <div className={styles.actions} hidden={!onAnswer}>
+        <button
+          type="button"
+          className="danger"
+          aria-label={`Approve: ${what}`}
+          onClick={() => onAnswer?.(part.approval.id, true)}
+        >
+          Approve
+        </button>
+        <button
+          type="button"
+          className="secondary"
+          aria-label={`Deny: ${what}`}
+          onClick={() => onAnswer?.(part.approval.id, false)}
+        >
+          Deny
+        </button>
+      </div>
+    </>
+  );
+}
+
+type SuccessfulOutput = Extract<
+  Extract<ToolPart, { state: "output-available"; type: `tool-${string}` }>["output"],
+  { ok: true }
+>;
+
+/** What a tool that ran did: its summary, a link to the result, a warning for flagged content, and the diff. */
+function ToolResult({ output, change }: { output: SuccessfulOutput; change?: ToolChange }) {
+  const { id: siteId } = useParams<{ id: string }>();
+  return (
+    <>
+      <span className="ok">{output.summary}</span>
+      {output.target?.link ? (
+        <>
+          {" "}
+          <a href={output.target.link} target="_blank" rel="noopener noreferrer">
+            View {output.target.title ? `“${output.target.title}”` : "on the site"}
+          </a>
+        </>
+      ) : null}
+      {output.flagged ? (
+        <p className="warn" role="note">
+          This content contains text aimed at the assistant (“{output.flagged}”). It was ignored; anything visitors
+          would see still waits for your approval.
+        </p>
+      ) : null}
+      {change ? <ChangeDiff items={change.items} /> : <BeforeAfter before={output.before} after={output.after} />}
+      {change?.status === "applied" &&
+      siteId &&
+      change.items.some((item) => (item as { visible?: boolean }).visible) ? (
+        <VerificationStatus siteId={siteId} changeSetId={change.changeSetId} poll />
+      ) : null}
+    </>
+  );
+}
+
 export function ToolCard({
   part,
   labels,
@@ -75,11 +183,9 @@ export function ToolCard({
   onAnswer?: (id: string, approved: boolean) => void;
   change?: ToolChange;
 }) {
-  const { id: siteId } = useParams<{ id: string }>();
   const name = getToolName(part);
   const label = labels[name] ?? `Asked for “${name}”`;
   const target = describeTarget(part.input);
-  const what = target ? `${label} ${target}` : label;
   const heading = (
     <div className={styles.toolHead}>
       <strong>{label}</strong>
@@ -91,107 +197,51 @@ export function ToolCard({
     case "input-streaming":
     case "input-available":
       return (
-        <div className={styles.tool} data-testid="tool-card" data-state="running">
-          {heading}
+        <Card state="running" heading={heading}>
           <span className="muted">Working…</span>
-        </div>
+        </Card>
       );
     case "approval-requested":
       return (
-        <div className={`${styles.tool} ${styles.approval}`} data-testid="tool-card" data-state="approval">
-          {heading}
-          {change ? (
-            <>
-              <p>Visitors would see this change, so it waits for your approval. Exactly this will change:</p>
-              <ChangeDiff items={change.items} />
-            </>
-          ) : (
-            <>
-              <p>This changes your live site and needs your approval. Exactly this will run:</p>
-              <pre className="scrollX">{show(part.input)}</pre>
-            </>
-          )}
-          {!onAnswer ? <span className="muted">Not answered; it did not run.</span> : null}
-          <div className={styles.actions} hidden={!onAnswer}>
-            <button
-              type="button"
-              className="danger"
-              aria-label={`Approve: ${what}`}
-              onClick={() => onAnswer?.(part.approval.id, true)}
-            >
-              Approve
-            </button>
-            <button
-              type="button"
-              className="secondary"
-              aria-label={`Deny: ${what}`}
-              onClick={() => onAnswer?.(part.approval.id, false)}
-            >
-              Deny
-            </button>
-          </div>
-        </div>
+        <Card state="approval" heading={heading} approval>
+          <ApprovalRequest
+            part={part}
+            change={change}
+            what={target ? `${label} ${target}` : label}
+            onAnswer={onAnswer}
+          />
+        </Card>
       );
     case "approval-responded":
       return (
-        <div className={styles.tool} data-testid="tool-card" data-state="answered">
-          {heading}
+        <Card state="answered" heading={heading}>
           <span className="muted">{part.approval.approved ? "Approved — running…" : "Denied."}</span>
-        </div>
+        </Card>
       );
     case "output-denied":
       return (
-        <div className={styles.tool} data-testid="tool-card" data-state="denied">
-          {heading}
+        <Card state="denied" heading={heading}>
           <span className="warn">Not done: {part.approval.reason ?? "you denied it."}</span>
-        </div>
+        </Card>
       );
     case "output-error":
       // The call never ran (a tool the assistant may not use, arguments that failed the check): the run went on.
       return (
-        <div className={styles.tool} data-testid="tool-card" data-state="refused">
-          {heading}
+        <Card state="refused" heading={heading}>
           <span className="warn">Not done: {part.errorText}</span>
-        </div>
+        </Card>
       );
-    case "output-available": {
+    case "output-available":
       // A dynamic tool is one the server did not know (never run): it cannot have a typed output.
       if (part.type === "dynamic-tool") return null;
-      const output = part.output;
-      if (!output.ok) {
-        return (
-          <div className={styles.tool} data-testid="tool-card" data-state="error">
-            {heading}
-            <span className="error">{output.error}</span>
-          </div>
-        );
-      }
-      return (
-        <div className={styles.tool} data-testid="tool-card" data-state="done">
-          {heading}
-          <span className="ok">{output.summary}</span>
-          {output.target?.link ? (
-            <>
-              {" "}
-              <a href={output.target.link} target="_blank" rel="noopener noreferrer">
-                View {output.target.title ? `“${output.target.title}”` : "on the site"}
-              </a>
-            </>
-          ) : null}
-          {output.flagged ? (
-            <p className="warn" role="note">
-              This content contains text aimed at the assistant (“{output.flagged}”). It was ignored; anything visitors
-              would see still waits for your approval.
-            </p>
-          ) : null}
-          {change ? <ChangeDiff items={change.items} /> : <BeforeAfter before={output.before} after={output.after} />}
-          {change?.status === "applied" &&
-          siteId &&
-          change.items.some((item) => (item as { visible?: boolean }).visible) ? (
-            <VerificationStatus siteId={siteId} changeSetId={change.changeSetId} poll />
-          ) : null}
-        </div>
+      return part.output.ok ? (
+        <Card state="done" heading={heading}>
+          <ToolResult output={part.output} change={change} />
+        </Card>
+      ) : (
+        <Card state="error" heading={heading}>
+          <span className="error">{part.output.error}</span>
+        </Card>
       );
-    }
   }
 }

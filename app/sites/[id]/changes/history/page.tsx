@@ -13,6 +13,7 @@ export default async function ChangesPage({ params }: { params: Promise<{ id: st
   if (!session) redirect(`/login?next=${encodeURIComponent(`/sites/${id}/changes/history`)}`);
   const data = await loadChangesPage({ userId: session.userId, siteId: id });
   if (!data) notFound();
+  if (data.site.id !== id) redirect(`/sites/${data.site.id}/changes/history`);
   return (
     <main>
       <p>
