@@ -4,6 +4,7 @@
  * limit 413, another user's site 404, and a cross-site post 403.
  */
 import { randomUUID } from "node:crypto";
+import fc from "fast-check";
 import sharp from "sharp";
 import { afterAll, describe, expect, it } from "vitest";
 import { getDb } from "@/lib/db";
@@ -167,5 +168,27 @@ describe.each(STORES)("uploads (%s)", (store) => {
     expect(res.status).toBe(429);
     expect(res.json.error.code).toBe("rate_limited");
     expect(res.headers.get("retry-after")).toBe("3600");
+  });
+
+  it("answers random bytes under any name with 201 or 415 (400 for a part without a file name), never a 5xx", async () => {
+    const owner = await ownerWithSite("fuzzer");
+    const magic = [
+      [],
+      [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a],
+      [0xff, 0xd8, 0xff],
+      [0x25, 0x50, 0x44, 0x46, 0x2d],
+    ];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...magic),
+        fc.uint8Array({ minLength: 1, maxLength: 400 }),
+        fc.string({ maxLength: 60 }),
+        async (prefix, rest, name) => {
+          const res = await post(owner.siteId, owner.cookie, Buffer.concat([Buffer.from(prefix), rest]), name);
+          expect(name === "" ? [201, 400, 415] : [201, 415]).toContain(res.status);
+        },
+      ),
+      { numRuns: 25 },
+    );
   });
 });
