@@ -5,7 +5,7 @@
  * public page shows the image; Undo removes the block and deletes the attachment, but keeps an attachment that
  * something else on the site uses by then.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -18,6 +18,7 @@ import { SECRET, jpegWithMetadata } from "@/lib/media/testing";
 import { pairAgentSite, parseUiStream, startAgentSite, type AgentTestSite, type Chunk } from "@/test/agent-site";
 import { newUser } from "@/test/accounts";
 import { call } from "@/test/http";
+import { installMuPlugin } from "@/test/wordpress";
 import { setAgentModelForTests } from "./model";
 import { scriptedModel } from "./testing/scripted-model";
 
@@ -244,5 +245,26 @@ describe("an attached photo on a published page", () => {
       ["media", "undone"],
       ["page", "denied"],
     ]);
+  });
+
+  it("says the file is too large for the site before sending it, when the site's limit is lower", async () => {
+    installMuPlugin(
+      wp.local.wpPath,
+      "sitewright-test-media-limit.php",
+      "<?php add_filter( 'sitewright_media_max_bytes', static fn() => 100 );",
+    );
+    try {
+      const page = await publishedPage("Small files only");
+      const uploadId = await upload(await jpegWithMetadata({ width: 64, height: 64 }), "big.jpg");
+      const { asked } = await addImageAndApprove(page, uploadId);
+      const output = asked.find((c) => c.type === "tool-output-available") as unknown as {
+        output: { ok: boolean; code: string; error: string };
+      };
+      expect(output.output).toMatchObject({ ok: false, code: "file_too_large" });
+      expect(output.output.error).toContain("up to 0 KiB");
+      expect(asked.some((c) => c.type === "data-change")).toBe(false);
+    } finally {
+      rmSync(path.join(wp.local.wpPath, "wp-content", "mu-plugins", "sitewright-test-media-limit.php"));
+    }
   });
 });

@@ -60,6 +60,21 @@ function refusedUpload(error: unknown): never {
   throw error;
 }
 
+/**
+ * The site's own limit (`mediaMaxBytes` in `/info`), checked before the file is sent: over PHP's post_max_size the
+ * body never reaches the plugin and the request would fail its signature check, which says nothing useful.
+ */
+async function assertSiteTakes(client: SiteClient, size: number): Promise<void> {
+  const { data } = await client.get<{ mediaMaxBytes?: unknown }>("/sitewright/v1/info");
+  const max = data?.mediaMaxBytes;
+  if (typeof max === "number" && size > max) {
+    throw new OperationError(
+      `This site accepts files up to ${Math.floor(max / 1024)} KiB (its PHP upload settings); this one is ${Math.ceil(size / 1024)} KiB. Ask the owner for a smaller file, or to raise post_max_size on the site.`,
+      "file_too_large",
+    );
+  }
+}
+
 async function loadUpload(ctx: Placing, source: MediaSource) {
   const { userId, siteId } = ctx.scope;
   const id =
@@ -89,6 +104,7 @@ async function place(
     );
   }
   const upload = await loadUpload(ctx, source);
+  await assertSiteTakes(ctx.client, upload.bytes.length);
   const title = details.title?.trim() || upload.name.replace(/\.[^.]+$/, "");
   const { data } = await ctx.client
     .post<unknown>(MEDIA_ROUTE, {
