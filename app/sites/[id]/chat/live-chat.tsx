@@ -80,10 +80,15 @@ export default function LiveChat({ labels, onControls, ...options }: LiveChatPro
 
   const busy = status === "submitted" || status === "streaming";
   const last = messages.at(-1);
-  const lastUserText = textOf(messages.findLast((message) => message.role === "user"));
+  const lastUser = messages.findLast((message) => message.role === "user");
+  const lastUserText = textOf(lastUser);
+  const lastUserFiles = lastUser?.parts.flatMap((part) => (part.type === "data-attachment" ? [part.data] : [])) ?? [];
   const pendingApprovals = busy ? [] : approvalsOf(last);
   const failed = status === "error" || Boolean(streamError);
-  const canRetry = !busy && lastUserText !== "" && (failed || stopped || Boolean(last?.metadata?.offline));
+  const canRetry =
+    !busy &&
+    (lastUserText !== "" || lastUserFiles.length > 0) &&
+    (failed || stopped || Boolean(last?.metadata?.offline));
   const send = (text: string, attachments: Attachment[] = []) => {
     setStopped(false);
     follow.follow();
@@ -99,7 +104,7 @@ export default function LiveChat({ labels, onControls, ...options }: LiveChatPro
     {
       send,
       stop,
-      retry: () => send(lastUserText),
+      retry: () => send(lastUserText, lastUserFiles),
     },
   );
 
