@@ -199,7 +199,7 @@ test("the wizard offers the plugin zip and the Sitewright address, and survives 
   await page.goto(`${appUrl}/connect`);
   await expect(page.getByTestId("plugin-zip")).toHaveAttribute("href", "/plugin/sitewright-connector.zip");
   await expect(page.getByTestId("app-url")).toHaveText(appUrl);
-  await expect(page.getByRole("button", { name: "Copy the Sitewright address" })).toBeVisible();
+  await expect(page.getByRole("button", { name: "Copy address (the Sitewright address)" })).toBeVisible();
   await checkState(page, "connect-start");
 
   // A mistake is tied to its input.
@@ -214,10 +214,13 @@ test("the wizard offers the plugin zip and the Sitewright address, and survives 
   await input.fill(site.url);
   await page.getByRole("button", { name: "Get a pairing code" }).click();
   const first = (await page.getByTestId("pairing-code").textContent())!.trim();
-  await expect(page.getByRole("button", { name: "Copy the pairing code" })).toBeVisible();
+  await expect(page.getByRole("button", { name: "Copy code (the pairing code)" })).toBeVisible();
   await checkState(page, "connect-code");
 
+  // A reload in the same tab shows the same code again, until the owner starts over.
   await page.reload();
+  await expect(page.getByTestId("pairing-code")).toHaveText(first);
+  await page.getByRole("button", { name: "Start over" }).click();
   const unfinished = page.getByTestId("unfinished");
   await expect(unfinished).toContainText(site.url);
   await unfinished.getByRole("button", { name: `Get a new code for ${site.url}` }).click();

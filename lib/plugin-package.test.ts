@@ -33,6 +33,14 @@ describe("the plugin zip", () => {
     expect(files).toEqual(shippedFiles().map((path) => `${PLUGIN_SLUG}/${path}`));
   });
 
+  it("ships vocabulary.json, which the plugin reads at runtime, byte for byte as the app reads it", () => {
+    expect(files).toContain(`${PLUGIN_SLUG}/vocabulary.json`);
+    expect(text(`${PLUGIN_SLUG}/vocabulary.json`)).toBe(
+      readFileSync(join(pluginSourceDir(), "vocabulary.json"), "utf8"),
+    );
+    expect(text(`${PLUGIN_SLUG}/includes/class-sitewright-vocabulary.php`)).toContain("/vocabulary.json");
+  });
+
   it("ships no tests, no *.dist rulesets, no development CLI and nothing hidden", () => {
     for (const name of files) {
       expect(name).not.toMatch(/\/tests\/|\/bin\/|\.dist$|phpcs|phpunit|\/\.|localhost|\.zip$/);

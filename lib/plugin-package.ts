@@ -1,6 +1,6 @@
 /**
  * The plugin as a site owner installs it: `sitewright-connector.zip`, one top folder `sitewright-connector/`, holding
- * only what ships (the plugin's PHP, readme.txt, translations). Tests, rulesets (`*.dist`) and the development CLI
+ * only what ships (the plugin's PHP, vocabulary.json, readme.txt, translations). Tests, rulesets (`*.dist`) and the development CLI
  * stay out. Built from `plugin/` once per process for `GET /plugin/sitewright-connector.zip`, and by
  * `npm run plugin:zip` (scripts/plugin-zip.ts) for a file.
  */
@@ -13,7 +13,13 @@ export const PLUGIN_SLUG = "sitewright-connector";
 export const PLUGIN_ZIP_NAME = `${PLUGIN_SLUG}.zip`;
 
 /** Top-level files that ship. */
-const SHIPPED_FILES = new Set(["sitewright-connector.php", "uninstall.php", "readme.txt", "index.php"]);
+const SHIPPED_FILES = new Set([
+  "sitewright-connector.php",
+  "uninstall.php",
+  "readme.txt",
+  "index.php",
+  "vocabulary.json",
+]);
 /** Folders that ship, and what may ship inside them. */
 const SHIPPED_DIRS = new Set(["includes", "admin", "languages", "assets"]);
 const SHIPPED_EXTENSIONS = /\.(php|txt|json|css|js|svg|png|jpg|mo|po|pot|l10n\.php)$/;

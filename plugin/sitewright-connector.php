@@ -23,6 +23,7 @@ define( 'SITEWRIGHT_PLUGIN_DIR', __DIR__ );
 
 require_once __DIR__ . '/includes/class-sitewright-signature.php';
 require_once __DIR__ . '/includes/class-sitewright-scopes.php';
+require_once __DIR__ . '/includes/class-sitewright-vocabulary.php';
 require_once __DIR__ . '/includes/class-sitewright-crypto.php';
 require_once __DIR__ . '/includes/class-sitewright-schema.php';
 require_once __DIR__ . '/includes/class-sitewright-credentials.php';

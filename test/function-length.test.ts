@@ -12,11 +12,6 @@ const ROOT = path.resolve(import.meta.dirname, "..");
 const MAX_LINES = 80;
 /** Folders where a function over the limit fails the test. */
 const ENFORCED = ["lib", "app"];
-/**
- * Being split in other changes of issue #21 (the pairing wizard's and the account page's splits, by their owners):
- * reported until those land, then removed from this set.
- */
-const PENDING = new Set(["app/connect/pairing-wizard.tsx", "app/(account)/account/page.tsx"]);
 /** The agent's turn is read most often: it stays shorter than the general limit. */
 const MAX_TURN_LINES = 60;
 
@@ -79,9 +74,7 @@ describe("function length", () => {
 
   it.each(ENFORCED)("no function in %s/ is over 80 lines", (folder) => {
     const long = lengthsUnder(folder).filter((f) => f.lines > MAX_LINES);
-    const pending = long.filter((f) => PENDING.has(f.file));
-    if (pending.length) console.info(`function length, pending a split: ${pending.map(describeFn).join(", ")}`);
-    expect(long.filter((f) => !PENDING.has(f.file)).map(describeFn)).toEqual([]);
+    expect(long.map(describeFn)).toEqual([]);
   });
 
   it(`keeps streamTurn, the agent's turn, under ${MAX_TURN_LINES} lines`, () => {

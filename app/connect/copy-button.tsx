@@ -2,22 +2,17 @@
 /** Copies a value and says so, to sighted users on the button and to screen readers through a polite status. */
 import { useState } from "react";
 
-export function CopyButton({
-  value,
-  label,
-  accessibleLabel,
-}: {
-  value: string;
-  label: string;
-  accessibleLabel?: string;
-}) {
+/**
+ * `label` is what the button shows; `context` (hidden, read after it) says what is copied. The accessible name
+ * starts with the visible words, so a person who says "Copy code" to voice control reaches it (WCAG 2.5.3).
+ */
+export function CopyButton({ value, label, context }: { value: string; label: string; context?: string }) {
   const [copied, setCopied] = useState<"yes" | "no">();
   return (
     <>
       <button
         type="button"
         className="secondary"
-        aria-label={accessibleLabel}
         onClick={async () => {
           try {
             await navigator.clipboard.writeText(value);
@@ -29,6 +24,7 @@ export function CopyButton({
         }}
       >
         {copied === "yes" ? "Copied" : label}
+        {context ? <span className="visually-hidden"> ({context})</span> : null}
       </button>
       <span className="visually-hidden" role="status">
         {copied === "yes" ? "Copied." : copied === "no" ? "Could not copy; select the text and copy it." : ""}

@@ -1,7 +1,7 @@
 /** One open sandbox: what was copied into it, how long it has left, and Open / Sign in / Delete. */
 import type { SandboxView } from "@/lib/sandbox/sandboxes";
+import { OPTION_LABELS } from "@/lib/vocabulary";
 
-const OPTION_NAMES: Record<string, string> = { blogname: "Site title", blogdescription: "Tagline" };
 const KIND_NAMES: Record<string, string> = {
   option: "setting",
   wp_navigation: "navigation",
@@ -44,7 +44,7 @@ function CopiedItems({ sandbox }: { sandbox: SandboxView }) {
           .filter((item) => item.title && item.kind !== "attachment")
           .map((item) => (
             <li key={`${item.kind}-${item.sourceId}`}>
-              {OPTION_NAMES[item.title ?? ""] ?? item.title}{" "}
+              {OPTION_LABELS[item.title ?? ""] ?? item.title}{" "}
               <small className="muted">({KIND_NAMES[item.kind] ?? item.kind})</small>
             </li>
           ))}

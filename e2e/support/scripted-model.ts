@@ -8,6 +8,16 @@ import {
   type ScriptedReply,
 } from "../../test/openai-scripted-server";
 
+/** Sitewright's words when a tool was refused for a permission the site has not granted (else undefined). */
+function scopeRefusal(content: unknown): string | undefined {
+  try {
+    const output = (JSON.parse(String(content)) as { site_data?: { code?: string; error?: string } }).site_data;
+    return output?.code === "scope_not_granted" ? output.error : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function replyTo(request: OpenAIChatRequest): ScriptedReply {
   const userIndex = request.messages.map((m) => m.role).lastIndexOf("user");
   const content = request.messages[userIndex]?.content;
@@ -16,6 +26,13 @@ function replyTo(request: OpenAIChatRequest): ScriptedReply {
     ? content.map((part: { text?: unknown }) => String(part?.text ?? "")).join("\n")
     : String(content ?? "");
   const toolAnswered = request.messages.slice(userIndex + 1).some((m) => m.role === "tool");
+  // A permission the owner has not granted: pass Sitewright's words on, as the system prompt asks.
+  const refused = request.messages
+    .slice(userIndex + 1)
+    .filter((m) => m.role === "tool")
+    .map((m) => scopeRefusal(m.content))
+    .find(Boolean);
+  if (refused) return { text: refused };
   const both = /rename pages (\d+) and (\d+) to "([^"]+)"/i.exec(said);
   if (both) {
     const [, first, second, title] = both;

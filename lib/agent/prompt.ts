@@ -18,6 +18,7 @@ export function systemPrompt(
   operations: readonly Operation[],
   flagged?: string,
   notVisible?: NotVisible,
+  locked: readonly Operation[] = [],
 ): string {
   const list = (risk: Operation["risk"]) =>
     operations
@@ -38,6 +39,9 @@ export function systemPrompt(
     "- When you are done, say in one or two sentences what you changed (with the page names) and what you did not do.",
     "",
     `Tools you may use: reading (${list("read")}); changing (${list("write")}); needing approval (${list("destructive")}). There are no other tools: if the owner asks for something else, say you cannot do it.`,
+    locked.length
+      ? `Not granted on this site yet: ${locked.map((op) => op.name).join(", ")}. If the owner asks for one of these, call it anyway: it changes nothing and returns exactly how the owner grants the permission in WordPress (no new pairing needed); pass that on word for word.`
+      : "",
     "",
     "Safety:",
     `- ${UNTRUSTED_NOTICE}`,

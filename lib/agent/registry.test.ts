@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { allowedOperations, configuredAllowlist, DEFAULT_OPERATIONS, grantFromSiteInfo } from "./registry";
+import {
+  allowedOperations,
+  configuredAllowlist,
+  DEFAULT_OPERATIONS,
+  grantFromSiteInfo,
+  lockedOperations,
+} from "./registry";
 import { ALL_OPERATIONS } from "./operations";
 
 const everything = {
@@ -55,6 +61,26 @@ describe("the operation allowlist", () => {
       "read_site_settings",
     ]);
     expect(allowedOperations(readOnly).excluded).toContainEqual({ operation: "update_page", reason: "scope" });
+  });
+
+  it("locks the operations only a missing scope holds back, for a site that fits them", () => {
+    const noDesign = {
+      scopes: ["site:read", "content:read", "content:write"],
+      capabilities: ["read", "edit_posts"],
+      features: ["custom_css"],
+      blockTheme: true,
+    };
+    const all = ALL_OPERATIONS.map((op) => op.name);
+    const locked = lockedOperations(noDesign, all).map((op) => op.name);
+    // The block theme's design operations and the settings one; never a classic-theme operation on a block theme.
+    expect(locked).toEqual(
+      expect.arrayContaining(["update_global_styles", "update_template_part", "set_site_identity"]),
+    );
+    expect(locked).not.toContain("change_menu");
+    expect(locked).not.toContain("update_page");
+    expect(lockedOperations(noDesign, ["read_page"])).toEqual([]);
+    expect(lockedOperations({ ...noDesign, scopes: null }, all)).toEqual([]);
+    expect(lockedOperations({ ...everything, blockTheme: true }, all)).toEqual([]);
   });
 
   it("falls back to reading only when the site never reported its scopes", () => {

@@ -5,6 +5,7 @@
  */
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
+import { SCOPES } from "@/lib/vocabulary";
 import { ALL_OPERATIONS, operationsByName, type Operation } from "./operations";
 
 /** What a paired site's token lets the agent do, as the plugin reported it. `null` = not reported. */
@@ -60,6 +61,19 @@ export function allowedOperations(
     else operations.push(op);
   }
   return { operations, excluded };
+}
+
+/**
+ * Operations the operator allows and the site fits, held back only because the token lacks their scope. The chat
+ * offers them as locked tools: calling one changes nothing and says exactly how the owner grants the scope in
+ * WordPress (lib/sites/permissions.ts), instead of the model guessing "I cannot change the design".
+ */
+export function lockedOperations(grant: SiteGrant, allowlist: readonly string[] = configuredAllowlist()): Operation[] {
+  const held = grant.scopes;
+  // Scopes not reported (an older plugin): nothing to say about granting them.
+  if (!held) return [];
+  const ifGranted = allowedOperations({ ...grant, scopes: SCOPES, capabilities: null }, allowlist).operations;
+  return ifGranted.filter((op) => !held.includes(op.scope));
 }
 
 /** Reads a site's grant from what the plugin's `/sitewright/v1/info` reported (stored at pairing). */

@@ -44,6 +44,10 @@ export type TurnInput = {
   /** The stored conversation with this turn's input applied: a new user message, or answered approvals. */
   history: ChatMessage[];
   operations: readonly Operation[];
+  /** Operations held back only by a scope the owner has not granted: offered locked (lib/agent/tools.ts). */
+  locked?: readonly Operation[];
+  /** Re-reads the token's scopes: the names of the operations allowed now (once per run, after a refusal). */
+  regrant?: ToolContext["regrant"];
   client: SiteClient;
   model: AgentModel;
   limits: BudgetLimits;
@@ -173,6 +177,7 @@ function toolContext(input: TurnInput, messageId: string, budget: RunBudget, sta
       emitChange: (part) => emit({ type: "data-change", id: part.toolCallId, data: part }),
       ...(input.afterLiveWrite ? { afterLiveWrite: input.afterLiveWrite } : {}),
     },
+    ...(input.regrant ? { regrant: input.regrant } : {}),
   };
 }
 
@@ -193,12 +198,12 @@ type ModelRun = { failed: boolean; finishReason?: string };
 /** Calls the model within the budget and passes its stream on; a failure becomes an error chunk, not a throw. */
 async function runModel(input: TurnInput, ctx: ToolContext, emit: Emit): Promise<ModelRun> {
   const { budget, state } = ctx;
-  const tools = buildTools(input.operations, ctx);
+  const tools = buildTools(input.operations, ctx, input.locked);
   let failed = false;
   try {
     const result = streamText({
       model: input.model.model,
-      system: systemPrompt(input.site, input.operations, state.flagged, input.notVisible),
+      system: systemPrompt(input.site, input.operations, state.flagged, input.notVisible, input.locked),
       messages: await convertToModelMessages(input.history, {
         tools: { ...historyTools, ...tools },
         ignoreIncompleteToolCalls: true,

@@ -2,7 +2,10 @@
  * Turns the allowed operations into AI SDK tools for one run. Every call goes through the same gate, in order:
  * budget → approval (the owner's click rule: destructive operations, and live every write visitors would see,
  * decided on the write's plan; lib/agent/writes.ts) → the site's circuit breaker → an audit row → the operation.
- * Expected failures come back to the model as `{ error }`. The phrase scanner only warns.
+ * Expected failures come back to the model as `{ error }`. The phrase scanner only warns. A call the site refuses
+ * with 403, and a locked tool (an operation whose scope the owner has not granted), re-read what the token may do
+ * once per run: granted meanwhile, the call goes on; otherwise the model gets exactly how the owner grants it in
+ * WordPress (lib/sites/permissions.ts).
  */
 import { randomUUID } from "node:crypto";
 import { tool, type ToolSet } from "ai";
@@ -11,6 +14,7 @@ import { finishToolAudit, insertToolAudit, touchSiteLastSeen } from "@/lib/db/qu
 import { log } from "@/lib/log";
 import { isStaleItemsError } from "@/lib/changes/site-items";
 import { isSiteRequestError } from "@/lib/sites/client";
+import { scopeRefusal } from "@/lib/sites/permissions";
 import type { SiteClient } from "@/lib/sites/types";
 import { requestApproval, spendApproval } from "./approvals";
 import { CircuitOpenError, type CircuitBreaker } from "./breaker";
@@ -43,6 +47,8 @@ export type RunState = {
   outcomes: ToolOutcome[];
   /** The live site answered in this run, and its last-seen time was written (once per run). */
   siteSeen?: boolean;
+  /** The operations allowed after re-reading the token's scopes (at most once per run). */
+  regranted?: Promise<readonly string[] | null>;
 };
 
 export type ToolContext = {
@@ -55,7 +61,35 @@ export type ToolContext = {
   state: RunState;
   /** The turn's change set scope and plans (writes). */
   writes: WriteContext;
+  /**
+   * Reads what the site's token may do again (its `/info`) and returns the names of the operations now allowed.
+   * Called at most once per run (after a scope refusal, or for a locked tool); absent = nothing to re-read.
+   */
+  regrant?: () => Promise<readonly string[]>;
 };
+
+/**
+ * Whether the site's token allows this operation now, re-reading its scopes once per run; `undefined` when they
+ * could not be read (nothing to re-read, or the site did not answer).
+ */
+async function allowedNow(ctx: ToolContext, op: Operation): Promise<boolean | undefined> {
+  if (!ctx.regrant) return undefined;
+  ctx.state.regranted ??= ctx.regrant().catch((error: unknown) => {
+    log.warn("could not read the site's permissions again", { error, siteId: ctx.siteId });
+    return null;
+  });
+  return (await ctx.state.regranted)?.includes(op.name);
+}
+
+/**
+ * A 403 from the site: the plugin's `sitewright_scope` (the token lacks the scope; nothing was done), or core
+ * refusing a capability the token's scopes no longer lend.
+ */
+function forbidden(error: unknown): "scope" | "other" | undefined {
+  const cause = error instanceof OperationError && error.cause ? error.cause : error;
+  if (!isSiteRequestError(cause) || cause.siteStatus !== 403) return undefined;
+  return cause.siteCode === "sitewright_scope" ? "scope" : "other";
+}
 
 /** The dashboard's "last seen" for a live site: written once per run, when the site first answers. */
 async function noteSiteSeen(ctx: ToolContext) {
@@ -177,6 +211,26 @@ async function perform(ctx: ToolContext, op: Operation, input: unknown, toolCall
   }
 }
 
+/**
+ * The owner may have narrowed or widened the token since the run began. On a 403 the scopes are read again: not
+ * allowed now, the model is told exactly how the owner grants it; allowed now after the plugin's scope refusal
+ * (nothing was done), the call is tried once more (not an approved plan: that was written for one attempt).
+ */
+async function performWithScopeCheck(ctx: ToolContext, op: Operation, input: unknown, toolCallId: string) {
+  try {
+    return await perform(ctx, op, input, toolCallId);
+  } catch (error) {
+    const refused = forbidden(error);
+    const allowed = refused ? await allowedNow(ctx, op) : undefined;
+    if (allowed === undefined) throw error;
+    if (!allowed) {
+      throw new OperationError(scopeRefusal(op.scope), "scope_not_granted", { cause: error });
+    }
+    if (refused === "other" || ctx.state.approvedToolCalls.has(toolCallId)) throw error;
+    return perform(ctx, op, input, toolCallId);
+  }
+}
+
 /** Plans of writes that need no click are made again after a stale answer at most this many times in all. */
 const MAX_PLAN_ATTEMPTS = 3;
 
@@ -248,7 +302,7 @@ async function auditStart(ctx: ToolContext, op: Operation, input: unknown, toolC
 /** Runs the operation, tells the breaker how the site did, and flags site content that addresses the assistant. */
 async function run(ctx: ToolContext, op: Operation, input: unknown, toolCallId: string, permit: Permit) {
   try {
-    const result = await perform(ctx, op, input, toolCallId);
+    const result = await performWithScopeCheck(ctx, op, input, toolCallId);
     permit.succeed();
     await noteSiteSeen(ctx);
     const output: ToolSuccess = { ok: true, ...result };
@@ -348,28 +402,59 @@ export async function auditInvalidCall(
   });
 }
 
-export function buildTools(operations: readonly Operation[], ctx: ToolContext): ToolSet {
+/** The owner's click rule for one call (lib/agent/writes.ts): whether it waits for an Approve in the chat. */
+async function approvalGate(ctx: ToolContext, op: Operation, input: unknown, toolCallId: string): Promise<boolean> {
+  if (op.risk === "read") return false;
+  // Continuing after the owner's answer: the approved plan is already stored; execute writes exactly it.
+  if (ctx.state.approvedToolCalls.has(toolCallId)) return true;
+  if (op.plan) {
+    // The plan decides: a failed plan runs (and reports its error), a visible one waits with its diff.
+    const outcome = await planFor(ctx.writes, op, input, toolCallId);
+    if (!outcome.ok || !planNeedsClick(ctx.writes, op, outcome.plan)) return false;
+    await holdPlanForApproval(ctx.writes, toolCallId, outcome.plan);
+  } else if (!needsApproval(op, ctx.state, toolCallId)) {
+    return false;
+  }
+  await requestApproval(ctx, { toolCallId, operation: op.name, input });
+  return true;
+}
+
+/** Told to the model in the tool's description: calling a locked tool changes nothing until the owner grants it. */
+const LOCKED_NOTE =
+  "(Not granted on this site yet: calling it changes nothing and returns how the owner grants it in WordPress; tell the owner that, word for word.)";
+
+/**
+ * Tools for the allowed operations, plus `locked` ones: operations whose scope the token lacks. A locked tool
+ * re-reads the token's scopes once per run; granted meanwhile, it behaves as the operation; otherwise it never
+ * asks for approval and answers with exactly how the owner grants the scope.
+ */
+export function buildTools(
+  operations: readonly Operation[],
+  ctx: ToolContext,
+  locked: readonly Operation[] = [],
+): ToolSet {
   const tools: ToolSet = {};
   for (const op of operations) {
     tools[op.name] = tool({
       description: toolDescription(op),
       inputSchema: sdkInputSchema(op),
-      needsApproval: async (input: unknown, { toolCallId }: { toolCallId: string }) => {
-        if (op.risk === "read") return false;
-        // Continuing after the owner's answer: the approved plan is already stored; execute writes exactly it.
-        if (ctx.state.approvedToolCalls.has(toolCallId)) return true;
-        if (op.plan) {
-          // The plan decides: a failed plan runs (and reports its error), a visible one waits with its diff.
-          const outcome = await planFor(ctx.writes, op, input, toolCallId);
-          if (!outcome.ok || !planNeedsClick(ctx.writes, op, outcome.plan)) return false;
-          await holdPlanForApproval(ctx.writes, toolCallId, outcome.plan);
-        } else if (!needsApproval(op, ctx.state, toolCallId)) {
-          return false;
-        }
-        await requestApproval(ctx, { toolCallId, operation: op.name, input });
-        return true;
-      },
+      needsApproval: (input: unknown, { toolCallId }: { toolCallId: string }) =>
+        approvalGate(ctx, op, input, toolCallId),
       execute: (input: unknown, { toolCallId }: { toolCallId: string }) => executeOperation(ctx, op, input, toolCallId),
+      toModelOutput: ({ output }: { output: unknown }) => ({ type: "json", value: wrapForModel(output) as never }),
+    });
+  }
+  for (const op of locked) {
+    if (tools[op.name]) continue;
+    tools[op.name] = tool({
+      description: `${toolDescription(op)} ${LOCKED_NOTE}`,
+      inputSchema: sdkInputSchema(op),
+      needsApproval: async (input: unknown, { toolCallId }: { toolCallId: string }) =>
+        (await allowedNow(ctx, op)) === true && approvalGate(ctx, op, input, toolCallId),
+      execute: async (input: unknown, { toolCallId }: { toolCallId: string }) =>
+        (await allowedNow(ctx, op)) === true
+          ? executeOperation(ctx, op, input, toolCallId)
+          : refuse(ctx, op, toolCallId, input, failure("scope_not_granted", scopeRefusal(op.scope))),
       toModelOutput: ({ output }: { output: unknown }) => ({ type: "json", value: wrapForModel(output) as never }),
     });
   }

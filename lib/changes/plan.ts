@@ -5,6 +5,7 @@
  * The same module computes the reverse of a written item for undo.
  */
 import type { ChangeItem, ItemChange } from "@/lib/db/schema";
+import { DESIGN_POST_TYPES, OPTION_LABELS, POST_FIELDS } from "@/lib/vocabulary";
 import type { SiteItem } from "./site-items";
 
 export type PlannedItem = {
@@ -22,44 +23,8 @@ export type PlannedItem = {
   versionRead: string | null;
 };
 
-/** Post types that are the site's design, not its content: always visible. */
-const DESIGN_TYPES: Record<string, string> = {
-  wp_navigation: "navigation",
-  wp_template: "template",
-  wp_template_part: "template_part",
-  wp_global_styles: "global_styles",
-};
-
 /** Statuses visitors can see (scheduled posts will be seen without anyone acting again). */
 const VISIBLE_STATUSES = new Set(["publish", "future"]);
-
-/** Fields of a post's state that a write may change (the plugin's Sitewright_Items::POST_FIELDS). */
-export const POST_FIELDS = [
-  "title",
-  "content",
-  "excerpt",
-  "status",
-  "slug",
-  "parent",
-  "menu_order",
-  "featured_media",
-  "date",
-] as const;
-
-/** What the owner calls each option. */
-export const OPTION_LABELS: Record<string, string> = {
-  blogname: "Site title",
-  blogdescription: "Tagline",
-  show_on_front: "Home page shows",
-  page_on_front: "Home page",
-  page_for_posts: "Posts page",
-  posts_per_page: "Posts per page",
-  site_icon: "Site icon",
-  date_format: "Date format",
-  time_format: "Time format",
-  timezone_string: "Timezone",
-  start_of_week: "Week starts on",
-};
 
 /** The contract's `kind` of an item (`page`, `post`, `setting`, `custom_css`, `menu`, `navigation`...). */
 export function kindOf(ref: string, state: Record<string, unknown> | null, type?: string): string {
@@ -68,11 +33,11 @@ export function kindOf(ref: string, state: Record<string, unknown> | null, type?
   if (prefix === "custom_css" || prefix === "menu") return prefix;
   const postType = type ?? (typeof state?.type === "string" ? state.type : "post");
   if (postType === "attachment") return "media";
-  return DESIGN_TYPES[postType] ?? postType;
+  return DESIGN_POST_TYPES[postType] ?? postType;
 }
 
 /** Kinds visitors always see: settings and the site's design. */
-const ALWAYS_VISIBLE = new Set(["setting", "custom_css", "menu", ...Object.values(DESIGN_TYPES)]);
+const ALWAYS_VISIBLE = new Set(["setting", "custom_css", "menu", ...Object.values(DESIGN_POST_TYPES)]);
 
 /**
  * Whether visitors would see the change: any design or setting change; for content, when the item is visible

@@ -7,7 +7,8 @@
  * item and is not live yet makes the plan `superseded`: its edits are inside the chosen items' before-state.
  */
 import type { ChangeItem, ItemChange, SandboxManifest, SandboxManifestItem } from "@/lib/db/schema";
-import { kindOf, POST_FIELDS } from "./plan";
+import { ITEM_KINDS, POST_FIELDS } from "@/lib/vocabulary";
+import { kindOf } from "./plan";
 
 export type ReplayItem = Pick<
   ChangeItem,
@@ -21,11 +22,11 @@ export type Supersession = { id: string; title: string; changeSetId: string };
 /** Refs a rehearsal can apply: posts (pages, navigation...), options, and the theme's design items. */
 const APPLICABLE_REF = /^(post|option|custom_css|global_styles|template_part):/;
 
-/** The fields of each design kind a change may carry (the plugin's Sitewright_Design_Items::FIELDS and CSS). */
+/** The fields of each design kind a change may carry (plugin/vocabulary.json). */
 const DESIGN_FIELDS: Record<string, readonly string[]> = {
-  custom_css: ["css"],
-  global_styles: ["customised", "settings", "styles"],
-  template_part: ["customised", "content"],
+  custom_css: ITEM_KINDS.custom_css.fields,
+  global_styles: ITEM_KINDS.global_styles.fields,
+  template_part: ITEM_KINDS.template_part.fields,
 };
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);

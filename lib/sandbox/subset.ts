@@ -11,10 +11,11 @@ import { AppError } from "@/lib/errors";
 import type { SandboxManifestItem } from "@/lib/db/schema";
 import type { SiteClient } from "@/lib/sites/types";
 import { canonicalJson } from "@/lib/canonical-json";
+import { LIMITS, SNAPSHOT_FORMAT } from "@/lib/vocabulary";
 
-export const SNAPSHOT_FORMAT = "sitewright-snapshot/1";
+export { SNAPSHOT_FORMAT };
 /** The plugin's export limit per request. */
-export const MAX_SUBSET_IDS = 200;
+export const MAX_SUBSET_IDS = LIMITS.exportMaxIds;
 
 type SnapshotPost = { id: number; type: string; title?: string; [key: string]: unknown };
 type SnapshotMedia = { id: number; url: string; mimeType?: string; title?: string; [key: string]: unknown };
@@ -75,9 +76,9 @@ export function rewriteMediaUrls<T>(value: T, fromBase: string, toBase: string):
   return walk(value) as T;
 }
 
-/** Options a rehearsal may change and apply (the plugin's items route knows them: Sitewright_Items::OPTIONS). */
+/** Options a rehearsal may change and apply (a few of the items route's: OPTION_LABELS in lib/vocabulary.ts). */
 export const LIVE_OPTIONS = ["blogname", "blogdescription"] as const;
-const ITEMS_BATCH = 50;
+const ITEMS_BATCH = LIMITS.itemsMaxBatch;
 
 /**
  * The live site's current item versions (the plugin's `GET /sitewright/v1/items`), by ref. A plugin without that

@@ -354,15 +354,18 @@ describe("what the plugin refuses", () => {
   });
 });
 
-/** Stands in for a route WordPress 6.9's Abilities API (or any other plugin) registers after the map was written. */
+/**
+ * Stands in for routes another plugin registers after the map was written, shaped like the Abilities API's. Its own
+ * namespace: core has /wp-abilities/v1 from 6.9 on (login required), which would answer before this one.
+ */
 const FAKE_ABILITIES_PLUGIN = `<?php
 add_action( 'rest_api_init', static function () {
-	register_rest_route( 'wp-abilities/v1', '/abilities', array(
+	register_rest_route( 'other-plugin/v1', '/abilities', array(
 		'methods'             => 'GET',
 		'callback'            => static function () { return array( 'ran' => get_option( 'sitewright_fake_ability_ran', 'no' ) ); },
 		'permission_callback' => '__return_true',
 	) );
-	register_rest_route( 'wp-abilities/v1', '/abilities/(?P<name>[a-z0-9/-]+)/run', array(
+	register_rest_route( 'other-plugin/v1', '/abilities/(?P<name>[a-z0-9/-]+)/run', array(
 		'methods'             => 'GET, POST',
 		'callback'            => static function () { update_option( 'sitewright_fake_ability_ran', 'yes' ); return array( 'ran' => true ); },
 		'permission_callback' => static function () { return current_user_can( 'read' ); },
@@ -378,7 +381,7 @@ describe("the scope map fails closed", () => {
   });
 
   it("refuses every token a route the map does not name, though the route answers anyone else", async () => {
-    const before = await site.fetch("/wp-json/wp-abilities/v1/abilities");
+    const before = await site.fetch("/wp-json/other-plugin/v1/abilities");
     expect({ status: before.status, body: JSON.parse(before.body) }).toEqual({ status: 200, body: { ran: "no" } });
 
     const all = await newCredentials(
@@ -386,21 +389,24 @@ describe("the scope map fails closed", () => {
       "site:read,content:read,content:write,media:write,design:write,settings:write",
     );
     for (const credentials of [reader, writer, all]) {
-      const listed = await raw({
-        route: "/wp-abilities/v1/abilities",
-        token: credentials.token,
-        secret: credentials.secret,
-      });
-      expect({ status: listed.status, code: listed.code }).toEqual({ status: 403, code: "sitewright_scope" });
-      const ran = await raw({
-        method: "POST",
-        route: "/wp-abilities/v1/abilities/core/get-site-info/run",
-        token: credentials.token,
-        secret: credentials.secret,
-      });
-      expect({ status: ran.status, code: ran.code }).toEqual({ status: 403, code: "sitewright_scope" });
+      // The plugin's routes, and core's Abilities API (WordPress 6.9+; refused the same way where it is absent).
+      for (const namespace of ["other-plugin/v1", "wp-abilities/v1"]) {
+        const listed = await raw({
+          route: `/${namespace}/abilities`,
+          token: credentials.token,
+          secret: credentials.secret,
+        });
+        expect({ status: listed.status, code: listed.code }).toEqual({ status: 403, code: "sitewright_scope" });
+        const ran = await raw({
+          method: "POST",
+          route: `/${namespace}/abilities/core/get-site-info/run`,
+          token: credentials.token,
+          secret: credentials.secret,
+        });
+        expect({ status: ran.status, code: ran.code }).toEqual({ status: 403, code: "sitewright_scope" });
+      }
     }
-    const after = await site.fetch("/wp-json/wp-abilities/v1/abilities");
+    const after = await site.fetch("/wp-json/other-plugin/v1/abilities");
     expect(JSON.parse(after.body)).toEqual({ ran: "no" });
   });
 

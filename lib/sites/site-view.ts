@@ -5,6 +5,8 @@
 import { now } from "@/lib/clock";
 import type { Site, SiteStatus } from "@/lib/db/schema";
 import { MAX_FAILED_ATTEMPTS } from "./pairing";
+import { grantedScopes } from "./permissions";
+import type { Scope } from "@/lib/vocabulary";
 
 export type PublicSite = {
   id: string;
@@ -13,6 +15,8 @@ export type PublicSite = {
   name?: string;
   pageBuilder?: string;
   capabilities?: string[];
+  /** What the plugin reported the token may do (`/info`'s `token.scopes`, or the scopes sent at redeem). */
+  scopes?: Scope[];
   pairedAt?: string;
   lastSeenAt?: string;
   expiresAt?: string;
@@ -28,6 +32,7 @@ export function effectiveStatus(site: Site, at = now()): SiteStatus {
 /** The site as the owner may see it: never credentials, never the code. */
 export function publicSite(site: Site): PublicSite {
   const status = effectiveStatus(site);
+  const scopes = grantedScopes(site.siteInfo);
   return {
     id: site.id,
     url: site.url,
@@ -35,6 +40,7 @@ export function publicSite(site: Site): PublicSite {
     ...(site.name ? { name: site.name } : {}),
     ...(site.pageBuilder ? { pageBuilder: site.pageBuilder } : {}),
     ...(site.capabilities ? { capabilities: site.capabilities } : {}),
+    ...(scopes ? { scopes } : {}),
     ...(site.pairedAt ? { pairedAt: site.pairedAt.toISOString() } : {}),
     ...(site.lastSeenAt ? { lastSeenAt: site.lastSeenAt.toISOString() } : {}),
     ...(status === "pending"

@@ -138,6 +138,23 @@ export async function refreshSiteInfo(site: Site, client?: SiteClient): Promise<
   }
 }
 
+/** How old a stored description may be before a page that shows it (the chat page) reads `/info` again. */
+export const DESCRIPTION_STALE_MS = 30_000;
+
+/**
+ * The site as the plugin describes it, read again when the stored description is older than DESCRIPTION_STALE_MS
+ * (permissions saved in WordPress show at once), waiting at most `waitMs`: a slow site keeps the stored one.
+ */
+export async function refreshWhenStale(site: Site, { waitMs = 1500 }: { waitMs?: number } = {}): Promise<Site> {
+  if (effectiveStatus(site) !== "active" || !site.credentials) return site;
+  const seen = site.lastSeenAt?.getTime() ?? 0;
+  if (now().getTime() - seen < DESCRIPTION_STALE_MS) return site;
+  return Promise.race([
+    refreshSiteInfo(site),
+    new Promise<Site>((resolve) => setTimeout(() => resolve(site), waitMs).unref()),
+  ]);
+}
+
 /**
  * Tells the plugin to revoke the token, then destroys our copy. The site being gone or refusing does not stop the
  * local revocation: the user asked to disconnect, and our credentials must go either way.

@@ -20,7 +20,8 @@ import type { Site } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { effectiveStatus } from "@/lib/sites/site-view";
-import { refreshSiteInfo, siteClientFor } from "@/lib/sites/sites";
+import { refreshSiteInfo, refreshWhenStale, siteClientFor } from "@/lib/sites/sites";
+import { describePermissions, grantedScopes, type Permissions } from "@/lib/sites/permissions";
 import type { SiteClient } from "@/lib/sites/types";
 import { recordApprovalDecision } from "@/lib/changes/change-sets";
 import { getSandboxManager } from "@/lib/sandbox";
@@ -33,7 +34,7 @@ import { siteBreaker } from "@/lib/agent/breaker";
 import { MAX_MESSAGE_BYTES } from "@/lib/agent/chat-constants";
 import { budgetFromEnv, type BudgetLimits } from "@/lib/agent/budget";
 import { agentModel, isAgentConfigured, type AgentModel } from "@/lib/agent/model";
-import { allowedOperations, configuredAllowlist, grantFromSiteInfo } from "@/lib/agent/registry";
+import { allowedOperations, configuredAllowlist, grantFromSiteInfo, lockedOperations } from "@/lib/agent/registry";
 import { ALL_OPERATIONS } from "@/lib/agent/operations";
 import { streamTurn, type ChatMessage } from "@/lib/agent/run";
 import { attachedUploads } from "@/lib/media/uploads";
@@ -73,8 +74,11 @@ export type ChatDeps = {
   /** Whether sandboxes are on (then sandbox mode is the default). */
   sandboxesEnabled(): boolean;
   rehearsal: RehearsalSource;
-  /** The site's description read again (theme, builder, capabilities), or the stored one if it does not answer. */
-  refreshSite(site: Site): Promise<Site>;
+  /**
+   * The site's description read again (theme, builder, capabilities, scopes), or the stored one if it does not
+   * answer. `force`: read even while the site's breaker is not closed (a scope refusal proves the site answers).
+   */
+  refreshSite(site: Site, options?: { force?: boolean }): Promise<Site>;
 };
 
 export const defaultChatDeps: ChatDeps = {
@@ -89,7 +93,8 @@ export const defaultChatDeps: ChatDeps = {
     return { sandboxId: rehearsal.sandbox.id, client: rehearsal.client };
   },
   // Not while the site's breaker is open or trying again: a paused site gets no extra request from us.
-  refreshSite: async (site) => (siteBreaker(site.id).snapshot().state === "closed" ? refreshSiteInfo(site) : site),
+  refreshSite: async (site, options) =>
+    options?.force || siteBreaker(site.id).snapshot().state === "closed" ? refreshSiteInfo(site) : site,
 };
 
 let depsOverride: Partial<ChatDeps> | undefined;
@@ -209,6 +214,24 @@ async function applyApprovals(
   return approved;
 }
 
+/**
+ * What the turn offers the model: the operations the site's token allows, those only a missing scope holds back
+ * (locked), and how to read the scopes again: the owner may widen or narrow them in WordPress at any time.
+ */
+function turnOperations(site: Site, deps: ChatDeps) {
+  const allowlist = deps.allowlist();
+  const grant = grantFromSiteInfo(site.siteInfo, site.capabilities);
+  return {
+    operations: allowedOperations(grant, allowlist).operations,
+    locked: lockedOperations(grant, allowlist),
+    regrant: async () => {
+      const fresh = await deps.refreshSite(site, { force: true });
+      const now = grantFromSiteInfo(fresh.siteInfo, fresh.capabilities);
+      return allowedOperations(now, allowlist).operations.map((op) => op.name);
+    },
+  };
+}
+
 function checkMessageSize(message: string | undefined): void {
   if (message !== undefined && Buffer.byteLength(message, "utf8") > MAX_MESSAGE_BYTES) {
     throw new AppError("payload_too_large", "Messages are limited to 8 KiB of text. Shorten it or split it in parts.", {
@@ -317,7 +340,7 @@ export async function startChatTurn(
       : undefined;
 
   const current = await siteAsDescribed(described, site);
-  const { operations } = allowedOperations(grantFromSiteInfo(current.siteInfo, current.capabilities), deps.allowlist());
+  const { operations, locked, regrant } = turnOperations(current, deps);
   const notVisible = await lastChangeNotVisible(scope.conversationId, request.userId);
   const stream = streamTurn({
     userId: request.userId,
@@ -325,6 +348,8 @@ export async function startChatTurn(
     conversationId: scope.conversationId,
     history,
     operations,
+    locked,
+    regrant,
     client: rehearsal?.client ?? liveClient,
     model,
     limits: deps.limits(),
@@ -355,6 +380,8 @@ export type ChatPageData = {
   labels: Record<string, string>;
   /** Sandboxes are on: the chat offers sandbox mode, and uses it by default. */
   sandboxesEnabled: boolean;
+  /** What the site's token lets Sitewright do, in words; null when the plugin did not say. */
+  permissions: Permissions | null;
 };
 
 /**
@@ -373,8 +400,11 @@ export async function loadChatPage({
   conversationId?: string;
   fresh?: boolean;
 }): Promise<ChatPageData | undefined> {
-  const site = await findSiteOrItsRepairForUser({ userId, siteId });
-  if (!site) return undefined;
+  const stored = await findSiteOrItsRepairForUser({ userId, siteId });
+  if (!stored) return undefined;
+  // Permissions saved in WordPress since the last look show on this page without a chat turn.
+  const site = await refreshWhenStale(stored);
+  const scopes = grantedScopes(site.siteInfo);
   const conversations = await listConversationsForSiteUrl({ userId, url: site.url });
   let current = fresh ? undefined : conversations[0];
   if (conversationId) {
@@ -396,6 +426,7 @@ export async function loadChatPage({
     agentConfigured: isAgentConfigured(),
     labels: Object.fromEntries(ALL_OPERATIONS.map((op) => [op.name, op.label])),
     sandboxesEnabled: sandboxConfig().enabled,
+    permissions: scopes ? describePermissions(scopes) : null,
   };
 }
 

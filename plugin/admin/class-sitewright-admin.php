@@ -1,6 +1,6 @@
 <?php
 /**
- * Settings → Sitewright: connect with a pairing code, see the connection, revoke it.
+ * Settings → Sitewright: connect with a pairing code, see the connection, change its permissions, revoke it.
  *
  * @package Sitewright
  */
@@ -14,11 +14,18 @@ defined( 'ABSPATH' ) || exit;
  */
 final class Sitewright_Admin {
 
-	public const PAGE            = 'sitewright';
-	private const NOTICE         = 'sitewright_notice_';
-	private const CONNECT        = 'sitewright_connect';
-	private const REVOKE         = 'sitewright_revoke';
-	private const DEFAULT_SCOPES = array( 'site:read', 'content:read', 'content:write', 'media:write' );
+	public const PAGE        = 'sitewright';
+	private const NOTICE     = 'sitewright_notice_';
+	private const CONNECT    = 'sitewright_connect';
+	private const REVOKE     = 'sitewright_revoke';
+	public const SAVE_SCOPES = 'sitewright_save_scopes';
+	/**
+	 * Everything is ticked: the owner's click in Sitewright is what guards every change visitors would see, so a
+	 * narrower default only makes ordinary requests (a colour, the site title) fail.
+	 */
+	public const DEFAULT_SCOPES = Sitewright_Scopes::ALL;
+	/** Without it the service cannot read /info or run checks: the connection would be dead, so it is always kept. */
+	public const REQUIRED_SCOPE = 'site:read';
 
 	/**
 	 * Hooks.
@@ -27,6 +34,7 @@ final class Sitewright_Admin {
 		add_action( 'admin_menu', array( self::class, 'add_page' ) );
 		add_action( 'admin_post_' . self::CONNECT, array( self::class, 'handle_connect' ) );
 		add_action( 'admin_post_' . self::REVOKE, array( self::class, 'handle_revoke' ) );
+		add_action( 'admin_post_' . self::SAVE_SCOPES, array( self::class, 'handle_save_scopes' ) );
 		add_filter( 'plugin_action_links_' . plugin_basename( SITEWRIGHT_PLUGIN_FILE ), array( self::class, 'action_links' ) );
 	}
 
@@ -62,19 +70,86 @@ final class Sitewright_Admin {
 	}
 
 	/**
-	 * Human labels of the scopes.
+	 * Each scope in plain words: the checkbox's label. The same words as the app's (plugin/vocabulary.json).
 	 *
 	 * @return array<string, string>
 	 */
 	public static function scope_labels(): array {
 		return array(
-			'site:read'      => __( 'Read site information and run checks', 'sitewright-connector' ),
-			'content:read'   => __( 'Read pages, posts and media (including drafts)', 'sitewright-connector' ),
-			'content:write'  => __( 'Create, edit and delete pages and posts', 'sitewright-connector' ),
+			'site:read'      => __( 'See the site\'s details', 'sitewright-connector' ),
+			'content:read'   => __( 'Read pages and posts', 'sitewright-connector' ),
+			'content:write'  => __( 'Edit pages and posts', 'sitewright-connector' ),
 			'media:write'    => __( 'Upload media', 'sitewright-connector' ),
-			'design:write'   => __( 'Change menus, templates and global styles', 'sitewright-connector' ),
+			'design:write'   => __( 'Change the design', 'sitewright-connector' ),
 			'settings:write' => __( 'Change site settings', 'sitewright-connector' ),
 		);
+	}
+
+	/**
+	 * What the assistant may then do, and that visible changes still wait for the owner's approval.
+	 *
+	 * @return array<string, string>
+	 */
+	public static function scope_explanations(): array {
+		return array(
+			'site:read'      => __( 'Read the site\'s name, theme and settings and check the connection. Always on: Sitewright needs it to stay connected.', 'sitewright-connector' ),
+			'content:read'   => __( 'Read pages, posts, menus, styles and media (drafts included), to find what you ask about.', 'sitewright-connector' ),
+			'content:write'  => __( 'Create drafts and change pages and posts. Anything visitors would see (publishing, editing a published page, trashing) still waits for your approval in Sitewright.', 'sitewright-connector' ),
+			'media:write'    => __( 'Add images and files to the media library.', 'sitewright-connector' ),
+			'design:write'   => __( 'Change colours, fonts, menus, the header and footer, and custom CSS. Each change still waits for your approval in Sitewright before visitors see it.', 'sitewright-connector' ),
+			'settings:write' => __( 'Change the site title, tagline and other settings. Each change still waits for your approval in Sitewright.', 'sitewright-connector' ),
+		);
+	}
+
+	/**
+	 * The ticked scopes of a submitted form, with the one the connection cannot live without.
+	 *
+	 * @return array<int, string>
+	 */
+	private static function posted_scopes(): array {
+		// phpcs:ignore WordPress.Security.NonceVerification.Missing -- each handler checks its nonce before calling this.
+		$posted = isset( $_POST['sitewright_scopes'] ) && is_array( $_POST['sitewright_scopes'] ) ? wp_unslash( $_POST['sitewright_scopes'] ) : array();
+		$scopes = array_map( 'sanitize_text_field', array_map( 'strval', (array) $posted ) );
+		return Sitewright_Scopes::sanitize( array_merge( array( self::REQUIRED_SCOPE ), $scopes ) );
+	}
+
+	/**
+	 * Changes a connection's permissions in place: the same token, so Sitewright needs no new pairing; it reads the
+	 * new list from /info on its next request.
+	 *
+	 * @param int                $token_id Token id.
+	 * @param array<int, string> $scopes   Ticked scopes.
+	 * @return array{ok: bool, message: string, code: string}
+	 */
+	public static function save_scopes( int $token_id, array $scopes ): array {
+		$saved = Sitewright_Credentials::set_scopes( $token_id, $scopes );
+		if ( null === $saved ) {
+			return array(
+				'ok'      => false,
+				'message' => __( 'That connection no longer exists. Reload this page.', 'sitewright-connector' ),
+				'code'    => 'no_such_token',
+			);
+		}
+		$labels = array_intersect_key( self::scope_labels(), array_flip( $saved ) );
+		return array(
+			'ok'      => true,
+			/* translators: %s: the permissions now granted, in words */
+			'message' => sprintf( __( 'Permissions saved. Sitewright may now: %s. No new pairing is needed.', 'sitewright-connector' ), implode( '; ', $labels ) ),
+			'code'    => 'scopes_saved',
+		);
+	}
+
+	/**
+	 * Handles "Save permissions".
+	 */
+	public static function handle_save_scopes(): void {
+		self::require_capability();
+		check_admin_referer( self::SAVE_SCOPES );
+		$token_id = isset( $_POST['sitewright_token_id'] ) ? absint( wp_unslash( $_POST['sitewright_token_id'] ) ) : 0;
+		$outcome  = self::save_scopes( $token_id, self::posted_scopes() );
+		self::notice( $outcome['ok'] ? 'success' : 'error', $outcome['message'], $outcome['code'] );
+		wp_safe_redirect( self::page_url() );
+		exit;
 	}
 
 	/**
@@ -85,10 +160,7 @@ final class Sitewright_Admin {
 		check_admin_referer( self::CONNECT );
 		$service = isset( $_POST['sitewright_service_url'] ) ? esc_url_raw( wp_unslash( (string) $_POST['sitewright_service_url'] ) ) : '';
 		$code    = isset( $_POST['sitewright_code'] ) ? sanitize_text_field( wp_unslash( (string) $_POST['sitewright_code'] ) ) : '';
-		$scopes  = isset( $_POST['sitewright_scopes'] ) && is_array( $_POST['sitewright_scopes'] )
-			? array_map( 'sanitize_text_field', wp_unslash( $_POST['sitewright_scopes'] ) )
-			: array();
-		$outcome = Sitewright_Pairing::connect( $service, $code, $scopes );
+		$outcome = Sitewright_Pairing::connect( $service, $code, self::posted_scopes() );
 		if ( ! $outcome['ok'] && '' !== $service ) {
 			// Keep what was typed so the administrator only fixes the code.
 			update_option( Sitewright_Pairing::SERVICE_OPTION, untrailingslashit( $service ), false );
@@ -153,9 +225,7 @@ final class Sitewright_Admin {
 		}
 		$notice = get_transient( self::NOTICE . get_current_user_id() );
 		delete_transient( self::NOTICE . get_current_user_id() );
-		$tokens  = Sitewright_Credentials::all();
-		$service = (string) get_option( Sitewright_Pairing::SERVICE_OPTION, '' );
-		$format  = get_option( 'date_format' ) . ' ' . get_option( 'time_format' );
+		$tokens = Sitewright_Credentials::all();
 		?>
 		<div class="wrap" id="sitewright-settings">
 			<h1><?php esc_html_e( 'Sitewright', 'sitewright-connector' ); ?></h1>
@@ -166,79 +236,156 @@ final class Sitewright_Admin {
 			<?php endif; ?>
 
 			<h2><?php esc_html_e( 'Connection', 'sitewright-connector' ); ?></h2>
-			<?php if ( ! $tokens ) : ?>
-				<p id="sitewright-status" data-status="disconnected"><?php esc_html_e( 'Not connected.', 'sitewright-connector' ); ?></p>
-			<?php else : ?>
-				<table class="widefat striped" id="sitewright-status" data-status="connected">
-					<thead>
-						<tr>
-							<th><?php esc_html_e( 'Token', 'sitewright-connector' ); ?></th>
-							<th><?php esc_html_e( 'Status', 'sitewright-connector' ); ?></th>
-							<th><?php esc_html_e( 'Permissions', 'sitewright-connector' ); ?></th>
-							<th><?php esc_html_e( 'Created', 'sitewright-connector' ); ?></th>
-							<th><?php esc_html_e( 'Last request', 'sitewright-connector' ); ?></th>
-						</tr>
-					</thead>
-					<tbody>
-					<?php foreach ( $tokens as $token ) : ?>
-						<tr>
-							<td><code>swt_…<?php echo esc_html( (string) $token['last_four'] ); ?></code><br><?php echo esc_html( (string) $token['service_url'] ); ?></td>
-							<td>
-								<?php
-								if ( Sitewright_Credentials::STATUS_PENDING === $token['status'] ) {
-									esc_html_e( 'Waiting for Sitewright', 'sitewright-connector' );
-								} elseif ( null === $token['confirmed_at'] ) {
-									esc_html_e( 'Connected, not confirmed yet', 'sitewright-connector' );
-								} else {
-									esc_html_e( 'Confirmed', 'sitewright-connector' );
-								}
-								?>
-							</td>
-							<td><?php echo esc_html( implode( ', ', (array) $token['scopes'] ) ); ?></td>
-							<td><?php echo esc_html( wp_date( $format, (int) $token['created_at'] ) ); ?></td>
-							<td><?php echo esc_html( null === $token['last_used_at'] ? __( 'Never', 'sitewright-connector' ) : wp_date( $format, (int) $token['last_used_at'] ) ); ?></td>
-						</tr>
-					<?php endforeach; ?>
-					</tbody>
-				</table>
-				<form method="post" action="<?php echo esc_url( admin_url( 'admin-post.php' ) ); ?>">
-					<input type="hidden" name="action" value="<?php echo esc_attr( self::REVOKE ); ?>">
-					<?php wp_nonce_field( self::REVOKE ); ?>
-					<?php submit_button( __( 'Revoke', 'sitewright-connector' ), 'delete', 'sitewright-revoke', false ); ?>
-				</form>
-			<?php endif; ?>
-
-			<h2><?php esc_html_e( 'Connect to Sitewright', 'sitewright-connector' ); ?></h2>
-			<p><?php esc_html_e( 'In Sitewright, start pairing with this site\'s address, then enter the code it shows.', 'sitewright-connector' ); ?></p>
-			<form method="post" action="<?php echo esc_url( admin_url( 'admin-post.php' ) ); ?>" id="sitewright-connect">
-				<input type="hidden" name="action" value="<?php echo esc_attr( self::CONNECT ); ?>">
-				<?php wp_nonce_field( self::CONNECT ); ?>
-				<table class="form-table" role="presentation">
-					<tr>
-						<th scope="row"><label for="sitewright_service_url"><?php esc_html_e( 'Sitewright address', 'sitewright-connector' ); ?></label></th>
-						<td><input type="url" class="regular-text" id="sitewright_service_url" name="sitewright_service_url" value="<?php echo esc_attr( $service ); ?>" placeholder="https://app.sitewright.example" required></td>
-					</tr>
-					<tr>
-						<th scope="row"><label for="sitewright_code"><?php esc_html_e( 'Pairing code', 'sitewright-connector' ); ?></label></th>
-						<td><input type="text" class="regular-text code" id="sitewright_code" name="sitewright_code" autocomplete="off" spellcheck="false" maxlength="32" required></td>
-					</tr>
-					<tr>
-						<th scope="row"><?php esc_html_e( 'Permissions', 'sitewright-connector' ); ?></th>
-						<td>
-							<fieldset>
-							<?php foreach ( self::scope_labels() as $scope => $label ) : ?>
-								<label>
-									<input type="checkbox" name="sitewright_scopes[]" value="<?php echo esc_attr( $scope ); ?>" <?php checked( in_array( $scope, self::DEFAULT_SCOPES, true ) ); ?>>
-									<?php echo esc_html( $label ); ?> <code><?php echo esc_html( $scope ); ?></code>
-								</label><br>
-							<?php endforeach; ?>
-							</fieldset>
-						</td>
-					</tr>
-				</table>
-				<?php submit_button( __( 'Connect', 'sitewright-connector' ), 'primary', 'sitewright-connect-submit' ); ?>
-			</form>
+			<?php
+			if ( ! $tokens ) {
+				echo '<p id="sitewright-status" data-status="disconnected">' . esc_html__( 'Not connected.', 'sitewright-connector' ) . '</p>';
+			} else {
+				self::render_connections( $tokens );
+				foreach ( $tokens as $token ) {
+					self::render_permissions_form( $token );
+				}
+				self::render_revoke_form();
+			}
+			self::render_connect_form();
+			?>
 		</div>
+		<?php
+	}
+
+	/**
+	 * The connections table.
+	 *
+	 * @param array<int, array<string, mixed>> $tokens Tokens, without secrets.
+	 */
+	private static function render_connections( array $tokens ): void {
+		$format = get_option( 'date_format' ) . ' ' . get_option( 'time_format' );
+		?>
+		<table class="widefat striped" id="sitewright-status" data-status="connected">
+			<thead>
+				<tr>
+					<th><?php esc_html_e( 'Token', 'sitewright-connector' ); ?></th>
+					<th><?php esc_html_e( 'Status', 'sitewright-connector' ); ?></th>
+					<th><?php esc_html_e( 'Permissions', 'sitewright-connector' ); ?></th>
+					<th><?php esc_html_e( 'Created', 'sitewright-connector' ); ?></th>
+					<th><?php esc_html_e( 'Last request', 'sitewright-connector' ); ?></th>
+				</tr>
+			</thead>
+			<tbody>
+			<?php foreach ( $tokens as $token ) : ?>
+				<tr>
+					<td><code>swt_…<?php echo esc_html( (string) $token['last_four'] ); ?></code><br><?php echo esc_html( (string) $token['service_url'] ); ?></td>
+					<td>
+						<?php
+						if ( Sitewright_Credentials::STATUS_PENDING === $token['status'] ) {
+							esc_html_e( 'Waiting for Sitewright', 'sitewright-connector' );
+						} elseif ( null === $token['confirmed_at'] ) {
+							esc_html_e( 'Connected, not confirmed yet', 'sitewright-connector' );
+						} else {
+							esc_html_e( 'Confirmed', 'sitewright-connector' );
+						}
+						?>
+					</td>
+					<td data-scopes="<?php echo esc_attr( implode( ' ', (array) $token['scopes'] ) ); ?>"><?php echo esc_html( implode( '; ', array_intersect_key( self::scope_labels(), array_flip( (array) $token['scopes'] ) ) ) ); ?></td>
+					<td><?php echo esc_html( wp_date( $format, (int) $token['created_at'] ) ); ?></td>
+					<td><?php echo esc_html( null === $token['last_used_at'] ? __( 'Never', 'sitewright-connector' ) : wp_date( $format, (int) $token['last_used_at'] ) ); ?></td>
+				</tr>
+			<?php endforeach; ?>
+			</tbody>
+		</table>
+		<?php
+	}
+
+	/**
+	 * One connection's permissions, to widen or narrow without pairing again.
+	 *
+	 * @param array<string, mixed> $token Token, without secrets.
+	 */
+	private static function render_permissions_form( array $token ): void {
+		$id = (int) $token['id'];
+		?>
+		<form method="post" action="<?php echo esc_url( admin_url( 'admin-post.php' ) ); ?>" class="sitewright-permissions" id="sitewright-permissions-<?php echo esc_attr( (string) $id ); ?>">
+			<input type="hidden" name="action" value="<?php echo esc_attr( self::SAVE_SCOPES ); ?>">
+			<input type="hidden" name="sitewright_token_id" value="<?php echo esc_attr( (string) $id ); ?>">
+			<?php wp_nonce_field( self::SAVE_SCOPES ); ?>
+			<h3><?php esc_html_e( 'What Sitewright may do', 'sitewright-connector' ); ?></h3>
+			<p><?php esc_html_e( 'Tick or untick, then save: Sitewright picks the change up on its next request, without a new pairing.', 'sitewright-connector' ); ?></p>
+			<?php self::render_scope_checkboxes( (array) $token['scopes'], 'sitewright-scope-' . $id . '-' ); ?>
+			<?php submit_button( __( 'Save permissions', 'sitewright-connector' ), 'secondary', 'sitewright-save-scopes', false ); ?>
+		</form>
+		<?php
+	}
+
+	/**
+	 * The Revoke button.
+	 */
+	private static function render_revoke_form(): void {
+		?>
+		<form method="post" action="<?php echo esc_url( admin_url( 'admin-post.php' ) ); ?>">
+			<input type="hidden" name="action" value="<?php echo esc_attr( self::REVOKE ); ?>">
+			<?php wp_nonce_field( self::REVOKE ); ?>
+			<p><?php submit_button( __( 'Revoke', 'sitewright-connector' ), 'delete', 'sitewright-revoke', false ); ?></p>
+		</form>
+		<?php
+	}
+
+	/**
+	 * One checkbox per scope, each with what it lets the assistant do. The required scope shows as always on.
+	 *
+	 * @param array<int, string> $ticked Scopes to tick.
+	 * @param string             $prefix Id prefix, unique on the page.
+	 */
+	private static function render_scope_checkboxes( array $ticked, string $prefix ): void {
+		$explanations = self::scope_explanations();
+		?>
+		<fieldset>
+			<legend class="screen-reader-text"><?php esc_html_e( 'Permissions', 'sitewright-connector' ); ?></legend>
+			<?php
+			foreach ( self::scope_labels() as $scope => $label ) :
+				$id       = $prefix . str_replace( ':', '-', $scope );
+				$required = self::REQUIRED_SCOPE === $scope;
+				?>
+				<p>
+					<label for="<?php echo esc_attr( $id ); ?>">
+						<input type="checkbox" id="<?php echo esc_attr( $id ); ?>" name="sitewright_scopes[]" value="<?php echo esc_attr( $scope ); ?>" aria-describedby="<?php echo esc_attr( $id . '-explains' ); ?>" <?php checked( $required || in_array( $scope, $ticked, true ) ); ?> <?php disabled( $required ); ?>>
+						<?php echo esc_html( $label ); ?>
+					</label>
+					<br><span class="description" id="<?php echo esc_attr( $id . '-explains' ); ?>"><?php echo esc_html( $explanations[ $scope ] ); ?></span>
+				</p>
+			<?php endforeach; ?>
+		</fieldset>
+		<?php
+	}
+
+	/**
+	 * The Connect form: address, code, and the permissions (all ticked by default).
+	 */
+	private static function render_connect_form(): void {
+		$service = (string) get_option( Sitewright_Pairing::SERVICE_OPTION, '' );
+		?>
+		<h2><?php esc_html_e( 'Connect to Sitewright', 'sitewright-connector' ); ?></h2>
+		<p><?php esc_html_e( 'In Sitewright, start pairing with this site\'s address, then enter the code it shows.', 'sitewright-connector' ); ?></p>
+		<form method="post" action="<?php echo esc_url( admin_url( 'admin-post.php' ) ); ?>" id="sitewright-connect">
+			<input type="hidden" name="action" value="<?php echo esc_attr( self::CONNECT ); ?>">
+			<?php wp_nonce_field( self::CONNECT ); ?>
+			<table class="form-table" role="presentation">
+				<tr>
+					<th scope="row"><label for="sitewright_service_url"><?php esc_html_e( 'Sitewright address', 'sitewright-connector' ); ?></label></th>
+					<td><input type="url" class="regular-text" id="sitewright_service_url" name="sitewright_service_url" value="<?php echo esc_attr( $service ); ?>" placeholder="https://app.sitewright.example" required></td>
+				</tr>
+				<tr>
+					<th scope="row"><label for="sitewright_code"><?php esc_html_e( 'Pairing code', 'sitewright-connector' ); ?></label></th>
+					<td><input type="text" class="regular-text code" id="sitewright_code" name="sitewright_code" autocomplete="off" spellcheck="false" maxlength="32" required></td>
+				</tr>
+				<tr>
+					<th scope="row"><?php esc_html_e( 'Permissions', 'sitewright-connector' ); ?></th>
+					<td>
+						<p><?php esc_html_e( 'What the assistant may do on this site. You can change this later on this screen without pairing again.', 'sitewright-connector' ); ?></p>
+						<?php self::render_scope_checkboxes( self::DEFAULT_SCOPES, 'sitewright-scope-new-' ); ?>
+					</td>
+				</tr>
+			</table>
+			<?php submit_button( __( 'Connect', 'sitewright-connector' ), 'primary', 'sitewright-connect-submit' ); ?>
+		</form>
 		<?php
 	}
 }

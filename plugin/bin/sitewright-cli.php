@@ -44,7 +44,7 @@ foreach ( $sitewright_args as $sitewright_arg ) {
 		sitewright_cli_fail( 'Unexpected argument: ' . $sitewright_arg, 2 );
 	}
 }
-$sitewright_usage = 'Usage: php sitewright-cli.php --wp=/path/to/wordpress (create-credentials --scopes=a,b [--service-url=URL] | connect --service-url=URL --code=CODE --scopes=a,b | revoke-all | status)';
+$sitewright_usage = 'Usage: php sitewright-cli.php --wp=/path/to/wordpress (create-credentials --scopes=a,b [--service-url=URL] | connect --service-url=URL --code=CODE --scopes=a,b | set-scopes --id=N --scopes=a,b | revoke-all | status)';
 if ( ! isset( $sitewright_options['wp'] ) || null === $sitewright_command ) {
 	sitewright_cli_fail( $sitewright_usage, 2 );
 }
@@ -83,6 +83,7 @@ switch ( $sitewright_command ) {
 		$sitewright_created = Sitewright_Credentials::create( $sitewright_scopes, Sitewright_Credentials::STATUS_ACTIVE, (string) ( $sitewright_options['service-url'] ?? '' ) );
 		echo wp_json_encode(
 			array(
+				'id'     => $sitewright_created['id'],
 				'token'  => $sitewright_created['token'],
 				'secret' => $sitewright_created['secret'],
 				'scopes' => $sitewright_created['scopes'],
@@ -93,6 +94,14 @@ switch ( $sitewright_command ) {
 		// What the settings screen's Connect button does: new credentials, POST /sites/redeem, kept only on success.
 		$sitewright_scopes = array_values( array_filter( array_map( 'trim', explode( ',', (string) ( $sitewright_options['scopes'] ?? '' ) ) ) ) );
 		echo wp_json_encode( Sitewright_Pairing::connect( (string) ( $sitewright_options['service-url'] ?? '' ), (string) ( $sitewright_options['code'] ?? '' ), $sitewright_scopes ) ) . "\n";
+		break;
+	case 'set-scopes':
+		// What Settings → Sitewright's "Save permissions" does: the same token, new scopes.
+		$sitewright_saved = Sitewright_Credentials::set_scopes( (int) ( $sitewright_options['id'] ?? 0 ), explode( ',', (string) ( $sitewright_options['scopes'] ?? '' ) ) );
+		if ( null === $sitewright_saved ) {
+			sitewright_cli_fail( 'No such token, or no known scope in --scopes=.', 2 );
+		}
+		echo wp_json_encode( array( 'scopes' => $sitewright_saved ) ) . "\n";
 		break;
 	case 'revoke-all':
 		echo wp_json_encode( array( 'revoked' => Sitewright_Credentials::revoke_all() ) ) . "\n";

@@ -34,6 +34,8 @@ final class Sitewright_Agent_User {
 		add_filter( 'map_meta_cap', array( self::class, 'map_edit_css' ), 1000, 4 );
 		add_filter( 'authenticate', array( self::class, 'refuse_login' ), 1000, 2 );
 		add_filter( 'wp_is_application_passwords_available_for_user', array( self::class, 'no_application_passwords' ), 10, 2 );
+		// WordPress 7.1+ (Abilities API); older versions never apply this filter, so it changes nothing there.
+		add_filter( 'wp_ability_permission_result', array( self::class, 'refuse_abilities' ), 1000, 2 );
 	}
 
 	/**
@@ -167,6 +169,27 @@ final class Sitewright_Agent_User {
 			return new WP_Error( 'sitewright_agent_login', __( 'This account is used by Sitewright only and cannot log in.', 'sitewright-connector' ) );
 		}
 		return $user;
+	}
+
+	/**
+	 * Keeps the agent out of every ability (core's and other plugins'): its capabilities are lent for Sitewright's
+	 * own routes and core's REST routes its scopes name, not for whatever an ability does with them.
+	 *
+	 * @param bool|WP_Error $permission   The ability's own answer.
+	 * @param string        $ability_name The ability.
+	 * @return bool|WP_Error
+	 */
+	public static function refuse_abilities( $permission, $ability_name ) {
+		$agent = self::id();
+		if ( $agent <= 0 || get_current_user_id() !== $agent ) {
+			return $permission;
+		}
+		return new WP_Error(
+			'sitewright_agent_ability',
+			/* translators: %s: an ability's name */
+			sprintf( __( 'The Sitewright user cannot use the ability %s.', 'sitewright-connector' ), (string) $ability_name ),
+			array( 'status' => 403 )
+		);
 	}
 
 	/**

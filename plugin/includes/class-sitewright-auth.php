@@ -24,7 +24,7 @@ final class Sitewright_Auth {
 
 	/**
 	 * The signed channel's refusals and their HTTP status: the closed list every refusal comes from (docs/signing.md;
-	 * test/vectors/vocabulary.json holds the same table for the app).
+	 * plugin/vocabulary.json holds the same table, which the app reads).
 	 */
 	public const ERRORS = array(
 		'sitewright_bad_token'                => 401,

@@ -43,7 +43,7 @@ final class Sitewright_Cache {
 			list( $kind, $key ) = $parsed;
 			if ( 'post' === $kind && ctype_digit( $key ) ) {
 				$post = get_post( (int) $key );
-				if ( $post instanceof WP_Post && in_array( $post->post_type, Sitewright_Items::DESIGN_POST_TYPES, true ) ) {
+				if ( $post instanceof WP_Post && in_array( $post->post_type, Sitewright_Vocabulary::design_post_types(), true ) ) {
 					$everything = true;
 					$urls[]     = self::home_entry( $ref );
 					continue;
@@ -133,34 +133,34 @@ final class Sitewright_Cache {
 	 * @return array<string, array{present: callable, post: callable, all: callable}>
 	 */
 	private static function page_caches(): array {
-		// phpcs:disable WordPress.NamingConventions.PrefixAllGlobals.NonPrefixedHooknameFound -- other plugins' public hooks.
+		// phpcs:disable WordPress.NamingConventions.PrefixAllGlobals.NonPrefixedHooknameFound, Generic.CodeAnalysis.UnusedFunctionParameter.Found -- other plugins' public hooks; every "post" purge takes the id, some caches purge all.
 		$caches = array(
-			'WP Rocket'                => array(
+			'WP Rocket'                  => array(
 				'present' => static fn() => function_exists( 'rocket_clean_post' ),
 				'post'    => static fn( int $id ) => rocket_clean_post( $id ),
 				'all'     => static fn() => function_exists( 'rocket_clean_domain' ) ? rocket_clean_domain() : null,
 			),
-			'W3 Total Cache'           => array(
+			'W3 Total Cache'             => array(
 				'present' => static fn() => function_exists( 'w3tc_flush_post' ),
 				'post'    => static fn( int $id ) => w3tc_flush_post( $id ),
 				'all'     => static fn() => function_exists( 'w3tc_flush_all' ) ? w3tc_flush_all() : null,
 			),
-			'WP Super Cache'           => array(
+			'WP Super Cache'             => array(
 				'present' => static fn() => function_exists( 'wp_cache_post_change' ),
 				'post'    => static fn( int $id ) => wp_cache_post_change( $id ),
 				'all'     => static fn() => function_exists( 'wp_cache_clear_cache' ) ? wp_cache_clear_cache() : null,
 			),
-			'LiteSpeed Cache'          => array(
+			'LiteSpeed Cache'            => array(
 				'present' => static fn() => (bool) has_action( 'litespeed_purge_post' ),
 				'post'    => static fn( int $id ) => do_action( 'litespeed_purge_post', $id ),
 				'all'     => static fn() => do_action( 'litespeed_purge_all' ),
 			),
-			'Cache Enabler'            => array(
+			'Cache Enabler'              => array(
 				'present' => static fn() => (bool) has_action( 'cache_enabler_clear_page_cache_by_post' ),
 				'post'    => static fn( int $id ) => do_action( 'cache_enabler_clear_page_cache_by_post', $id ),
 				'all'     => static fn() => do_action( 'cache_enabler_clear_complete_cache' ),
 			),
-			'WP Fastest Cache'         => array(
+			'WP Fastest Cache'           => array(
 				'present' => static fn() => function_exists( 'wpfc_clear_post_cache_by_id' ),
 				'post'    => static fn( int $id ) => wpfc_clear_post_cache_by_id( $id ),
 				'all'     => static fn() => function_exists( 'wpfc_clear_all_cache' ) ? wpfc_clear_all_cache( true ) : null,
@@ -170,12 +170,12 @@ final class Sitewright_Cache {
 				'post'    => static fn( int $id ) => sg_cachepress_purge_cache( (string) get_permalink( $id ) ),
 				'all'     => static fn() => sg_cachepress_purge_cache(),
 			),
-			'Nginx Helper'             => array(
+			'Nginx Helper'               => array(
 				'present' => static fn() => (bool) has_action( 'rt_nginx_helper_purge_all' ),
 				'post'    => static fn( int $id ) => do_action( 'rt_nginx_helper_purge_all' ),
 				'all'     => static fn() => do_action( 'rt_nginx_helper_purge_all' ),
 			),
-			'Breeze'                   => array(
+			'Breeze'                     => array(
 				'present' => static fn() => (bool) has_action( 'breeze_clear_all_cache' ),
 				'post'    => static fn( int $id ) => do_action( 'breeze_clear_all_cache' ),
 				'all'     => static fn() => do_action( 'breeze_clear_all_cache' ),

@@ -111,6 +111,31 @@ final class Sitewright_Credentials {
 	}
 
 	/**
+	 * Replaces one token's scopes (the owner widened or narrowed them in Settings → Sitewright), without a new token:
+	 * the next signed request is checked against the new list. Unknown scopes are dropped; an empty list is refused.
+	 *
+	 * @param int                $id     Token id.
+	 * @param array<int, string> $scopes Scopes.
+	 * @return array<int, string>|null The stored scopes, or null when the token does not exist or none are valid.
+	 */
+	public static function set_scopes( int $id, array $scopes ): ?array {
+		global $wpdb;
+		$scopes = Sitewright_Scopes::sanitize( $scopes );
+		if ( ! $scopes ) {
+			return null;
+		}
+		$table   = Sitewright_Schema::tokens_table();
+		$changed = $wpdb->query(
+			$wpdb->prepare( "UPDATE {$table} SET scopes = %s WHERE id = %d", implode( ' ', $scopes ), $id ) // phpcs:ignore WordPress.DB.PreparedSQL.InterpolatedNotPrepared
+		);
+		if ( false === $changed ) {
+			return null;
+		}
+		$exists = (int) $wpdb->get_var( $wpdb->prepare( "SELECT COUNT(*) FROM {$table} WHERE id = %d", $id ) ); // phpcs:ignore WordPress.DB.PreparedSQL.InterpolatedNotPrepared
+		return $exists > 0 ? $scopes : null;
+	}
+
+	/**
 	 * Records a verified request: last use, and confirmation on the first one. One statement, so it cannot bring
 	 * back a row that was revoked meanwhile.
 	 *

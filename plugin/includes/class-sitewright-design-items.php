@@ -26,14 +26,8 @@ defined( 'ABSPATH' ) || exit;
  */
 final class Sitewright_Design_Items {
 
-	/** The kinds this class handles. */
+	/** The kinds this class handles (their fields and scopes are in vocabulary.json's items.kinds). */
 	public const KINDS = array( 'global_styles', 'template_part' );
-
-	/** Fields a change of each kind may carry. */
-	public const FIELDS = array(
-		'global_styles' => array( 'customised', 'settings', 'styles' ),
-		'template_part' => array( 'customised', 'content' ),
-	);
 
 	/** The largest template part or global styles document we write. */
 	private const MAX_BYTES = 262144;
@@ -122,9 +116,16 @@ final class Sitewright_Design_Items {
 			'customised'    => null !== $post,
 			'settings'      => self::as_object( $config['settings'] ?? array() ),
 			'styles'        => self::as_object( $config['styles'] ?? array() ),
-			// Custom CSS inside global styles (`styles.css`) exists since WordPress 6.2.
-			'css_supported' => function_exists( 'wp_get_global_styles_custom_css' ),
+			'css_supported' => self::global_styles_css_supported(),
 		);
+	}
+
+	/**
+	 * Whether global styles hold custom CSS (`styles.css`, WordPress 6.2+): asked of theme.json's own schema, not of
+	 * wp_get_global_styles_custom_css(), which 6.7 deprecated (core prints it with wp_get_global_stylesheet now).
+	 */
+	public static function global_styles_css_supported(): bool {
+		return class_exists( 'WP_Theme_JSON' ) && array_key_exists( 'css', WP_Theme_JSON::VALID_STYLES );
 	}
 
 	/**
@@ -213,7 +214,7 @@ final class Sitewright_Design_Items {
 		}
 		$css = $fields['styles']['css'] ?? null;
 		if ( null !== $css ) {
-			if ( ! function_exists( 'wp_get_global_styles_custom_css' ) ) {
+			if ( ! self::global_styles_css_supported() ) {
 				return __( 'This WordPress version has no custom CSS in global styles (it came in 6.2).', 'sitewright-connector' );
 			}
 			if ( ! is_string( $css ) || preg_match( '#</?\w+#', $css ) || strlen( $css ) > Sitewright_REST_Custom_CSS_Controller::MAX_BYTES ) {

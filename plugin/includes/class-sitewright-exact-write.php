@@ -194,12 +194,16 @@ final class Sitewright_Exact_Write {
 	 * @param string $filtered What the filter leaves.
 	 */
 	private static function describe_loss( string $fragment, string $filtered ): string {
-		$names = static function ( string $pattern, string $text ): array {
+		$names    = static function ( string $pattern, string $text ): array {
 			preg_match_all( $pattern, $text, $found );
 			return array_count_values( array_map( 'strtolower', $found[1] ) );
 		};
-		$lost  = array();
-		foreach ( array( '/<([a-zA-Z][a-zA-Z0-9-]*)/' => '<%s>', '/\s([a-zA-Z-]+)\s*=/' => '%s=' ) as $pattern => $format ) {
+		$lost     = array();
+		$patterns = array(
+			'/<([a-zA-Z][a-zA-Z0-9-]*)/' => '<%s>',
+			'/\s([a-zA-Z-]+)\s*=/'       => '%s=',
+		);
+		foreach ( $patterns as $pattern => $format ) {
 			$was = $names( $pattern, $fragment );
 			$now = $names( $pattern, $filtered );
 			foreach ( $was as $name => $count ) {
@@ -350,7 +354,7 @@ final class Sitewright_Exact_Write {
 	/**
 	 * The refusal.
 	 *
-	 * @param string                                                        $ref  Ref.
+	 * @param string                                                      $ref  Ref.
 	 * @param array<int, array{ref: string, field: string, lost: string}> $lost What would have been lost.
 	 */
 	private static function filtered_error( string $ref, array $lost ): WP_Error {

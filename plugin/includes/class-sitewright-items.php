@@ -17,25 +17,22 @@ defined( 'ABSPATH' ) || exit;
  */
 final class Sitewright_Items {
 
-	/** The most changes or refs in one request. */
-	public const MAX_BATCH = 50;
-
-	/** Options the agent may read and write through items (settings:write for writes). */
-	public const OPTIONS = array( 'blogname', 'blogdescription', 'show_on_front', 'page_on_front', 'page_for_posts', 'posts_per_page', 'site_icon', 'date_format', 'time_format', 'timezone_string', 'start_of_week' );
-
 	/**
-	 * The post types Sitewright's operations read and write. Any other type (a shop order, a privacy request, a
-	 * membership record) has its own capabilities and meaning: refused by name, whatever the token's scopes.
+	 * The most changes or refs in one request (limits.itemsMaxBatch in vocabulary.json).
 	 */
-	public const POST_TYPES = array( 'page', 'post', 'attachment', 'wp_navigation', 'wp_template', 'wp_template_part', 'wp_global_styles' );
+	public static function max_batch(): int {
+		return Sitewright_Vocabulary::limit( 'itemsMaxBatch' );
+	}
 
 	/**
-	 * The refusal of a post type Sitewright does not handle, or null.
+	 * The refusal of a post type Sitewright does not handle, or null. Only the post types Sitewright's operations
+	 * read and write are allowed (items.postTypes in vocabulary.json); any other type (a shop order, a privacy
+	 * request, a membership record) has its own capabilities and meaning: refused by name, whatever the scopes.
 	 *
 	 * @param string $type Post type ('' when the post does not exist: the version check answers that).
 	 */
 	public static function refuse_type( string $type ): ?WP_Error {
-		if ( '' === $type || in_array( $type, self::POST_TYPES, true ) ) {
+		if ( '' === $type || in_array( $type, Sitewright_Vocabulary::post_types(), true ) ) {
 			return null;
 		}
 		return new WP_Error(
@@ -46,23 +43,6 @@ final class Sitewright_Items {
 		);
 	}
 
-	/** Post types whose items are design (design:write), not content. */
-	public const DESIGN_POST_TYPES = array( 'wp_navigation', 'wp_template', 'wp_template_part', 'wp_global_styles' );
-
-	/** Post fields that are part of a post's restorable state and may be written. */
-	public const POST_FIELDS = array( 'title', 'content', 'excerpt', 'status', 'slug', 'parent', 'menu_order', 'featured_media', 'date' );
-
-	/** Actions per kind. */
-	private const ACTIONS = array(
-		'post'       => array( 'update', 'create', 'delete', 'trash', 'restore' ),
-		'option'     => array( 'update' ),
-		'custom_css' => array( 'update' ),
-		'menu'       => array( 'update' ),
-		// Block-theme design (Sitewright_Design_Items).
-		'global_styles' => array( 'update' ),
-		'template_part' => array( 'update' ),
-	);
-
 	/** The option row that serialises Sitewright's own batches. */
 	private const LOCK_OPTION = '_sitewright_items_lock';
 
@@ -70,19 +50,20 @@ final class Sitewright_Items {
 	private const LOCK_STALE_SECONDS = 30;
 
 	/**
-	 * Parses a ref into [kind, key], or null when it names no known kind. `post:new` names a post to create.
+	 * Parses a ref into [kind, key], or null when it names no kind of vocabulary.json's items.kinds, or an option
+	 * not in items.options. `post:new` names a post to create.
 	 *
 	 * @param mixed $ref The ref.
 	 * @return array{0: string, 1: string}|null
 	 */
 	public static function parse_ref( $ref ): ?array {
-		if ( ! is_string( $ref ) || ! preg_match( '/^(post|option|custom_css|menu|global_styles|template_part):([A-Za-z0-9_-]{1,100})$/', $ref, $m ) ) {
+		if ( ! is_string( $ref ) || ! preg_match( '/^([a-z_]+):([A-Za-z0-9_-]{1,100})$/', $ref, $m ) || null === Sitewright_Vocabulary::item_kind( $m[1] ) ) {
 			return null;
 		}
 		if ( ( 'post' === $m[1] || 'menu' === $m[1] ) && ! ctype_digit( $m[2] ) && ! ( 'post' === $m[1] && 'new' === $m[2] ) ) {
 			return null;
 		}
-		if ( 'option' === $m[1] && ! in_array( $m[2], self::OPTIONS, true ) ) {
+		if ( 'option' === $m[1] && ! in_array( $m[2], Sitewright_Vocabulary::options(), true ) ) {
 			return null;
 		}
 		if ( in_array( $m[1], Sitewright_Design_Items::KINDS, true ) && ! Sitewright_Design_Items::valid_key( $m[1], $m[2] ) ) {
@@ -224,29 +205,26 @@ final class Sitewright_Items {
 	}
 
 	/**
-	 * The scope a change of this kind needs.
+	 * The scope a change of this kind needs (its writeScope; design:write for a post of a design type). An unknown
+	 * kind needs a scope no token has.
 	 *
 	 * @param string $kind Kind.
-	 * @param string $key  Key.
 	 * @param string $type Post type for a post (the existing one, or the one to create).
 	 */
-	public static function write_scope( string $kind, string $key, string $type = '' ): string {
-		if ( 'option' === $kind ) {
-			return 'settings:write';
-		}
-		if ( in_array( $kind, array( 'custom_css', 'menu', 'global_styles', 'template_part' ), true ) ) {
+	public static function write_scope( string $kind, string $type = '' ): string {
+		if ( 'post' === $kind && in_array( $type, Sitewright_Vocabulary::design_post_types(), true ) ) {
 			return 'design:write';
 		}
-		return in_array( $type, self::DESIGN_POST_TYPES, true ) ? 'design:write' : 'content:write';
+		return (string) ( Sitewright_Vocabulary::item_kind( $kind )['writeScope'] ?? '' );
 	}
 
 	/**
-	 * The scope a read of this kind needs.
+	 * The scope a read of this kind needs (its readScope).
 	 *
 	 * @param string $kind Kind.
 	 */
 	public static function read_scope( string $kind ): string {
-		return in_array( $kind, array( 'post', 'menu', 'template_part' ), true ) ? 'content:read' : 'site:read';
+		return (string) ( Sitewright_Vocabulary::item_kind( $kind )['readScope'] ?? '' );
 	}
 
 	/**
@@ -271,7 +249,7 @@ final class Sitewright_Items {
 		}
 		list( $kind, $key ) = $parsed;
 		$action             = $change['action'] ?? null;
-		if ( ! in_array( $action, self::ACTIONS[ $kind ], true ) ) {
+		if ( ! in_array( $action, Sitewright_Vocabulary::item_list( $kind, 'actions' ), true ) ) {
 			return $bad( __( 'This action is not possible for this kind of item.', 'sitewright-connector' ) );
 		}
 		if ( ( 'new' === $key ) !== ( 'create' === $action ) ) {
@@ -288,7 +266,7 @@ final class Sitewright_Items {
 		if ( ! is_array( $fields ) || array_is_list( $fields ) && array() !== $fields ) {
 			return $bad( __( 'fields must be an object.', 'sitewright-connector' ) );
 		}
-		$unknown = self::unknown_fields( $kind, $fields );
+		$unknown = self::unknown_fields( $kind, (string) $action, $fields );
 		if ( $unknown ) {
 			/* translators: %s: field names */
 			return $bad( sprintf( __( 'Unknown fields: %s.', 'sitewright-connector' ), implode( ', ', $unknown ) ) );
@@ -315,7 +293,7 @@ final class Sitewright_Items {
 				'status'  => 403,
 			);
 		}
-		$scope = self::write_scope( $kind, $key, $type );
+		$scope = self::write_scope( $kind, $type );
 		if ( ! in_array( $scope, $scopes, true ) ) {
 			return array(
 				'code'    => 'sitewright_scope',
@@ -335,20 +313,19 @@ final class Sitewright_Items {
 	}
 
 	/**
-	 * Field names a change may not carry.
+	 * Field names a change may not carry: any not in its kind's fields (plus createFields when creating).
 	 *
 	 * @param string               $kind   Kind.
+	 * @param string               $action Action.
 	 * @param array<string, mixed> $fields Fields.
 	 * @return array<int, string>
 	 */
-	private static function unknown_fields( string $kind, array $fields ): array {
-		$allowed = array(
-			'post'       => array_merge( self::POST_FIELDS, array( 'type' ) ),
-			'option'     => array( 'value' ),
-			'custom_css' => array( 'css' ),
-			'menu'       => array( 'name', 'items' ),
-		) + Sitewright_Design_Items::FIELDS;
-		return array_values( array_diff( array_map( 'strval', array_keys( $fields ) ), $allowed[ $kind ] ) );
+	private static function unknown_fields( string $kind, string $action, array $fields ): array {
+		$allowed = Sitewright_Vocabulary::item_list( $kind, 'fields' );
+		if ( 'create' === $action ) {
+			$allowed = array_merge( $allowed, Sitewright_Vocabulary::item_list( $kind, 'createFields' ) );
+		}
+		return array_values( array_diff( array_map( 'strval', array_keys( $fields ) ), $allowed ) );
 	}
 
 	/**

@@ -38,18 +38,18 @@ final class Sitewright_Scopes {
 	public static function rules(): array {
 		return array(
 			// The plugin's own routes.
-			'sitewright-index'     => array( '#^/sitewright/v1$#i', array( 'site:read' ), null ),
-			'sitewright-revoke'    => array( '#^/sitewright/v1/revoke$#i', null, array() ),
-			'sitewright-info'      => array( '#^/sitewright/v1/(info|preflight)$#i', array( 'site:read' ), null ),
-			'sitewright-export'    => array( '#^/sitewright/v1/export$#i', array( 'site:read', 'content:read' ), null ),
-			'sitewright-import'    => array( '#^/sitewright/v1/import$#i', null, array( 'content:write', 'design:write', 'settings:write' ) ),
-			'sitewright-css'       => array( '#^/sitewright/v1/custom-css$#i', array( 'site:read' ), array( 'design:write' ) ),
+			'sitewright-index'   => array( '#^/sitewright/v1$#i', array( 'site:read' ), null ),
+			'sitewright-revoke'  => array( '#^/sitewright/v1/revoke$#i', null, array() ),
+			'sitewright-info'    => array( '#^/sitewright/v1/(info|preflight)$#i', array( 'site:read' ), null ),
+			'sitewright-export'  => array( '#^/sitewright/v1/export$#i', array( 'site:read', 'content:read' ), null ),
+			'sitewright-import'  => array( '#^/sitewright/v1/import$#i', null, array( 'content:write', 'design:write', 'settings:write' ) ),
+			'sitewright-css'     => array( '#^/sitewright/v1/custom-css$#i', array( 'site:read' ), array( 'design:write' ) ),
 			// Items: the controller checks each item's kind (content, design or settings write) on top.
-			'sitewright-items'     => array( '#^/sitewright/v1/items$#i', array( 'site:read' ), array( 'site:read' ) ),
+			'sitewright-items'   => array( '#^/sitewright/v1/items$#i', array( 'site:read' ), array( 'site:read' ) ),
 			// Purging caches before the look at the live site changes nothing a visitor sees.
-			'sitewright-purge'     => array( '#^/sitewright/v1/purge$#i', null, array( 'site:read' ) ),
+			'sitewright-purge'   => array( '#^/sitewright/v1/purge$#i', null, array( 'site:read' ) ),
 			// An attachment from a file the owner attached in the chat (not used by anything yet: not visible).
-			'sitewright-media'     => array( '#^/sitewright/v1/media$#i', null, array( 'media:write' ) ),
+			'sitewright-media'   => array( '#^/sitewright/v1/media$#i', null, array( 'media:write' ) ),
 			// Core: who the agent is, and the site's settings.
 			'core-me'            => array( '#^/wp/v2/users/me$#i', array( 'site:read' ), null ),
 			'core-settings'      => array( '#^/wp/v2/settings$#i', array( 'site:read' ), array( 'settings:write' ) ),

@@ -158,11 +158,10 @@ final class Sitewright_Site_Info {
 		$templates      = array( get_stylesheet(), get_template() );
 		$pages          = get_posts(
 			array(
-				'post_type'        => array( 'page', 'post' ),
-				'post_status'      => array( 'publish', 'draft', 'private' ),
-				'numberposts'      => 20,
-				'orderby'          => 'modified',
-				'suppress_filters' => true,
+				'post_type'   => array( 'page', 'post' ),
+				'post_status' => array( 'publish', 'draft', 'private' ),
+				'numberposts' => 20,
+				'orderby'     => 'modified',
 			)
 		);
 		$found          = array();

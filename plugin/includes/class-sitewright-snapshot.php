@@ -287,12 +287,11 @@ final class Sitewright_Snapshot {
 	public static function global_styles_post( string $stylesheet ): ?WP_Post {
 		$posts = get_posts(
 			array(
-				'post_type'        => 'wp_global_styles',
-				'post_status'      => 'publish',
-				'numberposts'      => 1,
-				'suppress_filters' => true,
+				'post_type'   => 'wp_global_styles',
+				'post_status' => 'publish',
+				'numberposts' => 1,
 				// phpcs:ignore WordPress.DB.SlowDBQuery.slow_db_query_tax_query -- one small lookup.
-				'tax_query'        => array(
+				'tax_query'   => array(
 					array(
 						'taxonomy' => 'wp_theme',
 						'field'    => 'name',

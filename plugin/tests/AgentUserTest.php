@@ -50,6 +50,33 @@ final class AgentUserTest extends Sitewright_Test_Case {
 		$this->assertSame( $admin, Sitewright_Agent_User::refuse_login( $admin, 'admin' ) );
 	}
 
+	public function test_the_agent_is_refused_every_ability_another_plugin_registers(): void {
+		Sitewright_Agent_User::act_with( Sitewright_Scopes::ALL );
+		$refused = apply_filters( 'wp_ability_permission_result', true, 'other-plugin/export-orders', null, null );
+		$this->assertInstanceOf( WP_Error::class, $refused );
+		$this->assertSame( 'sitewright_agent_ability', $refused->get_error_code() );
+		if ( class_exists( 'WP_Ability' ) && version_compare( get_bloginfo( 'version' ), '7.1', '>=' ) ) {
+			// Core applies the filter to an ability's own answer from 7.1 on.
+			$ability = new WP_Ability(
+				'other-plugin/export-orders',
+				array(
+					'label'               => 'Export orders',
+					'description'         => 'Exports every order.',
+					'category'            => 'site',
+					'execute_callback'    => '__return_empty_array',
+					'permission_callback' => '__return_true',
+				)
+			);
+			$this->assertInstanceOf( WP_Error::class, $ability->check_permissions() );
+			wp_set_current_user( (int) get_user_by( 'login', 'admin' )->ID );
+			$this->assertTrue( $ability->check_permissions() );
+		}
+
+		wp_set_current_user( (int) get_user_by( 'login', 'admin' )->ID );
+		$this->assertTrue( apply_filters( 'wp_ability_permission_result', true, 'other-plugin/export-orders', null, null ) );
+		$this->assertFalse( apply_filters( 'wp_ability_permission_result', false, 'other-plugin/export-orders', null, null ) );
+	}
+
 	public function test_ensure_recreates_the_user_when_it_was_deleted(): void {
 		require_once ABSPATH . 'wp-admin/includes/user.php';
 		$first = Sitewright_Agent_User::ensure();

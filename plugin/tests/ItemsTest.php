@@ -190,7 +190,7 @@ final class ItemsTest extends Sitewright_Test_Case {
 						),
 					),
 					array(
-						'ref'    => 'custom_css:twentytwentythree',
+						'ref'    => 'custom_css:' . get_stylesheet(),
 						'expect' => $css,
 						'action' => 'update',
 						'fields' => array( 'css' => 'a{}</style><script>x</script>' ),
@@ -209,7 +209,7 @@ final class ItemsTest extends Sitewright_Test_Case {
 	 */
 	private function read_css_version(): string {
 		$this->sign_in( array( 'site:read' ), 'GET' );
-		return $this->dispatch( 'GET', '/sitewright/v1/items', array( 'refs' => 'custom_css:twentytwentythree' ) )->get_data()['items'][0]['version'];
+		return $this->dispatch( 'GET', '/sitewright/v1/items', array( 'refs' => 'custom_css:' . get_stylesheet() ) )->get_data()['items'][0]['version'];
 	}
 
 	public function test_create_trash_restore_and_delete_give_back_the_exact_previous_state(): void {
@@ -231,7 +231,7 @@ final class ItemsTest extends Sitewright_Test_Case {
 					'ref'    => "post:$id",
 					'expect' => $trashed['version'],
 					'action' => 'restore',
-					'fields' => array_intersect_key( $start['state'], array_flip( Sitewright_Items::POST_FIELDS ) ),
+					'fields' => array_intersect_key( $start['state'], array_flip( Sitewright_Vocabulary::item_list( 'post', 'fields' ) ) ),
 				),
 			)
 		);
@@ -275,7 +275,7 @@ final class ItemsTest extends Sitewright_Test_Case {
 		$option = $this->dispatch( 'GET', '/sitewright/v1/items', array( 'refs' => 'option:blogname' ) )->get_data()['items'][0];
 		$cases  = array(
 			array( 'option:blogname', $option['version'], array( 'value' => 'Hacked' ), array( 'site:read', 'content:write', 'design:write' ), 'settings:write' ),
-			array( 'custom_css:twentytwentythree', $css, array( 'css' => 'body{display:none}' ), array( 'site:read', 'content:write', 'settings:write' ), 'design:write' ),
+			array( 'custom_css:' . get_stylesheet(), $css, array( 'css' => 'body{display:none}' ), array( 'site:read', 'content:write', 'settings:write' ), 'design:write' ),
 		);
 		foreach ( $cases as list( $ref, $version, $fields, $scopes, $needed ) ) {
 			$response = $this->write(
@@ -413,7 +413,7 @@ final class ItemsTest extends Sitewright_Test_Case {
 		$this->assertSame( 'publish', $published['after']['status'] );
 		$this->assertNotSame( '', $published['after']['slug'] );
 		$back = array();
-		foreach ( Sitewright_Items::POST_FIELDS as $field ) {
+		foreach ( Sitewright_Vocabulary::item_list( 'post', 'fields' ) as $field ) {
 			if ( $start['state'][ $field ] !== $published['after'][ $field ] ) {
 				$back[ $field ] = $start['state'][ $field ];
 			}

@@ -1,6 +1,6 @@
 <?php
 /**
- * Test bootstrap: a throwaway WordPress 6.1 on SQLite (the cached tree from scripts/setup/wordpress.sh), with this
+ * Test bootstrap: a throwaway WordPress (6.1 unless SITEWRIGHT_TEST_WP_TREE names another tree) on SQLite (the cached tree from scripts/setup/wordpress.sh), with this
  * plugin copied in and activated, loaded into the test process through wp-load.php. Removed at exit.
  *
  * @package Sitewright
@@ -9,7 +9,8 @@
 declare(strict_types=1);
 
 $sitewright_repo = dirname( __DIR__, 2 );
-$sitewright_tree = trim( (string) shell_exec( 'bash ' . escapeshellarg( $sitewright_repo . '/scripts/setup/wordpress.sh' ) ) );
+// SITEWRIGHT_TEST_WP_TREE: another prepared tree (e.g. a newer WordPress with the SQLite drop-in), for a run by hand.
+$sitewright_tree = getenv( 'SITEWRIGHT_TEST_WP_TREE' ) ? (string) getenv( 'SITEWRIGHT_TEST_WP_TREE' ) : trim( (string) shell_exec( 'bash ' . escapeshellarg( $sitewright_repo . '/scripts/setup/wordpress.sh' ) ) );
 if ( '' === $sitewright_tree || ! is_file( $sitewright_tree . '/wp-settings.php' ) ) {
 	fwrite( STDERR, "scripts/setup/wordpress.sh did not produce a WordPress tree\n" );
 	exit( 1 );
@@ -37,7 +38,8 @@ file_put_contents(
 		$sitewright_dir . '/database/',
 		'wordpress.sqlite',
 		array(
-			'WP_DEBUG'               => false,
+			// SITEWRIGHT_TEST_WP_DEBUG=1 runs the suite with WP_DEBUG on (notices and deprecations become visible).
+			'WP_DEBUG'               => '1' === getenv( 'SITEWRIGHT_TEST_WP_DEBUG' ),
 			'DISABLE_WP_CRON'        => true,
 			'WP_HTTP_BLOCK_EXTERNAL' => true,
 			'SITEWRIGHT_SANDBOX'     => true,
@@ -61,7 +63,7 @@ define( 'SITEWRIGHT_TEST_DB_FILE', $sitewright_dir . '/database/wordpress.sqlite
 define( 'SITEWRIGHT_TEST_VECTORS', $sitewright_repo . '/test/vectors/signing.json' );
 define( 'SITEWRIGHT_TEST_TREE', $sitewright_tree );
 define( 'SITEWRIGHT_TEST_REPO', $sitewright_repo );
-define( 'SITEWRIGHT_TEST_VOCABULARY', $sitewright_repo . '/test/vectors/vocabulary.json' );
+define( 'SITEWRIGHT_TEST_VOCABULARY', $sitewright_repo . '/plugin/vocabulary.json' );
 define( 'WP_USE_THEMES', false );
 $_SERVER['HTTP_HOST']       = 'localhost';
 $_SERVER['SERVER_NAME']     = 'localhost';

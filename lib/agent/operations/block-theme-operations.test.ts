@@ -140,8 +140,9 @@ describe("template parts", () => {
 });
 
 describe("navigation", () => {
-  it("saves the shown page list as a menu on the first change, then renames, moves and removes links; undo deletes the menu", async () => {
-    expect(await listNavigations(wp.admin)).toEqual([]);
+  it("saves the shown page list as a menu on the first change, then renames, moves and removes links; undo puts the menus back", async () => {
+    // WordPress 6.3+ saves the page list as a navigation menu itself the first time a header shows it; 6.1 does not.
+    const existing = await listNavigations(wp.admin);
     const first = await run(readNavigation, {});
     expect(first.links).toEqual([{ position: "1", kind: "page-list" }]);
     const before = await frontPage();
@@ -149,7 +150,7 @@ describe("navigation", () => {
     const added = await write(
       await plan(changeNavigation, { action: "add", label: "Blog", url: "https://news.example/" }),
     );
-    expect(added[0]!.item.action).toBe("create");
+    expect(added[0]!.item.action).toBe(existing.length === 0 ? "create" : "update");
     const menuId = Number(added[0]!.written.ref.slice("post:".length));
     const links = async () =>
       (await run(readNavigation, {})).links.map((l: any) => `${l.position} ${l.label ?? l.kind}`);
@@ -173,7 +174,7 @@ describe("navigation", () => {
     for (const done of later.reverse()) await undo(done);
     expect(await links()).toEqual(["1 page-list", "2 Blog"]);
     await undo(added);
-    expect(await listNavigations(wp.admin)).toEqual([]);
+    expect(await listNavigations(wp.admin)).toEqual(existing);
     expect(await frontPage()).toBe(before);
   });
 

@@ -101,9 +101,9 @@ final class Sitewright_REST_Items_Controller extends Sitewright_REST_Controller 
 	 */
 	public function get_items( $request ) {
 		$refs = array_values( array_filter( explode( ',', (string) $request->get_param( 'refs' ) ) ) );
-		if ( ! $refs || count( $refs ) > Sitewright_Items::MAX_BATCH ) {
+		if ( ! $refs || count( $refs ) > Sitewright_Items::max_batch() ) {
 			/* translators: %d: maximum */
-			return new WP_Error( 'rest_invalid_param', sprintf( __( 'Give between 1 and %d refs, e.g. ?refs=post:12,option:blogname.', 'sitewright-connector' ), Sitewright_Items::MAX_BATCH ), array( 'status' => 400 ) );
+			return new WP_Error( 'rest_invalid_param', sprintf( __( 'Give between 1 and %d refs, e.g. ?refs=post:12,option:blogname.', 'sitewright-connector' ), Sitewright_Items::max_batch() ), array( 'status' => 400 ) );
 		}
 		$scopes = (array) Sitewright_Agent_User::scopes();
 		$items  = array();
@@ -145,9 +145,9 @@ final class Sitewright_REST_Items_Controller extends Sitewright_REST_Controller 
 	 */
 	public function create_item( $request ) {
 		$changes = $request->get_param( 'changes' );
-		if ( ! is_array( $changes ) || ! $changes || count( $changes ) > Sitewright_Items::MAX_BATCH ) {
+		if ( ! is_array( $changes ) || ! $changes || count( $changes ) > Sitewright_Items::max_batch() ) {
 			/* translators: %d: maximum */
-			return new WP_Error( 'rest_invalid_param', sprintf( __( 'Give between 1 and %d changes.', 'sitewright-connector' ), Sitewright_Items::MAX_BATCH ), array( 'status' => 400 ) );
+			return new WP_Error( 'rest_invalid_param', sprintf( __( 'Give between 1 and %d changes.', 'sitewright-connector' ), Sitewright_Items::max_batch() ), array( 'status' => 400 ) );
 		}
 		$scopes = (array) Sitewright_Agent_User::scopes();
 		foreach ( array_values( $changes ) as $index => $change ) {

@@ -55,9 +55,9 @@ final class Sitewright_REST_Purge_Controller extends Sitewright_REST_Controller 
 	 */
 	public function create_item( $request ) {
 		$refs = $request->get_param( 'refs' );
-		if ( ! is_array( $refs ) || ! $refs || count( $refs ) > Sitewright_Items::MAX_BATCH ) {
+		if ( ! is_array( $refs ) || ! $refs || count( $refs ) > Sitewright_Items::max_batch() ) {
 			/* translators: %d: maximum */
-			return new WP_Error( 'rest_invalid_param', sprintf( __( 'Give between 1 and %d refs.', 'sitewright-connector' ), Sitewright_Items::MAX_BATCH ), array( 'status' => 400 ) );
+			return new WP_Error( 'rest_invalid_param', sprintf( __( 'Give between 1 and %d refs.', 'sitewright-connector' ), Sitewright_Items::max_batch() ), array( 'status' => 400 ) );
 		}
 		foreach ( $refs as $ref ) {
 			$parsed = Sitewright_Items::parse_ref( $ref );

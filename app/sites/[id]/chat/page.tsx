@@ -8,6 +8,7 @@ import styles from "./chat.module.css";
 import { ChatPanelMessagesOnly } from "./history";
 import { relativeTime } from "@/app/relative-time";
 import { ConversationList } from "./conversation-list";
+import { PermissionsSummary } from "@/app/permissions-summary";
 
 export const metadata = { title: "Chat · Sitewright" };
 
@@ -82,6 +83,7 @@ export default async function ChatPage({
           {title}
         </a>
       </h1>
+      {data.site.active && data.permissions ? <PermissionsSummary permissions={data.permissions} compact /> : null}
       <div className={styles.layout}>
         <details className={styles.conversationsToggle} open>
           <summary>Conversations</summary>
