@@ -86,7 +86,7 @@ export default async function globalSetup() {
         AGENT_MODEL: "scripted",
         // Every read and write operation, plus publishing (destructive: it waits for the user's approval).
         AGENT_OPERATIONS:
-          "get_site_info,list_pages,list_posts,read_page,list_media,read_menus,read_site_settings,create_draft,update_page,replace_block,insert_block,set_site_identity,set_featured_image,publish_page,read_global_styles,update_global_styles,list_terms,save_term,set_post_terms,schedule_post,update_seo,update_media,start_bulk_job",
+          "get_site_info,list_pages,list_posts,read_page,list_media,read_menus,read_site_settings,create_draft,update_page,replace_block,insert_block,add_image,set_site_identity,set_featured_image,publish_page,read_global_styles,update_global_styles,list_terms,save_term,set_post_terms,schedule_post,update_seo,update_media,start_bulk_job",
         // Sandboxes only for the sandbox run (playwright.sandbox.config.ts): the other specs chat in live mode.
         SANDBOX_DRIVER: process.env.E2E_SANDBOX_DRIVER ?? "",
         // No warm pool here: refilling it in the background adds a bridge network while a page is loading, and

@@ -69,6 +69,8 @@ export const envSchema = z
     AUTH_RATE_LIMIT: withDefault(positiveInt, 10),
     PASSWORD_HASH_CONCURRENCY: optional(positiveInt),
     REDEEM_RATE_LIMIT: withDefault(positiveInt, 20),
+    /** The largest file the owner may attach in the chat, in bytes (docs/media.md). */
+    UPLOAD_MAX_BYTES: withDefault(positiveInt, 10 * 1024 * 1024),
     /** Calls per minute one MCP client may make to `/mcp` (docs/mcp.md). */
     MCP_RATE_LIMIT: withDefault(positiveInt, 120),
     /** Read by server.mjs (lib/http/forwarded.mjs), which decides client addresses; validated here as well. */

@@ -6,6 +6,7 @@ import { nowMs, now } from "@/lib/clock";
 import {
   deleteDeadOAuthTokens,
   deleteExpiredAccountTokens,
+  deleteExpiredUploads,
   deleteRateLimitsBefore,
   deleteSessionsIdleOrExpired,
 } from "@/lib/db/queries";
@@ -25,7 +26,9 @@ export async function runSweeps() {
   const oauthTokens = await deleteDeadOAuthTokens({ before: new Date(at.getTime() - 24 * 60 * 60 * 1000) });
   // Mailed links past their expiry can only answer token_expired, which an unknown token's invalid_token does as well.
   const accountTokens = await deleteExpiredAccountTokens({ now: at });
-  return { sessions, ...pairings, oauthTokens, accountTokens };
+  // Attachments nobody used, and previews of used ones past their keeping time (docs/media.md).
+  const uploads = await deleteExpiredUploads({ now: at });
+  return { sessions, ...pairings, oauthTokens, accountTokens, uploads };
 }
 
 type Holder = { timer?: NodeJS.Timeout };

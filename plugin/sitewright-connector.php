@@ -34,6 +34,7 @@ require_once __DIR__ . '/includes/class-sitewright-site-info.php';
 require_once __DIR__ . '/includes/class-sitewright-preflight.php';
 require_once __DIR__ . '/includes/class-sitewright-snapshot.php';
 require_once __DIR__ . '/includes/class-sitewright-items.php';
+require_once __DIR__ . '/includes/class-sitewright-media.php';
 require_once __DIR__ . '/includes/class-sitewright-exact-write.php';
 require_once __DIR__ . '/includes/class-sitewright-design-items.php';
 require_once __DIR__ . '/includes/class-sitewright-term-items.php';
@@ -52,6 +53,7 @@ require_once __DIR__ . '/includes/rest/class-sitewright-rest-snapshot-controller
 require_once __DIR__ . '/includes/rest/class-sitewright-rest-custom-css-controller.php';
 require_once __DIR__ . '/includes/rest/class-sitewright-rest-items-controller.php';
 require_once __DIR__ . '/includes/rest/class-sitewright-rest-purge-controller.php';
+require_once __DIR__ . '/includes/rest/class-sitewright-rest-media-controller.php';
 
 if ( is_admin() ) {
 	require_once __DIR__ . '/admin/class-sitewright-admin.php';

@@ -9,6 +9,8 @@ export const chatSchema = z
     siteId: z.string().min(1).max(100),
     conversationId: z.string().min(1).max(100).optional(),
     message: z.string().optional(),
+    /** Files the owner attached to this message (`POST /sites/:id/uploads`), by upload id. */
+    uploads: z.array(z.uuid()).min(1).max(10).optional(),
     /** `sandbox`: work in a sandbox copy of the site (default when sandboxes are on); `live`: the site itself. */
     mode: z.enum(["live", "sandbox"]).optional(),
     approvals: z
@@ -25,11 +27,11 @@ export const chatSchema = z
   })
   .superRefine((body, ctx) => {
     if (body.approvals) {
-      if (body.message !== undefined)
+      if (body.message !== undefined || body.uploads)
         ctx.addIssue({ code: "custom", path: ["message"], message: "Send either a message or approvals, not both." });
       if (!body.conversationId)
         ctx.addIssue({ code: "custom", path: ["conversationId"], message: "Approvals belong to a conversation." });
-    } else if (!body.message || body.message.trim() === "") {
+    } else if ((!body.message || body.message.trim() === "") && !body.uploads) {
       ctx.addIssue({ code: "custom", path: ["message"], message: "Write a message." });
     }
   });

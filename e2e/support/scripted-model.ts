@@ -20,7 +20,11 @@ function scopeRefusal(content: unknown): string | undefined {
 
 function replyTo(request: OpenAIChatRequest): ScriptedReply {
   const userIndex = request.messages.map((m) => m.role).lastIndexOf("user");
-  const said = String(request.messages[userIndex]?.content ?? "");
+  const content = request.messages[userIndex]?.content;
+  // Several parts (text and the attachment lines) come as a list; one as a plain string.
+  const said = Array.isArray(content)
+    ? content.map((part: { text?: unknown }) => String(part?.text ?? "")).join("\n")
+    : String(content ?? "");
   const toolAnswered = request.messages.slice(userIndex + 1).some((m) => m.role === "tool");
   // A bulk job's writer (lib/agent/job-writer.ts): one text per item it was given, as the JSON it asks for.
   const system = String(request.messages.find((m) => m.role === "system")?.content ?? "");
@@ -88,6 +92,21 @@ function replyTo(request: OpenAIChatRequest): ScriptedReply {
     return toolAnswered
       ? { text: `Paragraph 1 of page ${id} is handled.` }
       : { toolCalls: [{ name: "replace_block", arguments: { type: "page", id: Number(id), position: "1", markup } }] };
+  }
+  match = /add the attached photo to page (\d+)/i.exec(said);
+  if (match) {
+    const upload = /upload:[0-9a-f-]{36}/.exec(said)?.[0];
+    if (!upload) return { text: "I see no attachment." };
+    return toolAnswered
+      ? { text: `The photo on page ${match[1]} is handled.` }
+      : {
+          toolCalls: [
+            {
+              name: "add_image",
+              arguments: { type: "page", id: Number(match[1]), file: upload, alt: "The shop front" },
+            },
+          ],
+        };
   }
   match = /publish page (\d+)/i.exec(said);
   if (match) {

@@ -10,6 +10,9 @@ import type { OPERATIONS } from "./operations";
 import type { ToolOutput } from "./tools";
 import type { ChangePart } from "./writes";
 
+/** A file attached to a message, as `POST /sites/:id/uploads` answered it. */
+export type Attachment = { id: string; name: string; type: string; size: number; width?: number; height?: number };
+
 /** Every operation the agent knows, each with its own name and input type. */
 type AnyOperation = (typeof OPERATIONS)[number];
 
@@ -56,6 +59,8 @@ export type ChatDataParts = {
   change: ChangePart;
   /** A bulk job the turn started (docs/bulk-jobs.md); id = the job. */
   job: JobPart;
+  /** A file the owner attached to their message (docs/media.md). */
+  attachment: Attachment;
 };
 
 export type ChatMessage = UIMessage<ChatMetadata | undefined, ChatDataParts, ChatTools>;

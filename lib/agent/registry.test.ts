@@ -12,7 +12,7 @@ const everything = {
   blockTheme: false,
   scopes: ["site:read", "content:read", "content:write", "media:write", "design:write", "settings:write"],
   capabilities: null,
-  features: ["custom_css", "terms", "media_alt", "seo"],
+  features: ["custom_css", "terms", "media_alt", "seo", "media_upload"],
 };
 const names = (grant: Parameters<typeof allowedOperations>[0], allowlist?: string[]) =>
   allowedOperations(grant, allowlist).operations.map((op) => op.name);
@@ -43,6 +43,19 @@ describe("the operation allowlist", () => {
       "read_page",
       "trash_page",
     ]);
+  });
+
+  it("offers add_image only when the token may also upload files (media:write lends upload_files)", () => {
+    const contentOnly = {
+      ...everything,
+      scopes: ["site:read", "content:read", "content:write"],
+      capabilities: ["edit_pages"],
+    };
+    const { excluded } = allowedOperations(contentOnly, ["add_image"]);
+    expect(excluded.find((e) => e.operation === "add_image")).toEqual({ operation: "add_image", reason: "capability" });
+    const both = { ...contentOnly, capabilities: ["edit_pages", "upload_files"] };
+    expect(names(both, ["add_image"])).toEqual(["add_image"]);
+    expect(names({ ...both, features: ["custom_css"] }, ["add_image"])).toEqual([]);
   });
 
   it("drops operations the token's scopes do not cover", () => {

@@ -24,6 +24,7 @@ import type { SiteClient } from "@/lib/sites/types";
 import { CircuitOpenError, siteBreaker } from "./breaker";
 import { RunBudget, TimeBudgetExceeded, type BudgetLimits } from "./budget";
 import type { ChatMessage, JobPart, TurnMetadata } from "./chat-message";
+import { dataPartForModel } from "./attachments";
 import type { AgentModel } from "./model";
 import { ALL_OPERATIONS, sdkInputSchema, type Operation } from "./operations";
 import { type NotVisible, systemPrompt, type PromptSite } from "./prompt";
@@ -228,6 +229,7 @@ async function runModel(input: TurnInput, ctx: ToolContext, emit: Emit): Promise
       messages: await convertToModelMessages(input.history, {
         tools: { ...historyTools, ...tools },
         ignoreIncompleteToolCalls: true,
+        convertDataPart: dataPartForModel,
       }),
       tools,
       stopWhen: budget.stopCondition(),

@@ -21,6 +21,7 @@ import { CircuitOpenError, type CircuitBreaker } from "./breaker";
 import type { RunBudget } from "./budget";
 import { OperationError, sdkInputSchema, type Operation, type OperationResult } from "./operations";
 import { toolDescription } from "./tool-definitions";
+import { planContext } from "./media";
 import { findInjection, wrapForModel } from "./untrusted";
 import {
   holdPlanForApproval,
@@ -212,7 +213,7 @@ async function perform(ctx: ToolContext, op: Operation, input: unknown, toolCall
           { cause: error },
         );
       }
-      plan = await op.plan(ctx.client, input);
+      plan = await op.plan(ctx.client, input, planContext(ctx.writes, toolCallId));
     }
   }
 }

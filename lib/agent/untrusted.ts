@@ -29,7 +29,7 @@ const INJECTION_PATTERNS: RegExp[] = [
   /\b(approved|approval|authori[sz]ed|permission granted|user (has )?(approved|confirmed|consented))\b/i,
   /<\|?(im_start|im_end|system|assistant|endoftext)\|?>/i,
   /\[(\/)?(INST|SYS)\]|<<\/?SYS>>/i,
-  /\b(trash_page|publish_page|change_menu|update_page|replace_block|insert_block|set_site_identity|update_custom_css|create_draft|set_featured_image|change_navigation|update_global_styles|update_template_part)\b/i,
+  /\b(trash_page|publish_page|change_menu|update_page|replace_block|insert_block|add_image|set_site_identity|update_custom_css|create_draft|set_featured_image|change_navigation|update_global_styles|update_template_part)\b/i,
   /"?(tool_calls?|function_call|tool-approval-response|approvalId)"?\s*[:=]/i,
   /\b(assistant|system|user)\s*:\s*\S/i,
 ];

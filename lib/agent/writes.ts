@@ -6,6 +6,7 @@
  * once. Either way the write lands in the turn's change set.
  */
 import {
+  itemsOfToolCall,
   publicChangeItem,
   pendingPlanFor,
   closePlan,
@@ -24,6 +25,7 @@ import {
   type WrittenItem,
 } from "@/lib/changes/site-items";
 import type { ChangeItem } from "@/lib/db/schema";
+import { placedItems, planContext } from "./media";
 import type { Operation, OperationResult, WritePlan } from "./operations";
 import { OperationError } from "./operations";
 
@@ -50,7 +52,7 @@ export type PlanOutcome = { ok: true; plan: WritePlan } | { ok: false; error: un
 export function planFor(ctx: WriteContext, op: Operation, input: unknown, toolCallId: string): Promise<PlanOutcome> {
   let outcome = ctx.plans.get(toolCallId);
   if (!outcome) {
-    outcome = op.plan!(ctx.client, input).then(
+    outcome = op.plan!(ctx.client, input, planContext(ctx, toolCallId)).then(
       (plan): PlanOutcome => ({ ok: true, plan }),
       (error: unknown): PlanOutcome => ({ ok: false, error }),
     );
@@ -71,7 +73,9 @@ export function planNeedsClick(ctx: WriteContext, op: Operation, plan: WritePlan
 /** Stores a plan that waits for the click and shows it on the approval card. */
 export async function holdPlanForApproval(ctx: WriteContext, toolCallId: string, plan: WritePlan): Promise<void> {
   const { changeSetId, items } = await recordPendingPlan(ctx.scope, toolCallId, plan.items);
-  ctx.emitChange({ toolCallId, changeSetId, status: "pending", items: items.map(publicChangeItem) });
+  // Files the plan uploaded (written, not visible) are shown on the card beside the change that uses them.
+  const shown = [...placedItems(ctx, toolCallId), ...items.map(publicChangeItem)];
+  ctx.emitChange({ toolCallId, changeSetId, status: "pending", items: shown });
 }
 
 function resultOf(
@@ -117,7 +121,8 @@ export async function writePlanNow(ctx: WriteContext, toolCallId: string, plan: 
     throw error;
   }
   const { changeSetId, items } = await recordWritten(ctx.scope, toolCallId, plan.items, done);
-  ctx.emitChange({ toolCallId, changeSetId, status: "applied", items: items.map(publicChangeItem) });
+  const shown = [...placedItems(ctx, toolCallId), ...items.map(publicChangeItem)];
+  ctx.emitChange({ toolCallId, changeSetId, status: "applied", items: shown });
   return resultOf(plan.summary, plan.target, plan.items, { ...(plan.data?.(written(done)) as object), changeSetId });
 }
 
@@ -245,11 +250,15 @@ export async function writeApprovedPlan(ctx: WriteContext, toolCallId: string): 
     itemIds: items.map((i) => i.id),
     outcome: "ok",
   });
+  // The card keeps showing what the call uploaded while it waited (written before the click).
+  const uploaded = (await itemsOfToolCall({ conversationId: ctx.scope.conversationId, toolCallId })).filter(
+    (i) => i.kind === "media" && i.action === "create" && !items.some((w) => w.id === i.id),
+  );
   ctx.emitChange({
     toolCallId,
     changeSetId,
     status: "applied",
-    items: items.map((i) => ({ ...publicChangeItem(i), status: "applied" })),
+    items: [...uploaded.map(publicChangeItem), ...items.map((i) => ({ ...publicChangeItem(i), status: "applied" }))],
   });
   if (ctx.scope.target === "live") ctx.afterLiveWrite?.({ changeSetId, itemIds: items.map((i) => i.id) });
   return approvedResult(items, done, changeSetId);

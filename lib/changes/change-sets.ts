@@ -13,6 +13,7 @@ import {
   insertChangeItems,
   listChangeItemDiffs,
   listChangeSetSummaries,
+  listItemsForToolCall,
   listPendingItemsForToolCall,
   markChangeItemApplied,
   refreshChangeSetStatus,
@@ -323,6 +324,11 @@ export async function recordWritten(
 /** The pending items an approved tool call will write: exactly what the approval card showed. */
 export async function pendingPlanFor(input: { conversationId: string; toolCallId: string }): Promise<ChangeItem[]> {
   return listPendingItemsForToolCall(input);
+}
+
+/** Every item a tool call planned or wrote, whatever its status (a card shows an upload beside its use). */
+export async function itemsOfToolCall(input: { conversationId: string; toolCallId: string }): Promise<ChangeItem[]> {
+  return listItemsForToolCall(input);
 }
 
 /** Marks pending items written, with what the site answered. */

@@ -11,3 +11,4 @@ export * from "./queries/rehearsals";
 export * from "./queries/credentials";
 export * from "./queries/jobs";
 export * from "./queries/account-tokens";
+export * from "./queries/uploads";

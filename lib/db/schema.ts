@@ -6,6 +6,7 @@ import { sql } from "drizzle-orm";
 import {
   bigint,
   boolean,
+  customType,
   index,
   integer,
   jsonb,
@@ -274,6 +275,40 @@ export const messages = pgTable(
   (t) => [index("messages_conversation_seq_idx").on(t.conversationId, t.seq)],
 );
 export type Message = typeof messages.$inferSelect;
+
+/** Raw bytes (PGlite answers a Uint8Array, postgres.js a Buffer: the queries hand out Buffers). */
+const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({ dataType: () => "bytea" });
+
+/**
+ * A file the owner attached in the chat (or the agent fetched from an https address), checked and stripped of
+ * metadata (docs/media.md). Kept in the database so every app instance and both stores serve it; unused ones
+ * expire after a day, used ones are kept a while longer for the approval card's preview.
+ */
+export const uploads = pgTable(
+  "uploads",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    siteId: text("site_id")
+      .notNull()
+      .references(() => sites.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    mime: text("mime").notNull(),
+    size: integer("size").notNull(),
+    width: integer("width"),
+    height: integer("height"),
+    bytes: bytea("bytes").notNull(),
+    /** Set when the service fetched the file from an https address instead of the owner attaching it. */
+    sourceUrl: text("source_url"),
+    createdAt: ts("created_at").notNull(),
+    usedAt: ts("used_at"),
+    expiresAt: ts("expires_at").notNull(),
+  },
+  (t) => [index("uploads_user_site_idx").on(t.userId, t.siteId), index("uploads_expires_idx").on(t.expiresAt)],
+);
+export type Upload = typeof uploads.$inferSelect;
 
 export const TOOL_AUDIT_STATUSES = ["started", "ok", "error", "refused", "invalid"] as const;
 export type ToolAuditStatus = (typeof TOOL_AUDIT_STATUSES)[number];

@@ -29,6 +29,7 @@ import { sandboxConfig } from "@/lib/sandbox/config";
 import { startBulkJob } from "./bulk-job";
 import type { JobSpec } from "@/lib/jobs/spec";
 import { scheduleVerification } from "@/lib/workflows/verify-change-set";
+import { takeBackDeniedUploads } from "./denied-uploads";
 import type { NotVisible } from "@/lib/agent/prompt";
 import { decideApproval } from "@/lib/agent/approvals";
 import { siteBreaker } from "@/lib/agent/breaker";
@@ -38,6 +39,7 @@ import { agentModel, isAgentConfigured, type AgentModel } from "@/lib/agent/mode
 import { allowedOperations, configuredAllowlist, grantFromSiteInfo, lockedOperations } from "@/lib/agent/registry";
 import { ALL_OPERATIONS } from "@/lib/agent/operations";
 import { streamTurn, type ChatMessage } from "@/lib/agent/run";
+import { attachedUploads } from "@/lib/media/uploads";
 
 export type ApprovalAnswer = { id: string; approved: boolean; reason?: string };
 
@@ -46,6 +48,8 @@ export type ChatTurnRequest = {
   siteId: string;
   conversationId?: string;
   message?: string;
+  /** Files the owner attached to the message (upload ids). */
+  uploads?: string[];
   approvals?: ApprovalAnswer[];
   /** `sandbox` (default when sandboxes are on): the turn works in the conversation's sandbox copy of the site. */
   mode?: ChatMode;
@@ -133,6 +137,7 @@ function flaggedInHistory(history: ChatMessage[]): string | undefined {
 async function closeUnansweredApprovals(
   history: ChatMessage[],
   scope: { conversationId: string; userId: string; siteId: string },
+  client: SiteClient,
 ) {
   const last = history.at(-1);
   if (last?.role !== "assistant") return;
@@ -149,6 +154,7 @@ async function closeUnansweredApprovals(
       approved: false,
       reason: "Not answered before the next message.",
     });
+    await takeBackDeniedUploads(client, { ...scope, toolCallId: part.toolCallId });
     Object.assign(part, {
       state: "output-denied",
       approval: { id: part.approval.id, approved: false, reason: "Not answered before the next message." },
@@ -161,6 +167,7 @@ async function applyApprovals(
   history: ChatMessage[],
   answers: ApprovalAnswer[],
   scope: { conversationId: string; userId: string; siteId: string },
+  client: SiteClient,
 ): Promise<Set<string>> {
   const last = history.at(-1);
   const approved = new Set<string>();
@@ -204,6 +211,7 @@ async function applyApprovals(
       approval: { ...part.approval, approved: granted, ...(reason ? { reason } : {}) },
     });
     if (granted) approved.add(part.toolCallId);
+    else await takeBackDeniedUploads(client, { ...scope, toolCallId: part.toolCallId });
   }
   return approved;
 }
@@ -258,24 +266,33 @@ async function applyTurnInput(
   existing: boolean,
   history: ChatMessage[],
   scope: { conversationId: string; userId: string; siteId: string },
+  client: SiteClient,
 ): Promise<Set<string>> {
   if (request.approvals?.length) {
     if (!existing) throw notFound("conversation");
-    return applyApprovals(history, request.approvals, scope);
+    return applyApprovals(history, request.approvals, scope, client);
   }
   const text = (request.message ?? "").trim();
+  const attached = await attachedUploads({ ids: request.uploads ?? [], userId: request.userId, siteId: scope.siteId });
   if (!existing) {
     await insertConversation({
       id: scope.conversationId,
       userId: request.userId,
       siteId: scope.siteId,
-      title: text.slice(0, 80),
+      title: (text || attached[0]?.name || "").slice(0, 80),
       now: now(),
     });
   } else {
-    await closeUnansweredApprovals(history, scope);
+    await closeUnansweredApprovals(history, scope, client);
   }
-  history.push({ id: randomUUID(), role: "user", parts: [{ type: "text", text }] });
+  history.push({
+    id: randomUUID(),
+    role: "user",
+    parts: [
+      ...(text ? [{ type: "text" as const, text }] : []),
+      ...attached.map((data) => ({ type: "data-attachment" as const, id: data.id, data })),
+    ],
+  });
   return new Set<string>();
 }
 
@@ -311,7 +328,7 @@ export async function startChatTurn(
   const history = existing ? (await listMessages({ conversationId: existing.id })).map(toChatMessage) : [];
   const mode = chooseMode(history, request, deps);
   const scope = { conversationId: existing?.id ?? randomUUID(), userId: request.userId, siteId: site.id };
-  const approvedToolCalls = await applyTurnInput(request, Boolean(existing), history, scope);
+  const approvedToolCalls = await applyTurnInput(request, Boolean(existing), history, scope, liveClient);
 
   // Sandbox mode: the agent's operations reach only the conversation's sandbox; the live site is not touched.
   const rehearsal =

@@ -756,6 +756,9 @@ final class Sitewright_Items {
 	 */
 	private static function write_post( string $action, int $id, array $fields ) {
 		if ( 'delete' === $action ) {
+			if ( 'attachment' === get_post_type( $id ) && Sitewright_Media::in_use( $id ) ) {
+				return $id; // Undoing an upload keeps it while something else on the site shows it.
+			}
 			return wp_delete_post( $id, true ) ? $id : new WP_Error( 'sitewright_not_deleted', __( 'The item could not be deleted.', 'sitewright-connector' ), array( 'status' => 500 ) );
 		}
 		if ( 'trash' === $action ) {

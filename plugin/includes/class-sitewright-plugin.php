@@ -43,6 +43,7 @@ final class Sitewright_Plugin {
 			new Sitewright_REST_Custom_CSS_Controller(),
 			new Sitewright_REST_Items_Controller(),
 			new Sitewright_REST_Purge_Controller(),
+			new Sitewright_REST_Media_Controller(),
 		);
 		foreach ( $controllers as $controller ) {
 			$controller->register_routes();

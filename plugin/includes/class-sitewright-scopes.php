@@ -48,6 +48,8 @@ final class Sitewright_Scopes {
 			'sitewright-items'   => array( '#^/sitewright/v1/items$#i', array( 'site:read' ), array( 'site:read' ) ),
 			// Purging caches before the look at the live site changes nothing a visitor sees.
 			'sitewright-purge'   => array( '#^/sitewright/v1/purge$#i', null, array( 'site:read' ) ),
+			// An attachment from a file the owner attached in the chat (not used by anything yet: not visible).
+			'sitewright-media'   => array( '#^/sitewright/v1/media$#i', null, array( 'media:write' ) ),
 			// Core: who the agent is, and the site's settings.
 			'core-me'            => array( '#^/wp/v2/users/me$#i', array( 'site:read' ), null ),
 			'core-settings'      => array( '#^/wp/v2/settings$#i', array( 'site:read' ), array( 'settings:write' ) ),

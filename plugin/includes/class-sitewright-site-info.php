@@ -16,7 +16,7 @@ defined( 'ABSPATH' ) || exit;
 final class Sitewright_Site_Info {
 
 	/** Everything features() can report. */
-	public const FEATURES = array( 'custom_css', 'terms', 'media_alt', 'seo' );
+	public const FEATURES = array( 'custom_css', 'terms', 'media_alt', 'seo', 'media_upload' );
 
 	/**
 	 * Page builders: id => [label, plugin basenames, theme templates, content needles, post meta keys].
@@ -118,6 +118,7 @@ final class Sitewright_Site_Info {
 			'activePlugins' => array_values( (array) get_option( 'active_plugins', array() ) ),
 			'features'      => self::features(),
 			'seo'           => Sitewright_Seo_Items::active(),
+			'mediaMaxBytes' => Sitewright_Media::max_bytes(),
 		);
 	}
 
@@ -133,6 +134,9 @@ final class Sitewright_Site_Info {
 		$features = array_merge( $features, array( 'terms', 'media_alt' ) );
 		$seo      = Sitewright_Seo_Items::active();
 		return $seo && $seo['writable'] ? array_merge( $features, array( 'seo' ) ) : $features;
+		// POST /sitewright/v1/media, with the largest file it takes in `mediaMaxBytes`.
+		$features[] = 'media_upload';
+		return $features;
 	}
 
 	/**

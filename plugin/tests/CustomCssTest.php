@@ -130,6 +130,6 @@ final class CustomCssTest extends Sitewright_Test_Case {
 	public function test_info_reports_the_custom_css_feature(): void {
 		$creds = Sitewright_Credentials::create( array( 'site:read' ) );
 		$this->assertTrue( Sitewright_Auth::verify( $this->signed( $creds ), $this->now_ms() ) );
-		$this->assertSame( array( 'custom_css', 'terms', 'media_alt' ), $this->dispatch( 'GET', '/sitewright/v1/info' )->get_data()['features'] );
+		$this->assertSame( array( 'custom_css', 'terms', 'media_alt', 'media_upload' ), $this->dispatch( 'GET', '/sitewright/v1/info' )->get_data()['features'] );
 	}
 }

@@ -2,6 +2,7 @@
 import type { z } from "zod";
 import { leanToolSchema } from "../tool-definitions";
 import type { Operation } from "./operation";
+import addImage from "./add_image";
 import changeMenu from "./change_menu";
 import changeNavigation from "./change_navigation";
 import createDraft from "./create_draft";
@@ -50,6 +51,7 @@ export const OPERATIONS = [
   updatePage,
   replaceBlock,
   insertBlock,
+  addImage,
   setSiteIdentity,
   setFeaturedImage,
   updateMedia,
@@ -78,5 +80,14 @@ export const sdkInputSchema = (op: Operation) => sdkSchemas.get(op) ?? leanToolS
 
 export const operationsByName: ReadonlyMap<string, Operation> = new Map(ALL_OPERATIONS.map((op) => [op.name, op]));
 
-export type { Operation, OperationResult, Risk, Scope, WritePlan } from "./operation";
+export type {
+  MediaSource,
+  Operation,
+  OperationResult,
+  PlacedMedia,
+  PlanContext,
+  Risk,
+  Scope,
+  WritePlan,
+} from "./operation";
 export { OperationError } from "./operation";

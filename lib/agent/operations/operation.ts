@@ -36,6 +36,29 @@ export type WritePlan = {
   data?: (written: Array<{ ref: string; version: string | null }>) => unknown;
 };
 
+/** A file to put on the site: one the owner attached in the chat (`upload:<id>`), or an image at an https address. */
+export type MediaSource = { uploadId: string } | { url: string };
+
+/** An attachment Sitewright has just made on the site: used by nothing yet, so visitors do not see it. */
+export type PlacedMedia = {
+  id: number;
+  url: string;
+  mime: string;
+  name: string;
+  alt: string;
+  width?: number;
+  height?: number;
+};
+
+/** What a plan may do besides reading the site. */
+export type PlanContext = {
+  /**
+   * Uploads a file as an attachment, written at once (like a draft: nothing uses it yet) and recorded in the turn's
+   * change set, so undo deletes it; the plan then uses it, and that use waits for the click when visible.
+   */
+  placeMedia(source: MediaSource, details: { alt?: string; caption?: string; title?: string }): Promise<PlacedMedia>;
+};
+
 export type Operation<Input = unknown> = {
   name: string;
   /** What the chat's card calls it, for a person: "Publish a page". */
@@ -65,7 +88,7 @@ export type Operation<Input = unknown> = {
   /** Reads (and the few writes the items route cannot express yet) run directly. */
   run?(client: SiteClient, input: Input): Promise<OperationResult>;
   /** Writes plan first; the write path (lib/agent/writes.ts) applies the plan. */
-  plan?(client: SiteClient, input: Input): Promise<WritePlan>;
+  plan?(client: SiteClient, input: Input, context?: PlanContext): Promise<WritePlan>;
 };
 
 /** Keeps each operation file typed against its own schema. */

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { planPostUpdate } from "@/lib/changes/plan";
+import { fileSource, mediaSource } from "./add_image";
 import { defineOperation, OperationError } from "./operation";
 import { contentType, postId, readPostItem } from "./wordpress";
 
@@ -8,17 +9,34 @@ type Media = { id: number; media_type: string; source_url: string };
 export default defineOperation({
   name: "set_featured_image",
   label: "Set a featured image",
-  description: "Set (or with mediaId 0 remove) the featured image of a page or post; ids from list_media.",
+  description:
+    'Set the featured image of a page or post to an image from the media library (mediaId, see list_media) or to a file the owner attached in the chat or an image at an https address (file: "upload:<id>" or the address; it is uploaded to the media library at once), or remove it with mediaId 0.',
   input: z.object({
     type: contentType,
     id: postId,
-    mediaId: z.number().int().min(0).describe("0 removes it"),
+    mediaId: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe("The media library ID of the image; 0 removes the featured image"),
+    file: fileSource.optional(),
+    alt: z.string().max(500).optional().describe("For a file: what the image shows, for people who cannot see it"),
   }),
   scope: "content:write",
   risk: "write",
-  async plan(client, { type, id, mediaId }) {
+  async plan(client, { type, id, mediaId: given, file, alt }, context) {
+    if ((given === undefined) === (file === undefined))
+      throw new OperationError("Give either mediaId or file.", "invalid_input");
     const current = await readPostItem(client, type, id);
-    if (mediaId > 0) {
+    let mediaId = given ?? 0;
+    if (file !== undefined) {
+      if (!context) throw new OperationError("Files cannot be uploaded from here.", "not_available");
+      const placed = await context.placeMedia(mediaSource(file), { alt });
+      if (!placed.mime.startsWith("image/"))
+        throw new OperationError(`${placed.name} is not an image.`, "not_an_image");
+      mediaId = placed.id;
+    } else if (mediaId > 0) {
       const media = (await client.get<Media>(`/wp/v2/media/${mediaId}`, { _fields: "id,media_type,source_url" })).data;
       if (media?.media_type !== "image") throw new OperationError(`Media ${mediaId} is not an image.`, "not_an_image");
     }

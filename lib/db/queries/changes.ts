@@ -127,6 +127,21 @@ export async function listPendingItemsForToolCall(input: {
   return rows.map((r) => r.item);
 }
 
+/** Every item of a tool call in the conversation, in the order they were recorded. */
+export async function listItemsForToolCall(input: {
+  conversationId: string;
+  toolCallId: string;
+}): Promise<ChangeItem[]> {
+  const db = await getDb();
+  const rows = await db
+    .select({ item: changeItems })
+    .from(changeItems)
+    .innerJoin(changeSets, eq(changeSets.id, changeItems.changeSetId))
+    .where(and(eq(changeSets.conversationId, input.conversationId), eq(changeItems.toolCallId, input.toolCallId)))
+    .orderBy(asc(changeItems.seq));
+  return rows.map((r) => r.item);
+}
+
 /** Records what the site answered for an item that was written. */
 export async function markChangeItemApplied(input: {
   id: string;

@@ -161,6 +161,10 @@ final class Sitewright_REST_Info_Controller extends Sitewright_REST_Controller {
 						'fields'   => $strings,
 					),
 				),
+				'mediaMaxBytes' => array(
+					'type'        => 'integer',
+					'description' => __( 'The largest file POST /sitewright/v1/media takes, in bytes.', 'sitewright-connector' ),
+				),
 				'token'         => array(
 					'type'       => 'object',
 					'properties' => array(

@@ -60,6 +60,9 @@ const FIELDS: Record<string, string> = {
   focusKeyword: "Focus keyword",
   canonical: "Canonical address",
   noindex: "Kept out of search results",
+  file: "File",
+  type: "Type",
+  size: "Size in pixels",
 };
 
 /** Where a field means something else for a kind: an SEO title is not the page's title; an image's caption is its excerpt. */
@@ -213,7 +216,7 @@ function FieldRows({ item }: { item: ChangeItemView }) {
   const before = (item.before ?? {}) as Record<string, unknown>;
   const after = (item.after ?? {}) as Record<string, unknown>;
   const fields = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter(
-    (f) => !(item.action === "create" && f === "type"),
+    (f) => !(item.action === "create" && f === "type" && item.kind !== "media") && f !== "preview",
   );
   return (
     <dl className={styles.fields}>
@@ -254,6 +257,22 @@ function FieldRows({ item }: { item: ChangeItemView }) {
   );
 }
 
+/** An uploaded file's preview: the cleaned upload as the app serves it to its owner (never a third-party address). */
+function MediaPreview({ item }: { item: ChangeItemView }) {
+  const after = (item.after ?? {}) as { preview?: unknown; type?: unknown; alt?: unknown };
+  const preview = typeof after.preview === "string" && /^\/sites\/[^/]+\/uploads\/[^/]+$/.test(after.preview);
+  if (!preview || typeof after.type !== "string" || !after.type.startsWith("image/")) return null;
+  return (
+    // biome-ignore lint/performance/noImgElement: the owner's own upload, served by the app, not a static asset
+    <img
+      className={styles.preview}
+      src={after.preview as string}
+      alt={typeof after.alt === "string" && after.alt ? after.alt : "The uploaded image"}
+      data-testid="media-preview"
+    />
+  );
+}
+
 export function ChangeItemDiff({ item }: { item: ChangeItemView }) {
   const kind = KINDS[item.kind] ?? item.kind;
   const name = item.kind === "setting" ? "" : ` “${item.title || "untitled"}”`;
@@ -266,6 +285,7 @@ export function ChangeItemDiff({ item }: { item: ChangeItemView }) {
         </strong>
         {item.kind === "setting" ? <span> · {item.title}</span> : null}
       </div>
+      {item.kind === "media" ? <MediaPreview item={item} /> : null}
       <FieldRows item={item} />
     </div>
   );

@@ -7,7 +7,7 @@
  */
 import dynamic from "next/dynamic";
 import { useEffect, useState } from "react";
-import type { ChatMessage } from "@/lib/agent/chat-message";
+import type { Attachment, ChatMessage } from "@/lib/agent/chat-message";
 import styles from "./chat.module.css";
 import { Composer } from "./composer";
 import type { ChatControls } from "./live-chat";
@@ -28,13 +28,14 @@ const LiveChat = dynamic(() => import("./live-chat"), { loading: () => null });
 
 /** Sends through the live chat, or holds the message until it has loaded. */
 function useQueuedSend(controls: ChatControls | undefined) {
-  const [queued, setQueued] = useState<string>();
+  const [queued, setQueued] = useState<{ text: string; attachments: Attachment[] }>();
   useEffect(() => {
     if (!controls || queued === undefined) return;
-    controls.send(queued);
+    controls.send(queued.text, queued.attachments);
     setQueued(undefined);
   }, [controls, queued]);
-  const send = (text: string) => (controls ? controls.send(text) : setQueued(text));
+  const send = (text: string, attachments: Attachment[]) =>
+    controls ? controls.send(text, attachments) : setQueued({ text, attachments });
   const stop = () => (controls ? controls.stop() : setQueued(undefined));
   return { send, stop, queued: queued !== undefined };
 }
@@ -52,7 +53,13 @@ export function ChatPanel({ labels, sandboxesEnabled, ...session }: Props) {
     <section className={styles.chat} data-testid="chat" data-ready={controls ? true : undefined} aria-label="Chat">
       <ModeChoice sandboxesEnabled={sandboxesEnabled} mode={mode} onChange={setMode} />
       <LiveChat {...session} mode={mode} labels={labels} onControls={setControls} />
-      <Composer controls={controls} busy={controls ? controls.busy : queued} onSend={send} onStop={stop} />
+      <Composer
+        siteId={session.siteId}
+        controls={controls}
+        busy={controls ? controls.busy : queued}
+        onSend={send}
+        onStop={stop}
+      />
     </section>
   );
 }

@@ -7,7 +7,7 @@
  */
 import { isToolUIPart } from "ai";
 import { type ReactNode, useEffect, useRef, useState } from "react";
-import type { ChatMessage } from "@/lib/agent/chat-message";
+import type { Attachment, ChatMessage } from "@/lib/agent/chat-message";
 import styles from "./chat.module.css";
 import { hasVisibleParts, isShown, MessageItem } from "./message-item";
 import { ChatRequestError } from "./transport";
@@ -19,7 +19,7 @@ export type ChatControls = {
   busy: boolean;
   waitingForApproval: boolean;
   canRetry: boolean;
-  send(text: string): void;
+  send(text: string, attachments?: Attachment[]): void;
   stop(): void;
   retry(): void;
 };
@@ -65,7 +65,7 @@ function useControls(
       busy,
       waitingForApproval,
       canRetry,
-      send: (text) => latest.current.send(text),
+      send: (text, attachments) => latest.current.send(text, attachments),
       stop: () => latest.current.stop(),
       retry: () => latest.current.retry(),
     });
@@ -80,14 +80,19 @@ export default function LiveChat({ labels, onControls, ...options }: LiveChatPro
 
   const busy = status === "submitted" || status === "streaming";
   const last = messages.at(-1);
-  const lastUserText = textOf(messages.findLast((message) => message.role === "user"));
+  const lastUser = messages.findLast((message) => message.role === "user");
+  const lastUserText = textOf(lastUser);
+  const lastUserFiles = lastUser?.parts.flatMap((part) => (part.type === "data-attachment" ? [part.data] : [])) ?? [];
   const pendingApprovals = busy ? [] : approvalsOf(last);
   const failed = status === "error" || Boolean(streamError);
-  const canRetry = !busy && lastUserText !== "" && (failed || stopped || Boolean(last?.metadata?.offline));
-  const send = (text: string) => {
+  const canRetry =
+    !busy &&
+    (lastUserText !== "" || lastUserFiles.length > 0) &&
+    (failed || stopped || Boolean(last?.metadata?.offline));
+  const send = (text: string, attachments: Attachment[] = []) => {
     setStopped(false);
     follow.follow();
-    chat.send(text);
+    chat.send(text, attachments);
   };
   const stop = () => {
     setStopped(true);
@@ -99,7 +104,7 @@ export default function LiveChat({ labels, onControls, ...options }: LiveChatPro
     {
       send,
       stop,
-      retry: () => send(lastUserText),
+      retry: () => send(lastUserText, lastUserFiles),
     },
   );
 

@@ -8,12 +8,16 @@ import { STOP_REASON_WORDS } from "@/lib/agent/chat-constants";
 import type { ChatMessage } from "@/lib/agent/chat-message";
 import styles from "./chat.module.css";
 import { Markdown } from "./markdown";
+import { AttachmentChip } from "./attachments";
 import { LazyToolCard } from "./lazy-tool-card";
 import type { ToolChange } from "./tool-card";
 
 /** A message shows something once it has text or a tool card; before that the typing indicator stands in. */
 export const hasVisibleParts = (message: ChatMessage) =>
-  message.parts.some((part) => (part.type === "text" && part.text.trim() !== "") || isToolUIPart(part));
+  message.parts.some(
+    (part) =>
+      (part.type === "text" && part.text.trim() !== "") || isToolUIPart(part) || part.type === "data-attachment",
+  );
 
 /** An assistant message with nothing to show yet and no reason it stopped is left out of the list. */
 export const isShown = (message: ChatMessage) =>
@@ -29,7 +33,7 @@ type Props = {
   children?: ReactNode;
 };
 
-function Parts({ message, labels, onAnswer }: Props) {
+function Parts({ message, labels, siteId, onAnswer }: Props) {
   const changes = new Map<string, ToolChange>(
     message.parts.flatMap((part) => (part.type === "data-change" && part.id ? [[part.id, part.data]] : [])),
   );
@@ -44,6 +48,12 @@ function Parts({ message, labels, onAnswer }: Props) {
         </p>
       );
     }
+    if (part.type === "data-attachment" && siteId)
+      return (
+        <ul key={`attachment-${part.data.id}`} className={styles.attachments} aria-label="Attached">
+          <AttachmentChip siteId={siteId} attachment={{ ...part.data, key: part.data.id, state: "ready" }} />
+        </ul>
+      );
     if (isToolUIPart(part))
       return (
         <LazyToolCard

@@ -113,6 +113,24 @@ describe("the chat page's transport", () => {
     });
   });
 
+  it("sends the ids of the files attached to the message", () => {
+    const attachment = { id: "3f1c7c2e-0000-4000-8000-000000000001", name: "front.jpg", type: "image/jpeg", size: 900 };
+    const message: ChatMessage = {
+      id: "m",
+      role: "user",
+      parts: [
+        { type: "text", text: "Add this" },
+        { type: "data-attachment", id: attachment.id, data: attachment },
+      ],
+    };
+    expect(chatRequestBody("s", "c", [message])).toEqual({
+      siteId: "s",
+      conversationId: "c",
+      message: "Add this",
+      uploads: [attachment.id],
+    });
+  });
+
   it("falls back to a labelled offline reply when the assistant answers 503", async () => {
     setAgentModelForTests(null);
     const reasons: string[] = [];

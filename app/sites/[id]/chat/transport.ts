@@ -79,7 +79,14 @@ export function chatRequestBody(
     );
     return { siteId, conversationId, approvals };
   }
-  return { siteId, conversationId, message: textOf(last), ...(mode ? { mode } : {}) };
+  const uploads = last?.parts.flatMap((part) => (part.type === "data-attachment" ? [part.data.id] : [])) ?? [];
+  return {
+    siteId,
+    conversationId,
+    message: textOf(last),
+    ...(uploads.length ? { uploads } : {}),
+    ...(mode ? { mode } : {}),
+  };
 }
 
 function offlineReply(reason: string, userText: string): ReadableStream<Chunk> {

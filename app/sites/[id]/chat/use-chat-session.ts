@@ -5,7 +5,7 @@
 import { useChat } from "@ai-sdk/react";
 import { lastAssistantMessageIsCompleteWithApprovalResponses } from "ai";
 import { useEffect, useMemo, useRef, useState } from "react";
-import type { ChatMessage } from "@/lib/agent/chat-message";
+import type { Attachment, ChatMessage } from "@/lib/agent/chat-message";
 import { storedConversationAction } from "./actions";
 import { CONVERSATION_STARTED, type ConversationStarted } from "./conversation-list";
 import { ChatRequestError, createChatTransport } from "./transport";
@@ -74,11 +74,20 @@ export function useChatSession({ siteId, conversationId, initialMessages, agentC
   useStoredAfterDrop(chat, siteId, conversation);
 
   const { clearError, sendMessage } = chat;
-  const send = (text: string) => {
-    if (!conversation.current) pendingTitle.current = text.slice(0, 80);
+  const send = (text: string, attachments: Attachment[] = []) => {
+    if (!conversation.current) pendingTitle.current = (text || attachments[0]?.name || "").slice(0, 80);
     clearError();
     setStreamError(undefined);
-    void sendMessage({ text });
+    if (attachments.length === 0) {
+      void sendMessage({ text });
+      return;
+    }
+    void sendMessage({
+      parts: [
+        ...(text ? [{ type: "text" as const, text }] : []),
+        ...attachments.map((data) => ({ type: "data-attachment" as const, id: data.id, data })),
+      ],
+    });
   };
   return { ...chat, send, unavailable, streamError };
 }
