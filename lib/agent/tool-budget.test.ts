@@ -25,19 +25,32 @@ describe("the tool token budget", () => {
     expect(classic).not.toContain("update_global_styles");
   });
 
-  it("sends schemas without the $schema line and the safe-integer bounds, keeping every real constraint", () => {
+  it("sends lean schemas: no $schema, safe-integer bounds, length bounds, closed objects or long patterns; ranges, enums and short patterns stay", () => {
+    const longPattern = "^(upload:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|https://\\S+)$";
     expect(
       leanJsonSchema({
         $schema: "http://json-schema.org/draft-07/schema#",
         type: "object",
+        additionalProperties: false,
         properties: {
           id: { type: "integer", exclusiveMinimum: 0, maximum: Number.MAX_SAFE_INTEGER },
           n: { type: "integer", minimum: 1, maximum: 100 },
+          slug: { type: "string", pattern: "^[a-z0-9-]{1,60}$", maxLength: 60 },
+          file: { type: "string", pattern: longPattern, minLength: 1 },
+          kind: { type: "string", enum: ["a", "b"] },
+          colors: { type: "object", additionalProperties: { type: "string" } },
         },
       }),
     ).toEqual({
       type: "object",
-      properties: { id: { type: "integer", exclusiveMinimum: 0 }, n: { type: "integer", minimum: 1, maximum: 100 } },
+      properties: {
+        id: { type: "integer" },
+        n: { type: "integer", minimum: 1, maximum: 100 },
+        slug: { type: "string", pattern: "^[a-z0-9-]{1,60}$" },
+        file: { type: "string" },
+        kind: { type: "string", enum: ["a", "b"] },
+        colors: { type: "object", additionalProperties: { type: "string" } },
+      },
     });
   });
 });

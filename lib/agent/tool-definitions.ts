@@ -1,14 +1,18 @@
 /**
  * What the model is sent about the tools a site is offered, on every step: each operation's name, description and
  * input JSON schema. Built here once so the chat (lib/agent/tools.ts) and the token budget (bench/tokens.ts, its
- * test) measure the same thing. The schemas are lean: no `$schema` line and no JavaScript safe-integer bounds,
- * which cost tokens on every tool and tell the model nothing (inputs are still validated by the full zod schema).
+ * test) measure the same thing. The schemas are lean: no `$schema` line, no JavaScript safe-integer bounds, no
+ * `additionalProperties: false`, no length bounds and no long regular expressions: they cost tokens on every tool
+ * and step and tell the model little. Inputs are still validated by the full zod schema, and a call outside it
+ * comes back to the model as an invalid call with zod's words (lib/agent/tools.ts).
  */
 import { jsonSchema, type Schema, zodSchema } from "ai";
 import type { z } from "zod";
 import type { Operation } from "./operations/operation";
 
 const SAFE_INTEGER_BOUNDS = new Set([Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER]);
+/** A regular expression longer than this reads as noise to a model; the description says what is expected. */
+const LONG_PATTERN = 40;
 
 /** The JSON schema without what the model never needs (recursively). */
 export function leanJsonSchema(value: unknown): unknown {
@@ -18,6 +22,9 @@ export function leanJsonSchema(value: unknown): unknown {
   for (const [key, inner] of Object.entries(value)) {
     if (key === "$schema") continue;
     if ((key === "maximum" || key === "minimum") && SAFE_INTEGER_BOUNDS.has(inner as number)) continue;
+    if (key === "additionalProperties" && inner === false) continue;
+    if (key === "maxLength" || key === "minLength" || key === "exclusiveMinimum") continue;
+    if (key === "pattern" && typeof inner === "string" && inner.length > LONG_PATTERN) continue;
     out[key] = leanJsonSchema(inner);
   }
   return out;

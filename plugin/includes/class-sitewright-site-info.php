@@ -131,12 +131,10 @@ final class Sitewright_Site_Info {
 	 */
 	public static function features(): array {
 		$features = Sitewright_Agent_User::site_allows_custom_css() ? array( 'custom_css' ) : array();
-		$features = array_merge( $features, array( 'terms', 'media_alt' ) );
+		// Categories, tags and alt text as items; POST /sitewright/v1/media, the largest file it takes in `mediaMaxBytes`.
+		$features = array_merge( $features, array( 'terms', 'media_alt', 'media_upload' ) );
 		$seo      = Sitewright_Seo_Items::active();
 		return $seo && $seo['writable'] ? array_merge( $features, array( 'seo' ) ) : $features;
-		// POST /sitewright/v1/media, with the largest file it takes in `mediaMaxBytes`.
-		$features[] = 'media_upload';
-		return $features;
 	}
 
 	/**

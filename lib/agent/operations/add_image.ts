@@ -10,7 +10,7 @@ export const fileSource = z
   .string()
   .max(2000)
   .regex(/^(upload:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|https:\/\/\S+)$/)
-  .describe('"upload:<id>" for a file the owner attached in the chat, or the https:// address of an image they named');
+  .describe('"upload:<id>" or an https address');
 
 export const mediaSource = (file: string): MediaSource =>
   file.startsWith("upload:") ? { uploadId: file.slice("upload:".length) } : { url: file };
@@ -50,7 +50,7 @@ export default defineOperation({
   name: "add_image",
   label: "Add an image",
   description:
-    'Add an image (or a PDF, as a download link) to a page or post: a file the owner attached in the chat ("upload:<id>") or an image at an https address. The file is uploaded to the media library at once (not shown anywhere yet) and the block is inserted at a position from read_page ("start", "end", or before/after an outline position). Always give alt text that describes the image. On published pages the insertion waits for the owner\'s approval in the chat.',
+    'Add an image (or a PDF link) to a page or post from a chat file ("upload:<id>") or an https address. Give alt text.',
   input: z.object({
     type: contentType,
     id: postId,
@@ -59,10 +59,10 @@ export default defineOperation({
       .string()
       .regex(/^(start|end|[1-9]\d*(\.[1-9]\d*)*)$/)
       .default("end")
-      .describe('"start", "end", or the outline position of the neighbouring block ("2", "3.1")'),
-    where: z.enum(["before", "after"]).default("after").describe("Before or after that block"),
-    alt: z.string().max(500).describe("What the image shows, for people who cannot see it (empty only if decorative)"),
-    caption: z.string().max(1000).optional().describe("A caption shown under the image"),
+      .describe('"start", "end" or an outline position'),
+    where: z.enum(["before", "after"]).default("after"),
+    alt: z.string().max(500),
+    caption: z.string().max(1000).optional(),
   }),
   // Both halves need their scope: content:write for the block, media:write (which lends upload_files) for the file.
   scope: "content:write",

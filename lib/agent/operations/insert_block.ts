@@ -8,17 +8,13 @@ import { asStoredMarkup } from "@/lib/wordpress/stored-text";
 export default defineOperation({
   name: "insert_block",
   label: "Insert a block",
-  description:
-    'Insert one new block into a page or post, before or after the block at an outline position from read_page, or at the end with position "end".',
+  description: 'Insert a block before or after an outline position from read_page, or at "end".',
   input: z.object({
     type: contentType,
     id: postId,
-    position: z
-      .string()
-      .regex(/^(end|[1-9]\d*(\.[1-9]\d*)*)$/)
-      .describe('Outline position of the neighbouring block ("2", "3.1"), or "end"'),
-    where: z.enum(["before", "after"]).default("after").describe("Insert before or after that block"),
-    markup: z.string().min(1).max(50_000).describe("The new block, as complete block markup"),
+    position: z.string().regex(/^(end|[1-9]\d*(\.[1-9]\d*)*)$/),
+    where: z.enum(["before", "after"]).default("after"),
+    markup: z.string().min(1).max(50_000).describe("block markup"),
   }),
   scope: "content:write",
   risk: "write",

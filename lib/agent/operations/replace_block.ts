@@ -8,8 +8,7 @@ import { asStoredMarkup } from "@/lib/wordpress/stored-text";
 export default defineOperation({
   name: "replace_block",
   label: "Replace a block",
-  description:
-    'Replace exactly one block of a page or post, found by its outline position from read_page (e.g. "2" or "3.1"), with new block markup. Read the page first: positions change after edits.',
+  description: "Replace one block at an outline position from read_page (positions change after edits).",
   input: z.object({
     type: contentType,
     id: postId,
@@ -17,7 +16,7 @@ export default defineOperation({
       .string()
       .regex(/^[1-9]\d*(\.[1-9]\d*)*$/)
       .describe('Outline position, e.g. "2" or "3.1"'),
-    markup: z.string().min(1).max(50_000).describe("The new block, as complete block markup"),
+    markup: z.string().min(1).max(50_000).describe("block markup"),
   }),
   scope: "content:write",
   risk: "write",

@@ -10,18 +10,13 @@ export default defineOperation({
   name: "set_featured_image",
   label: "Set a featured image",
   description:
-    'Set the featured image of a page or post to an image from the media library (mediaId, see list_media) or to a file the owner attached in the chat or an image at an https address (file: "upload:<id>" or the address; it is uploaded to the media library at once), or remove it with mediaId 0.',
+    "Set a page's or post's featured image: mediaId (list_media; 0 removes it) or a file (\"upload:<id>\" or an https address).",
   input: z.object({
     type: contentType,
     id: postId,
-    mediaId: z
-      .number()
-      .int()
-      .min(0)
-      .optional()
-      .describe("The media library ID of the image; 0 removes the featured image"),
+    mediaId: z.number().int().min(0).optional(),
     file: fileSource.optional(),
-    alt: z.string().max(500).optional().describe("For a file: what the image shows, for people who cannot see it"),
+    alt: z.string().max(500).optional(),
   }),
   scope: "content:write",
   risk: "write",

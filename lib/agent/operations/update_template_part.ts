@@ -9,7 +9,7 @@ export default defineOperation({
   name: "update_template_part",
   label: "Change the header or footer",
   description:
-    "Change one block of a template part by position from read_template_part: replace it, insert markup before or after it, or remove it. The rest stays byte for byte.",
+    "Replace, insert before/after, or remove one block of a template part (positions from read_template_part).",
   input: z.object({
     slug: partSlug,
     position,

@@ -19,7 +19,7 @@ export function siteInfoFor(kind: "block" | "classic") {
     name: "Example Bakery",
     url: "https://bakery.example",
     theme: { name: "Any", stylesheet: "any", template: "any", version: "1", isBlockTheme: kind === "block" },
-    features: ["custom_css", "terms", "media_alt", "seo"],
+    features: ["custom_css", "terms", "media_alt", "seo", "media_upload"],
     token: {
       scopes: ["site:read", "content:read", "content:write", "media:write", "design:write", "settings:write"],
       capabilities: null,
