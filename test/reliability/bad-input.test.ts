@@ -26,7 +26,9 @@ import { POST as resetPassword } from "@/app/auth/password/reset/route";
 import { POST as verifyEmail } from "@/app/auth/verify-email/route";
 import { POST as applyChangeSet } from "@/app/sites/[id]/changes/[changeSetId]/apply/route";
 import { POST as undoChangeSet } from "@/app/sites/[id]/changes/[changeSetId]/undo/route";
-import { itemsSchema } from "@/app/sites/[id]/changes/schema";
+import { PATCH as editQueueItem } from "@/app/sites/[id]/changes/[changeSetId]/items/[itemId]/route";
+import { POST as rejectQueue } from "@/app/sites/[id]/changes/[changeSetId]/reject/route";
+import { itemEditSchema, itemsSchema } from "@/app/sites/[id]/changes/schema";
 import { POST as signup } from "@/app/auth/signup/route";
 import { POST as chat } from "@/app/chat/route";
 import { chatSchema } from "@/app/chat/schema";
@@ -60,6 +62,8 @@ type JsonRoute = {
   runs: number;
   /** Path parameters, for routes under `[id]` folders (ids that are not the user's: a valid body is a 404). */
   params?: Record<string, string>;
+  /** The method, when not POST. */
+  method?: "PATCH";
 };
 
 const SOMEONE_ELSES = {
@@ -181,6 +185,25 @@ const jsonRoutes: Record<string, JsonRoute> = {
     runs: 60,
     params: SOMEONE_ELSES,
   },
+  "POST /sites/:id/changes/:changeSetId/reject": {
+    file: "app/sites/[id]/changes/[changeSetId]/reject/route.ts",
+    handler: rejectQueue,
+    schema: itemsSchema,
+    session: true,
+    valid: () => obj({ itemIds: ["00000000-0000-4000-8000-000000000002"] }),
+    runs: 40,
+    params: SOMEONE_ELSES,
+  },
+  "PATCH /sites/:id/changes/:changeSetId/items/:itemId": {
+    file: "app/sites/[id]/changes/[changeSetId]/items/[itemId]/route.ts",
+    handler: editQueueItem,
+    schema: itemEditSchema,
+    session: true,
+    valid: () => obj({ after: obj({ alt: "A blue door" }) }),
+    runs: 40,
+    params: { ...SOMEONE_ELSES, itemId: "00000000-0000-4000-8000-000000000003" },
+    method: "PATCH",
+  },
   "POST /sites/:id/changes/:changeSetId/apply": {
     file: "app/sites/[id]/changes/[changeSetId]/apply/route.ts",
     handler: applyChangeSet,
@@ -260,6 +283,7 @@ async function send(route: JsonRoute, body: RawBody) {
     headers,
     cookie: route.session ? cookie : undefined,
     params: route.params,
+    ...(route.method ? { method: route.method } : {}),
   });
 }
 
