@@ -228,3 +228,29 @@ test("applies some of a rehearsal's changes first, then the rest", async ({ page
   await expect(page.getByTestId("review-outcome")).toContainText("Applied");
   expect(await liveDrafts()).toEqual([...drafts].sort());
 });
+
+test("reviews a conversation's rehearsals together and applies them in one Apply", async ({ page }) => {
+  const { appUrl } = e2eState();
+  const { siteId, admin } = await connectSite(await signUp(page, "together"), ALL_SCOPES);
+  const stamp = Date.now();
+  const drafts = [`Spring hours ${stamp}`, `Summer hours ${stamp}`];
+  await page.goto(`${appUrl}/sites/${siteId}/chat?new=1`);
+  for (const title of drafts) {
+    await page
+      .getByLabel("Message")
+      .fill(`call create_draft ${JSON.stringify({ type: "page", title, content: para(title) })}`);
+    await page.getByRole("button", { name: "Send" }).click();
+    await expect(page.getByText("Done: create_draft.")).toHaveCount(drafts.indexOf(title) + 1, { timeout: 60_000 });
+  }
+  await page.getByTestId("rehearsal-link").last().getByRole("link", { name: "Review and apply" }).click();
+  const also = page.getByTestId("also-waiting");
+  await expect(also.getByRole("link")).toHaveCount(1);
+  await also.getByRole("button", { name: "Apply all 2 together" }).click();
+  await expect(page.getByTestId("also-waiting-outcome")).toContainText("Applied all 2 rehearsals");
+  const live = await admin.get<Array<{ title: { raw: string } }>>("/wp/v2/pages", {
+    status: "draft",
+    search: String(stamp),
+    context: "edit",
+  });
+  expect(live.data.map((p) => p.title.raw).sort()).toEqual([...drafts].sort());
+});

@@ -4,7 +4,7 @@
  */
 import { showChangeSetForOwner } from "@/lib/workflows/change-set-actions";
 import type { PublicChangeSet } from "@/lib/changes/change-sets";
-import { findSandboxManifest } from "@/lib/db/queries";
+import { findSandboxManifest, listWaitingRehearsals } from "@/lib/db/queries";
 import { getOwnedSite } from "@/lib/sites/sites";
 import { sandboxConfig } from "@/lib/sandbox/config";
 import { previewUrl } from "@/lib/sandbox/preview";
@@ -21,6 +21,8 @@ export type RehearsalReview = {
   site: { id: string; url: string; name: string | null };
   changeSet: PublicChangeSet;
   pages: ReviewedPage[];
+  /** The same sandbox's other rehearsals that wait for Apply: the owner may review and apply them together. */
+  alsoWaiting: Array<{ id: string; createdAt: string }>;
 };
 
 export async function loadRehearsalReview(input: {
@@ -51,5 +53,14 @@ export async function loadRehearsalReview(input: {
       previewUrl: preview && changeSet.target === "sandbox" ? `${preview}?${param}=${sandboxPostId}` : null,
     });
   }
-  return { site: { id: site.id, url: site.url, name: site.name }, changeSet, pages };
+  const alsoWaiting =
+    changeSet.target === "sandbox" && changeSet.sandboxId
+      ? await listWaitingRehearsals({ sandboxId: changeSet.sandboxId, userId: input.userId, exceptId: changeSet.id })
+      : [];
+  return {
+    site: { id: site.id, url: site.url, name: site.name },
+    changeSet,
+    pages,
+    alsoWaiting: alsoWaiting.map((set) => ({ id: set.id, createdAt: set.createdAt.toISOString() })),
+  };
 }

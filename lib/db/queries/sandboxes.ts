@@ -2,7 +2,7 @@
  * Sandbox data access. The rules that must hold across app instances (capacity, pool size, taking a pool
  * member, the GC lease) are single statements or transactions under one advisory lock, never read-then-write.
  */
-import { and, asc, desc, eq, gt, inArray, isNotNull, lt, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, isNotNull, lt, ne, or, sql } from "drizzle-orm";
 import { getDb } from "../index";
 import {
   changeSets,
@@ -315,4 +315,26 @@ export async function closeRehearsalChangeSet(input: {
     )
     .returning();
   return row;
+}
+
+/** A user's other rehearsals of one sandbox that wait for Apply, oldest first (reviewed and applied together). */
+export async function listWaitingRehearsals(input: {
+  sandboxId: string;
+  userId: string;
+  exceptId: string;
+}): Promise<Array<{ id: string; createdAt: Date }>> {
+  const db = await getDb();
+  return db
+    .select({ id: changeSets.id, createdAt: changeSets.createdAt })
+    .from(changeSets)
+    .where(
+      and(
+        eq(changeSets.sandboxId, input.sandboxId),
+        eq(changeSets.userId, input.userId),
+        eq(changeSets.target, "sandbox"),
+        inArray(changeSets.status, ["pending", "partially_applied"]),
+        ne(changeSets.id, input.exceptId),
+      ),
+    )
+    .orderBy(asc(changeSets.createdAt));
 }

@@ -4,6 +4,7 @@ import { currentSession } from "@/lib/auth/current";
 import { isAppError } from "@/lib/errors";
 import { loadRehearsalReview } from "@/lib/workflows/review";
 import { PendingReview } from "./pending-review";
+import { AlsoWaiting } from "./also-waiting";
 import { ReviewActions } from "./review-actions";
 import styles from "./review.module.css";
 
@@ -19,7 +20,7 @@ export default async function ReviewPage({ params }: { params: Promise<{ id: str
     throw error;
   });
   if (!review) notFound();
-  const { changeSet, pages, site } = review;
+  const { changeSet, pages, site, alsoWaiting } = review;
   const rehearsal = changeSet.target === "sandbox";
   return (
     <main className={styles.review}>
@@ -44,6 +45,7 @@ export default async function ReviewPage({ params }: { params: Promise<{ id: str
       {pages.map((page) => (
         <PagePair key={page.itemId} page={page} />
       ))}
+      <AlsoWaiting siteId={site.id} changeSetId={changeSet.id} others={alsoWaiting} />
       {/* A live set waits for the owner's click here (an MCP client's proposal), or is already written. */}
       {rehearsal ? null : <PendingReview siteId={site.id} changeSet={changeSet} />}
       {rehearsal || changeSet.status !== "pending" ? (
