@@ -181,11 +181,29 @@ export function withVariation(user: { settings: Json; styles: Json }, variation:
   return { settings: clone(variation.settings), styles };
 }
 
-/** The variation the owner's styles are exactly (its settings and styles, CSS aside), if any. */
+/** JSON with object keys sorted: WordPress may store the same styles with keys in another order. */
+const canonical = (value: unknown): string =>
+  isObject(value)
+    ? `{${Object.keys(value)
+        .sort()
+        .map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`)
+        .join(",")}}`
+    : Array.isArray(value)
+      ? `[${value.map(canonical).join(",")}]`
+      : JSON.stringify(value);
+
+/**
+ * The variation the owner's styles are: its styles (CSS aside) and its palette. Not its whole settings: WordPress
+ * drops what it finds unsafe (a gradient with a `;`) when a user without unfiltered_html saves them.
+ */
 export function appliedVariation(user: { settings: Json; styles: Json }, variations: StyleVariation[]) {
   const { css: _css, ...styles } = user.styles;
-  const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
-  return variations.find((v) => same(v.settings, user.settings) && same(asObject(v.styles), styles))?.title;
+  const palette = canonical(effectivePresets({}, user.settings, "colors"));
+  return variations.find(
+    (v) =>
+      canonical(asObject(v.styles)) === canonical(styles) &&
+      canonical(effectivePresets({}, v.settings, "colors")) === palette,
+  )?.title;
 }
 
 /** One style leaf in the owner's words: fonts by their family's name, anything else by its path. */
