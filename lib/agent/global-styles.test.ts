@@ -122,8 +122,13 @@ describe("fonts and style variations", () => {
     expect(after).toEqual({ settings: pitch.settings, styles: { ...pitch.styles, css: "a{}" } });
     expect(appliedVariation(after, [pitch])).toBe("Pitch");
     expect(describeStylesChange(fontTheme, before, after, { after: "Pitch" })).toEqual({
-      before: { "Style variation": null, "Colour Base": "#ffffff", "Style color › text": "#111", "Body font": null },
-      after: { "Style variation": "Pitch", "Colour Base": "#202124", "Style color › text": null, "Body font": "Inter" },
+      before: { "Style variation": null, "Colour Base": "#ffffff", "Body font": null, "Other styles": null },
+      after: {
+        "Style variation": "Pitch",
+        "Colour Base": "#202124",
+        "Body font": "Inter",
+        "Other styles": "1 value as in Pitch",
+      },
     });
   });
 });
