@@ -121,6 +121,12 @@ function replyTo(request: OpenAIChatRequest): ScriptedReply {
       ? { text: `The colour ${slug} is handled.` }
       : { toolCalls: [{ name: "update_global_styles", arguments: { colors: { [slug!]: colour } } }] };
   }
+  match = /use the style variation "([^"]+)"/i.exec(said);
+  if (match) {
+    return toolAnswered
+      ? { text: `The style variation ${match[1]} is handled.` }
+      : { toolCalls: [{ name: "update_global_styles", arguments: { variation: match[1] } }] };
+  }
   if (/show me markdown/i.test(said)) {
     return {
       text: [

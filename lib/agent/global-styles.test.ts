@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { effectivePresets, mergeStyles, PresetError, withPresetValues } from "./global-styles";
+import { effectivePresets, mergeStyles, PresetError, type StyleVariation, withPresetValues } from "./global-styles";
 
 // As core's /wp/v2/global-styles/themes/<theme> answers: presets keyed by origin.
 const theme = {
@@ -71,6 +71,64 @@ describe("a global styles change in the owner's words", () => {
     ).toEqual({
       before: { "Colour Primary": "#9dff20", "Style color › text": "#111", "Style typography › lineHeight": null },
       after: { "Colour Primary": "#c0ffee", "Style color › text": "#222", "Style typography › lineHeight": "1.6" },
+    });
+  });
+});
+
+describe("fonts and style variations", () => {
+  const fontTheme = {
+    ...theme,
+    typography: {
+      fontFamilies: {
+        theme: [
+          { slug: "system-font", name: "System Font", fontFamily: "-apple-system, sans-serif" },
+          { slug: "inter", name: "Inter", fontFamily: '"Inter", sans-serif' },
+        ],
+      },
+    },
+  };
+  const pitch: StyleVariation = {
+    title: "Pitch",
+    settings: { color: { palette: { theme: [{ slug: "base", name: "Base", color: "#202124" }] } } },
+    styles: { typography: { fontFamily: "var(--wp--preset--font-family--inter)" } },
+  };
+
+  it("sets the body and headings font to a family of the site, and refuses one it lacks", async () => {
+    const { withFontFamilies } = await import("./global-styles");
+    const styles = withFontFamilies(
+      fontTheme,
+      {},
+      { color: { text: "#111" } },
+      { body: "inter", headings: "system-font" },
+    );
+    expect(styles).toEqual({
+      color: { text: "#111" },
+      typography: { fontFamily: "var(--wp--preset--font-family--inter)" },
+      elements: { heading: { typography: { fontFamily: "var(--wp--preset--font-family--system-font)" } } },
+    });
+    expect(() => withFontFamilies(fontTheme, {}, {}, { body: "comic-sans" })).toThrow(/system-font, inter/);
+  });
+
+  it("applies a variation as the Site Editor does, keeping only the owner's CSS, and names it and its fonts on the card", async () => {
+    const { appliedVariation, describeStylesChange, variationBrief, withVariation } = await import("./global-styles");
+    expect(variationBrief(pitch)).toEqual({
+      title: "Pitch",
+      colors: { base: "#202124" },
+      fonts: [],
+      bodyFont: "inter",
+    });
+    const before = { settings: {}, styles: { color: { text: "#111" }, css: "a{}" } };
+    const after = withVariation(before, pitch);
+    expect(after).toEqual({ settings: pitch.settings, styles: { ...pitch.styles, css: "a{}" } });
+    expect(appliedVariation(after, [pitch])).toBe("Pitch");
+    expect(describeStylesChange(fontTheme, before, after, { after: "Pitch" })).toEqual({
+      before: { "Style variation": null, "Colour Base": "#ffffff", "Body font": null, "Other styles": null },
+      after: {
+        "Style variation": "Pitch",
+        "Colour Base": "#202124",
+        "Body font": "Inter",
+        "Other styles": "1 value as in Pitch",
+      },
     });
   });
 });

@@ -110,16 +110,127 @@ function leaves(value: unknown, path: string[] = [], out = new Map<string, unkno
   return out;
 }
 
+/** Where the body's and the headings' font family sit in theme.json styles, and what the owner calls them. */
+export const FONT_TARGETS = {
+  body: { path: ["typography", "fontFamily"], label: "Body font" },
+  headings: { path: ["elements", "heading", "typography", "fontFamily"], label: "Headings font" },
+} as const;
+export type FontTarget = keyof typeof FONT_TARGETS;
+
+/** The slug a font family reference names (`var(--wp--preset--font-family--inter)` or `var:preset|font-family|inter`). */
+const fontSlugOf = (value: unknown) =>
+  typeof value === "string"
+    ? (/^var\(--wp--preset--font-family--([a-z0-9-]+)\)$/.exec(value) ??
+        /^var:preset\|font-family\|([a-z0-9-]+)$/.exec(value))?.[1]
+    : undefined;
+
 /**
- * What a global styles change does, in the owner's words, for the change card: each preset whose value changes
- * ("Colour Primary": "#9dff20" → "#c0ffee") and each style value ("Style typography › lineHeight").
+ * The user's styles with the body's or the headings' font set to one of the site's font families (by slug), as
+ * the Site Editor writes it: a reference to the preset, so a later change of the family shows everywhere.
+ */
+export function withFontFamilies(
+  themeSettings: unknown,
+  userSettings: Json,
+  userStyles: Json,
+  fonts: Partial<Record<FontTarget, string>>,
+): Json {
+  const families = effectivePresets(themeSettings, userSettings, "fontFamilies");
+  let next = userStyles;
+  for (const [target, slug] of Object.entries(fonts) as Array<[FontTarget, string | undefined]>) {
+    if (!slug) continue;
+    if (!families.some((family) => family.slug === slug)) {
+      const known = families.map((family) => family.slug).join(", ") || "none";
+      throw new PresetError(`The site has no font family "${slug}" (it has: ${known}).`);
+    }
+    const patch = FONT_TARGETS[target].path.reduceRight<unknown>(
+      (inner, key) => ({ [key]: inner }),
+      `var(--wp--preset--font-family--${slug})`,
+    ) as Json;
+    next = mergeStyles(next, patch);
+  }
+  return next;
+}
+
+export type StyleVariation = { title: string; settings: Json; styles: Json };
+
+/** Each style variation as the model picks one: its title, palette (slug: colour), fonts' names and which it uses. */
+export function variationBrief(variation: StyleVariation) {
+  // A variation's presets read as the user's would (keyed by origin, or a plain list): effectivePresets does both.
+  const colors = effectivePresets({}, variation.settings, "colors");
+  const fonts = effectivePresets({}, variation.settings, "fontFamilies");
+  return {
+    title: variation.title,
+    colors: Object.fromEntries(colors.map((preset) => [preset.slug, preset.color])),
+    fonts: [...new Set(fonts.map((font) => font.name ?? font.slug))],
+    ...Object.fromEntries(
+      (Object.keys(FONT_TARGETS) as FontTarget[]).flatMap((target) => {
+        const slug = fontSlugOf(at(variation.styles, FONT_TARGETS[target].path));
+        return slug ? [[`${target}Font`, slug]] : [];
+      }),
+    ),
+  };
+}
+
+/**
+ * The owner's settings and styles once a variation is applied, as the Site Editor does it: the variation's own
+ * settings and styles replace the owner's; only the owner's custom CSS (not part of any variation) stays.
+ */
+export function withVariation(user: { settings: Json; styles: Json }, variation: StyleVariation) {
+  const styles = clone(variation.styles);
+  if (user.styles.css !== undefined) styles.css = user.styles.css;
+  return { settings: clone(variation.settings), styles };
+}
+
+/** JSON with object keys sorted: WordPress may store the same styles with keys in another order. */
+const canonical = (value: unknown): string =>
+  isObject(value)
+    ? `{${Object.keys(value)
+        .sort()
+        .map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`)
+        .join(",")}}`
+    : Array.isArray(value)
+      ? `[${value.map(canonical).join(",")}]`
+      : JSON.stringify(value);
+
+/**
+ * The variation the owner's styles are: its styles (CSS aside) and its palette. Not its whole settings: WordPress
+ * drops what it finds unsafe (a gradient with a `;`) when a user without unfiltered_html saves them.
+ */
+export function appliedVariation(user: { settings: Json; styles: Json }, variations: StyleVariation[]) {
+  const { css: _css, ...styles } = user.styles;
+  const palette = canonical(effectivePresets({}, user.settings, "colors"));
+  return variations.find(
+    (v) =>
+      canonical(asObject(v.styles)) === canonical(styles) &&
+      canonical(effectivePresets({}, v.settings, "colors")) === palette,
+  )?.title;
+}
+
+/** One style leaf in the owner's words: fonts by their family's name, anything else by its path. */
+function styleWords(path: string, value: unknown, families: Preset[]): [string, unknown] {
+  const target = (Object.keys(FONT_TARGETS) as FontTarget[]).find((key) => FONT_TARGETS[key].path.join(" › ") === path);
+  if (!target) return [path === "css" ? "CSS" : `Style ${path}`, value ?? null];
+  const slug = fontSlugOf(value);
+  const family = families.find((f) => f.slug === slug);
+  return [FONT_TARGETS[target].label, family?.name ?? slug ?? value ?? null];
+}
+
+/**
+ * What a global styles change does, in the owner's words, for the change card: the style variation applied, each
+ * preset whose value changes ("Colour Primary": "#9dff20" → "#c0ffee"), the fonts by name ("Headings font":
+ * "Inter") and each other style value ("Style typography › lineHeight").
  */
 export function describeStylesChange(
   themeSettings: unknown,
   before: { settings: Json; styles: Json },
   after: { settings: Json; styles: Json },
+  variation?: { before?: string; after: string },
 ): { before: Json; after: Json } {
   const out = { before: {} as Json, after: {} as Json };
+  if (variation && variation.before !== variation.after) {
+    out.before["Style variation"] = variation.before ?? null;
+    out.after["Style variation"] = variation.after;
+  }
   for (const [kind, label] of [
     ["colors", "Colour"],
     ["fontSizes", "Font size"],
@@ -134,13 +245,27 @@ export function describeStylesChange(
       out.after[name] = preset[key];
     }
   }
+  const families = {
+    before: effectivePresets(themeSettings, before.settings, "fontFamilies"),
+    after: effectivePresets(themeSettings, after.settings, "fontFamilies"),
+  };
   const was = leaves(before.styles);
   const now = leaves(after.styles);
+  let others = 0;
   for (const path of new Set([...was.keys(), ...now.keys()])) {
     if (JSON.stringify(was.get(path)) === JSON.stringify(now.get(path))) continue;
-    const name = path === "css" ? "CSS" : `Style ${path}`;
-    out.before[name] = was.get(path) ?? null;
-    out.after[name] = now.get(path) ?? null;
+    const [name, old] = styleWords(path, was.get(path), families.before);
+    // A variation changes dozens of per-block styles: the card counts them rather than listing each.
+    if (variation && name.startsWith("Style ")) {
+      others += 1;
+      continue;
+    }
+    out.before[name] = old;
+    out.after[name] = styleWords(path, now.get(path), families.after)[1];
+  }
+  if (others > 0) {
+    out.before["Other styles"] = null;
+    out.after["Other styles"] = `${others} value${others === 1 ? "" : "s"} as in ${variation!.after}`;
   }
   return out;
 }

@@ -11,7 +11,14 @@
  *   customised `wp_template_part` post; `customised: false` removes the customisation (the theme's file shows
  *   again), which is how undo reverses that first write.
  *
- * Both kinds follow Sitewright_Items' rules: the version is a hash over the state, and writes run inside its
+ * - `template:<slug>`: a whole template (index, single, page...) of the active block theme, with the same state
+ *   (less `area`) and the same rules: the first write customises the theme's file as a `wp_template` post,
+ *   `customised: false` removes it again.
+ *
+ * The global styles item's `info` (outside the version) lists the theme's style variations, so the agent can apply
+ * one as the Site Editor does.
+ *
+ * All kinds follow Sitewright_Items' rules: the version is a hash over the state, and writes run inside its
  * atomic conditional batch.
  *
  * @package Sitewright
@@ -22,12 +29,18 @@ declare(strict_types=1);
 defined( 'ABSPATH' ) || exit;
 
 /**
- * Global styles and template parts as items.
+ * Global styles, templates and template parts as items.
  */
 final class Sitewright_Design_Items {
 
 	/** The kinds this class handles (their fields and scopes are in vocabulary.json's items.kinds). */
-	public const KINDS = array( 'global_styles', 'template_part' );
+	public const KINDS = array( 'global_styles', 'template_part', 'template' );
+
+	/** The post type behind each template kind. */
+	private const TEMPLATE_TYPES = array(
+		'template_part' => 'wp_template_part',
+		'template'      => 'wp_template',
+	);
 
 	/** The largest template part or global styles document we write. */
 	private const MAX_BYTES = 262144;
@@ -53,21 +66,43 @@ final class Sitewright_Design_Items {
 		if ( 'global_styles' === $kind ) {
 			return array( self::global_styles_state( $key ), __( 'Global styles', 'sitewright-connector' ) );
 		}
-		$template = self::template_part( $key );
+		$template = self::template( $kind, $key );
 		if ( ! $template ) {
 			return array( null, $key );
 		}
-		return array(
-			array(
-				'type'       => 'wp_template_part',
-				'theme'      => (string) $template->theme,
-				'slug'       => (string) $template->slug,
-				'area'       => (string) $template->area,
-				'customised' => 'custom' === $template->source,
-				'content'    => (string) $template->content,
-			),
-			(string) ( $template->title ? $template->title : $template->slug ),
+		$state = array(
+			'type'       => self::TEMPLATE_TYPES[ $kind ],
+			'theme'      => (string) $template->theme,
+			'slug'       => (string) $template->slug,
+			'area'       => (string) $template->area,
+			'customised' => 'custom' === $template->source,
+			'content'    => (string) $template->content,
 		);
+		if ( 'template' === $kind ) {
+			unset( $state['area'] );
+		}
+		return array( $state, (string) ( $template->title ? $template->title : $template->slug ) );
+	}
+
+	/**
+	 * What a reader needs besides the state, outside the version: the theme's style variations for global styles.
+	 *
+	 * @param string $kind Kind.
+	 * @return array<string, mixed>
+	 */
+	public static function info( string $kind ): array {
+		if ( 'global_styles' !== $kind || ! class_exists( 'WP_Theme_JSON_Resolver' ) || ! method_exists( 'WP_Theme_JSON_Resolver', 'get_style_variations' ) ) {
+			return array();
+		}
+		$variations = array();
+		foreach ( WP_Theme_JSON_Resolver::get_style_variations() as $variation ) {
+			$variations[] = array(
+				'title'    => (string) ( $variation['title'] ?? '' ),
+				'settings' => self::as_object( $variation['settings'] ?? array() ),
+				'styles'   => self::as_object( $variation['styles'] ?? array() ),
+			);
+		}
+		return array( 'variations' => $variations );
 	}
 
 	/**
@@ -81,7 +116,7 @@ final class Sitewright_Design_Items {
 			$post = self::global_styles_post( $key );
 			return $post ? (int) $post->ID : 0;
 		}
-		$template = self::template_part( $key );
+		$template = self::template( $kind, $key );
 		return $template && 'custom' === $template->source ? (int) $template->wp_id : 0;
 	}
 
@@ -170,18 +205,20 @@ final class Sitewright_Design_Items {
 	}
 
 	/**
-	 * The active theme's template part with this slug (the customised post if any, else the theme's file).
+	 * The active theme's template or template part with this slug (the customised post if any, else the theme's file).
 	 *
+	 * @param string $kind Kind: template or template_part.
 	 * @param string $slug Slug.
 	 */
-	private static function template_part( string $slug ): ?WP_Block_Template {
-		if ( ! self::applies( 'template_part', $slug ) ) {
+	private static function template( string $kind, string $slug ): ?WP_Block_Template {
+		if ( ! isset( self::TEMPLATE_TYPES[ $kind ] ) || ! self::applies( $kind, $slug ) ) {
 			return null;
 		}
-		$template = get_block_template( get_stylesheet() . '//' . $slug, 'wp_template_part' );
+		$type     = self::TEMPLATE_TYPES[ $kind ];
+		$template = get_block_template( get_stylesheet() . '//' . $slug, $type );
 		if ( $template && 'custom' === $template->source && 'publish' !== get_post_status( (int) $template->wp_id ) ) {
 			// A trashed or draft customisation is not what visitors see: the theme's file is.
-			$template = get_block_file_template( get_stylesheet() . '//' . $slug, 'wp_template_part' );
+			$template = get_block_file_template( get_stylesheet() . '//' . $slug, $type );
 		}
 		return $template instanceof WP_Block_Template ? $template : null;
 	}
@@ -197,12 +234,12 @@ final class Sitewright_Design_Items {
 		if ( array_key_exists( 'customised', $fields ) && ! is_bool( $fields['customised'] ) ) {
 			return __( 'customised must be true or false.', 'sitewright-connector' );
 		}
-		if ( 'template_part' === $kind ) {
+		if ( isset( self::TEMPLATE_TYPES[ $kind ] ) ) {
 			if ( array_key_exists( 'content', $fields ) && ( ! is_string( $fields['content'] ) || strlen( $fields['content'] ) > self::MAX_BYTES ) ) {
 				return __( 'content must be block markup of at most 256 KiB.', 'sitewright-connector' );
 			}
-			if ( false === ( $fields['customised'] ?? null ) && ! get_block_file_template( get_stylesheet() . '//' . $key, 'wp_template_part' ) ) {
-				return __( 'This template part is not provided by the theme, so there is no theme version to go back to.', 'sitewright-connector' );
+			if ( false === ( $fields['customised'] ?? null ) && ! get_block_file_template( get_stylesheet() . '//' . $key, self::TEMPLATE_TYPES[ $kind ] ) ) {
+				return __( 'This template is not provided by the theme, so there is no theme version to go back to.', 'sitewright-connector' );
 			}
 			return null;
 		}
@@ -249,7 +286,7 @@ final class Sitewright_Design_Items {
 	 * @return true|WP_Error
 	 */
 	public static function write( string $kind, string $key, array $fields ) {
-		$saved = 'global_styles' === $kind ? self::write_global_styles( $key, $fields ) : self::write_template_part( $key, $fields );
+		$saved = 'global_styles' === $kind ? self::write_global_styles( $key, $fields ) : self::write_template( $kind, $key, $fields );
 		if ( class_exists( 'WP_Theme_JSON_Resolver' ) ) {
 			WP_Theme_JSON_Resolver::clean_cached_data();
 		}
@@ -318,65 +355,78 @@ final class Sitewright_Design_Items {
 	}
 
 	/**
-	 * Saves a template part's content (customising a theme-provided part on first write), or removes the
+	 * Saves a template's or template part's content (customising a theme-provided one on first write), or removes the
 	 * customisation so the theme's file shows again.
 	 *
+	 * @param string               $kind   Kind: template or template_part.
 	 * @param string               $slug   Slug.
 	 * @param array<string, mixed> $fields Fields.
 	 * @return true|WP_Error
 	 */
-	private static function write_template_part( string $slug, array $fields ) {
-		$template = self::template_part( $slug );
+	private static function write_template( string $kind, string $slug, array $fields ) {
+		$template = self::template( $kind, $slug );
 		if ( ! $template ) {
-			return new WP_Error( 'rest_invalid_param', __( 'The active theme has no such template part.', 'sitewright-connector' ), array( 'status' => 400 ) );
+			return new WP_Error( 'rest_invalid_param', __( 'The active theme has no such template.', 'sitewright-connector' ), array( 'status' => 400 ) );
 		}
+		$type      = self::TEMPLATE_TYPES[ $kind ];
 		$custom_id = 'custom' === $template->source ? (int) $template->wp_id : 0;
 		if ( ! $custom_id ) {
-			// A trashed or draft customisation of the part is replaced, not revived.
-			$stale = get_block_template( get_stylesheet() . '//' . $slug, 'wp_template_part' );
+			// A trashed or draft customisation is replaced, not revived.
+			$stale = get_block_template( get_stylesheet() . '//' . $slug, $type );
 			if ( $stale && 'custom' === $stale->source ) {
 				wp_delete_post( (int) $stale->wp_id, true );
 			}
 		}
 		if ( false === ( $fields['customised'] ?? null ) ) {
 			if ( $custom_id && ! wp_delete_post( $custom_id, true ) ) {
-				return new WP_Error( 'sitewright_not_deleted', __( 'The template part could not be reset to the theme\'s.', 'sitewright-connector' ), array( 'status' => 500 ) );
+				return new WP_Error( 'sitewright_not_deleted', __( 'The template could not be reset to the theme\'s.', 'sitewright-connector' ), array( 'status' => 500 ) );
 			}
 			return true;
 		}
 		$content = array_key_exists( 'content', $fields ) ? (string) $fields['content'] : (string) $template->content;
-		if ( $custom_id ) {
-			$saved = wp_update_post(
-				wp_slash(
-					array(
-						'ID'           => $custom_id,
-						'post_content' => $content,
-					)
-				),
-				true
-			);
-		} else {
-			$saved = wp_insert_post(
-				wp_slash(
-					array(
-						'post_type'    => 'wp_template_part',
-						'post_status'  => 'publish',
-						'post_name'    => $slug,
-						'post_title'   => (string) ( $template->title ? $template->title : $slug ),
-						'post_excerpt' => (string) $template->description,
-						'post_content' => $content,
-					)
-				),
-				true
-			);
-			if ( ! is_wp_error( $saved ) ) {
-				wp_set_post_terms( (int) $saved, array( get_stylesheet() ), 'wp_theme' );
-				wp_set_post_terms( (int) $saved, array( (string) $template->area ), 'wp_template_part_area' );
-			}
-		}
+		$saved   = $custom_id ? wp_update_post(
+			wp_slash(
+				array(
+					'ID'           => $custom_id,
+					'post_content' => $content,
+				)
+			),
+			true
+		) : self::insert_template( $template, $type, $content );
 		if ( is_wp_error( $saved ) ) {
 			return new WP_Error( $saved->get_error_code(), $saved->get_error_message(), array( 'status' => 400 ) );
 		}
 		return true;
+	}
+
+	/**
+	 * Makes a theme's template (or part) a customised post, as the Site Editor does on its first save.
+	 *
+	 * @param WP_Block_Template $template The theme's template.
+	 * @param string            $type     Post type: wp_template or wp_template_part.
+	 * @param string            $content  Block markup.
+	 * @return int|WP_Error
+	 */
+	private static function insert_template( WP_Block_Template $template, string $type, string $content ) {
+		$saved = wp_insert_post(
+			wp_slash(
+				array(
+					'post_type'    => $type,
+					'post_status'  => 'publish',
+					'post_name'    => (string) $template->slug,
+					'post_title'   => (string) ( $template->title ? $template->title : $template->slug ),
+					'post_excerpt' => (string) $template->description,
+					'post_content' => $content,
+				)
+			),
+			true
+		);
+		if ( ! is_wp_error( $saved ) ) {
+			wp_set_post_terms( (int) $saved, array( get_stylesheet() ), 'wp_theme' );
+			if ( 'wp_template_part' === $type ) {
+				wp_set_post_terms( (int) $saved, array( (string) $template->area ), 'wp_template_part_area' );
+			}
+		}
+		return $saved;
 	}
 }

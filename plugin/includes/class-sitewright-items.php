@@ -217,7 +217,8 @@ final class Sitewright_Items {
 	}
 
 	/**
-	 * What a reader needs besides the state, outside the version: how many published posts use a term.
+	 * What a reader needs besides the state, outside the version: how many published posts use a term, a global
+	 * styles item's style variations.
 	 *
 	 * @param string $kind Kind.
 	 * @param string $key  Key.
@@ -230,7 +231,7 @@ final class Sitewright_Items {
 		if ( 'post' === $kind && ctype_digit( $key ) && 'attachment' === get_post_type( (int) $key ) ) {
 			return array( 'publishedUses' => self::media_published_uses( (int) $key ) );
 		}
-		return array();
+		return Sitewright_Design_Items::info( $kind );
 	}
 
 	/**
@@ -329,7 +330,7 @@ final class Sitewright_Items {
 		}
 		$parsed = self::parse_ref( $change['ref'] ?? null );
 		if ( null === $parsed ) {
-			return $bad( __( 'Unknown ref. Use post:<id>, option:<name>, custom_css:<stylesheet>, menu:<id>, global_styles:<stylesheet> or template_part:<slug>.', 'sitewright-connector' ) );
+			return $bad( __( 'Unknown ref. Use post:<id>, option:<name>, custom_css:<stylesheet>, menu:<id>, global_styles:<stylesheet>, template_part:<slug> or template:<slug>.', 'sitewright-connector' ) );
 		}
 		list( $kind, $key ) = $parsed;
 		$action             = $change['action'] ?? null;

@@ -33,12 +33,12 @@ final class DesignItemsTest extends Sitewright_Test_Case {
 	}
 
 	/**
-	 * Deletes user global styles and customised template parts.
+	 * Deletes user global styles and customised templates and template parts.
 	 */
 	private function reset_design(): void {
 		foreach ( get_posts(
 			array(
-				'post_type'   => array( 'wp_global_styles', 'wp_template_part' ),
+				'post_type'   => array( 'wp_global_styles', 'wp_template_part', 'wp_template' ),
 				'post_status' => 'any',
 				'numberposts' => -1,
 			)
@@ -302,6 +302,87 @@ final class DesignItemsTest extends Sitewright_Test_Case {
 		$this->assertSame( 409, $response->get_status() );
 		$this->assertSame( 'sitewright_stale', $response->get_data()['code'] );
 		$this->assertSame( 'theme', get_block_template( get_stylesheet() . '//' . $slug, 'wp_template_part' )->source );
+	}
+
+	public function test_a_theme_template_becomes_a_customised_post_on_first_write_and_undo_brings_the_theme_file_back(): void {
+		$slugs = wp_list_pluck( get_block_templates( array(), 'wp_template' ), 'slug' );
+		$this->assertContains( 'index', $slugs, 'A block theme ships an index template.' );
+		$ref      = 'template:index';
+		$original = $this->read( array( $ref ) )[0];
+		$this->assertTrue( $original['exists'] );
+		$this->assertSame( 'wp_template', $original['state']['type'] );
+		$this->assertFalse( $original['state']['customised'] );
+		$this->assertArrayNotHasKey( 'area', $original['state'] );
+		$this->assertNotSame( '', $original['state']['content'] );
+
+		$content = $original['state']['content'] . "\n<!-- wp:paragraph -->\n<p>Whole template line</p>\n<!-- /wp:paragraph -->";
+		$saved   = $this->write(
+			array(
+				array(
+					'ref'    => $ref,
+					'expect' => $original['version'],
+					'action' => 'update',
+					'fields' => array( 'content' => $content ),
+				),
+			)
+		);
+		$this->assertSame( 200, $saved->get_status(), (string) wp_json_encode( $saved->get_data() ) );
+		$item = $saved->get_data()['items'][0];
+		$this->assertTrue( $item['after']['customised'] );
+		$template = get_block_template( get_stylesheet() . '//index', 'wp_template' );
+		$this->assertSame( 'custom', $template->source );
+		$this->assertStringContainsString( 'Whole template line', $template->content );
+		$this->assertCount( 1, get_posts( array( 'post_type' => 'wp_template' ) ) );
+
+		// A person's edit after ours makes our expect stale: undo is refused and their edit stays.
+		wp_update_post(
+			array(
+				'ID'           => $template->wp_id,
+				'post_content' => str_replace( 'Whole template line', 'Person line', $content ),
+			)
+		);
+		$refused = $this->write(
+			array(
+				array(
+					'ref'    => $ref,
+					'expect' => $item['version'],
+					'action' => 'update',
+					'fields' => array( 'customised' => false ),
+				),
+			)
+		);
+		$this->assertSame( 409, $refused->get_status() );
+		$this->assertSame( 'sitewright_stale', $refused->get_data()['code'] );
+		$this->assertStringContainsString( 'Person line', get_block_template( get_stylesheet() . '//index', 'wp_template' )->content );
+
+		$now    = $this->read( array( $ref ) )[0];
+		$undone = $this->write(
+			array(
+				array(
+					'ref'    => $ref,
+					'expect' => $now['version'],
+					'action' => 'update',
+					'fields' => array(
+						'customised' => false,
+						'content'    => $original['state']['content'],
+					),
+				),
+			)
+		);
+		$this->assertSame( 200, $undone->get_status() );
+		$this->assertSame( $original['version'], $undone->get_data()['items'][0]['version'] );
+		$this->assertSame( 'theme', get_block_template( get_stylesheet() . '//index', 'wp_template' )->source );
+		$this->assertSame( array(), get_posts( array( 'post_type' => 'wp_template' ) ) );
+		$this->assertFalse( $this->read( array( 'template:no-such-template' ) )[0]['exists'] );
+	}
+
+	public function test_global_styles_list_the_theme_style_variations_outside_the_version(): void {
+		$item     = $this->read( array( 'global_styles:' . get_stylesheet() ) )[0];
+		$expected = wp_list_pluck( WP_Theme_JSON_Resolver::get_style_variations(), 'title' );
+		$this->assertNotEmpty( $expected, 'The test theme has style variations.' );
+		$this->assertSame( $expected, wp_list_pluck( $item['info']['variations'], 'title' ) );
+		$this->assertArrayHasKey( 'settings', $item['info']['variations'][0] );
+		$this->assertArrayNotHasKey( 'variations', $item['state'] );
 	}
 
 	public function test_design_items_need_design_write_and_only_the_active_theme_is_written(): void {

@@ -95,6 +95,7 @@ final class VocabularyTest extends Sitewright_Test_Case {
 			'menu'          => 'menu:1',
 			'global_styles' => 'global_styles:' . get_stylesheet(),
 			'template_part' => 'template_part:header',
+			'template'      => 'template:index',
 			'term'          => 'term:' . (int) wp_insert_term( 'Vocabulary ' . wp_generate_password( 6, false ), 'category' )['term_id'],
 			'seo'           => 'seo:' . wp_insert_post(
 				array(

@@ -4,6 +4,8 @@
  * plugin's items route as the write path does, the front page shows it, and the reverse the change-set layer
  * computes for undo puts the site back exactly.
  */
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PlannedItem } from "@/lib/changes/plan";
 import { reverseChange } from "@/lib/changes/plan";
@@ -139,6 +141,66 @@ describe("template parts", () => {
   });
 });
 
+/** The theme's template WordPress renders the front page with (template hierarchy, first the theme has). */
+async function frontTemplate(templates: Array<{ slug: string }>) {
+  const showOnFront = (await readItem(wp.admin, "option:show_on_front")).state?.value;
+  const order = showOnFront === "page" ? ["front-page", "page", "singular", "index"] : ["front-page", "home", "index"];
+  return order.find((slug) => templates.some((t) => t.slug === slug))!;
+}
+
+describe("whole templates", () => {
+  it("changes one block of the front page's template: a customised template that undo removes, same version", async () => {
+    const { templates } = await run(readTemplatePart, {});
+    const slug = await frontTemplate(templates);
+    expect(templates.find((t: { slug: string }) => t.slug === slug).customised).toBe(false);
+    const read = await run(readTemplatePart, { slug, type: "template" });
+    expect(read.outline.length).toBeGreaterThan(0);
+    const item = await readItem(wp.admin, `template:${slug}`);
+    const before = await frontPage();
+
+    const markup = "<!-- wp:paragraph -->\n<p>Whole template news</p>\n<!-- /wp:paragraph -->";
+    const planned = await plan(updateTemplatePart, { slug, type: "template", position: "1", action: "after", markup });
+    expect(planned.items[0]).toMatchObject({ kind: "template", visible: true, ref: `template:${slug}` });
+    const done = await write(planned);
+    expect(done[0]!.written.after).toMatchObject({ customised: true, type: "wp_template" });
+    expect(await frontPage()).toContain("Whole template news");
+    const again = await run(readTemplatePart, { slug, type: "template" });
+    expect(again.customised).toBe(true);
+    expect(again.outline[1]).toMatchObject({ position: "2", block: "core/paragraph", preview: "Whole template news" });
+
+    await undo(done);
+    expect(await frontPage()).toBe(before);
+    expect((await readItem(wp.admin, item.ref)).version).toBe(item.version);
+    expect((await run(readTemplatePart, { slug, type: "template" })).customised).toBe(false);
+  });
+
+  it("undo refuses when a person edited the template after the agent, and keeps the person's edit", async () => {
+    const slug = await frontTemplate((await run(readTemplatePart, {})).templates);
+    const markup = "<!-- wp:paragraph -->\n<p>Agent template line</p>\n<!-- /wp:paragraph -->";
+    const done = await write(
+      await plan(updateTemplatePart, { slug, type: "template", position: "1", action: "after", markup }),
+    );
+    const { data: list } = await wp.admin.get<Array<{ slug: string; wp_id: number; content: { raw: string } }>>(
+      "/wp/v2/templates",
+      { context: "edit", _fields: "slug,wp_id,content" },
+    );
+    const template = list.find((t) => t.slug === slug)!;
+    await humanEditPost(wp.local.wpPath, template.wp_id, {
+      content: template.content.raw.replace("Agent template line", "Person template line"),
+    });
+
+    await expect(undo(done)).rejects.toBeInstanceOf(StaleItemsError);
+    const page = await frontPage();
+    expect(page).toContain("Person template line");
+    expect(page).not.toContain("Agent template line");
+
+    const now = await readItem(wp.admin, `template:${slug}`);
+    await writeItems(wp.admin, [
+      { ref: now.ref, expect: now.version, action: "update", fields: { customised: false } },
+    ]);
+  });
+});
+
 describe("navigation", () => {
   it("saves the shown page list as a menu on the first change, then renames, moves and removes links; undo puts the menus back", async () => {
     // WordPress 6.3+ saves the page list as a navigation menu itself the first time a header shows it; 6.1 does not.
@@ -268,6 +330,73 @@ describe("global styles", () => {
     expect(() => updateGlobalStyles.input.parse({ colors: { primary: "red; } body { display:none" } })).toThrow();
   });
 });
+
+describe("style variations and fonts", () => {
+  it("applies a style variation: the card names it, the front end takes its palette, undo gives back the version", async () => {
+    const read = await run(readGlobalStyles, {});
+    const current = Object.fromEntries(read.colors.map((c: { slug: string; value: string }) => [c.slug, c.value]));
+    const differs = (v: { colors: Record<string, string> }) =>
+      Object.entries(v.colors).find(([slug, color]) => color && current[slug] && current[slug] !== color);
+    const variation = read.variations.find(differs);
+    expect(variation, "the theme has a style variation with its own palette").toBeDefined();
+    const [slug, color] = differs(variation)!;
+    const ref = (await listItemRef()) as string;
+    const original = await readItem(wp.admin, ref);
+
+    const planned = await plan(updateGlobalStyles, { variation: variation.title });
+    expect(planned.items[0]).toMatchObject({ kind: "global_styles", visible: true });
+    expect(planned.items[0]!.after).toMatchObject({ "Style variation": variation.title });
+    const done = await write(planned);
+    expect((await run(readGlobalStyles, {})).variation).toBe(variation.title);
+    const escaped = color.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    expect(await frontPage()).toMatch(new RegExp(`--wp--preset--color--${slug}:\\s*${escaped}`, "i"));
+
+    await undo(done);
+    expect((await readItem(wp.admin, ref)).version).toBe(original.version);
+    expect(await run(readGlobalStyles, {})).toEqual(read);
+  });
+
+  it("sets the body and headings font from the theme's families, shown by name and used by the front end", async () => {
+    const read = await run(readGlobalStyles, {});
+    expect(read.fontFamilies.length).toBeGreaterThan(0);
+    const family = read.fontFamilies.at(-1) as { slug: string; name: string };
+    const planned = await plan(updateGlobalStyles, { fontFamily: { body: family.slug, headings: family.slug } });
+    expect(planned.items[0]!.after).toMatchObject({ "Body font": family.name, "Headings font": family.name });
+    const done = await write(planned);
+    const css = `var\\(--wp--preset--font-family--${family.slug}\\)`;
+    const page = await frontPage();
+    expect(page).toMatch(new RegExp(`body\\s*\\{[^}]*font-family:\\s*${css}`));
+    expect(page).toMatch(new RegExp(`h1[^{]*\\{[^}]*font-family:\\s*${css}`));
+    await undo(done);
+    expect(await run(readGlobalStyles, {})).toEqual(read);
+    await expect(plan(updateGlobalStyles, { fontFamily: { body: "no-such-font" } })).rejects.toMatchObject({
+      code: "unknown_preset",
+    });
+  });
+
+  it("refuses to undo a variation a person changed afterwards, keeping the person's edit", async () => {
+    const read = await run(readGlobalStyles, {});
+    const done = await write(await plan(updateGlobalStyles, { variation: read.variations[0].title }));
+    const id = await userGlobalStylesId();
+    const config = { version: 2, isGlobalStylesUserThemeJSON: true, styles: { color: { text: "#0a0b0c" } } };
+    await humanEditPost(wp.local.wpPath, id, { content: JSON.stringify(config) });
+
+    await expect(undo(done)).rejects.toBeInstanceOf(StaleItemsError);
+    expect(await frontPage()).toMatch(/color:\s*#0a0b0c/i);
+    const now = await readItem(wp.admin, (await listItemRef()) as string);
+    await writeItems(wp.admin, [
+      { ref: now.ref, expect: now.version, action: "update", fields: { customised: false } },
+    ]);
+  });
+});
+
+/** The id of the active theme's user global styles post, as WordPress resolves it. */
+async function userGlobalStylesId() {
+  const code = `$_SERVER['HTTP_HOST'] = 'localhost'; define('WP_USE_THEMES', false); require $argv[1] . '/wp-load.php';
+    echo WP_Theme_JSON_Resolver::get_user_global_styles_post_id();`;
+  const { stdout } = await promisify(execFile)("php", ["-r", code, "--", wp.local.wpPath]);
+  return Number(stdout.trim());
+}
 
 /** The global styles ref of the active theme, as the site reports it. */
 async function listItemRef() {

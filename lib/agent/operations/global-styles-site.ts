@@ -1,7 +1,7 @@
 /** Reads a block theme's global styles: the theme's own (core's REST route) and the user's (the plugin's item). */
 import { readItem, type SiteItem } from "@/lib/changes/site-items";
 import type { SiteClient } from "@/lib/sites/types";
-import { asObject } from "../global-styles";
+import { asObject, type StyleVariation } from "../global-styles";
 import { activeBlockTheme, readDesignItem, type DesignItem } from "./design";
 
 export type GlobalStyles = {
@@ -13,6 +13,19 @@ export type GlobalStyles = {
   cssInStyles: boolean;
   /** The Additional CSS item, read when the CSS lives there. */
   additionalCss?: SiteItem;
+  /** The theme's style variations (the item's info; a plugin without it lists none). */
+  variations: StyleVariation[];
+};
+
+const variationsOf = (info: unknown): StyleVariation[] => {
+  const list = (info as { variations?: unknown } | undefined)?.variations;
+  return (Array.isArray(list) ? list : [])
+    .filter((v): v is { title: string } => typeof v?.title === "string" && v.title !== "")
+    .map((v: Record<string, unknown>) => ({
+      title: String(v.title),
+      settings: asObject(v.settings),
+      styles: asObject(v.styles),
+    }));
 };
 
 export async function readGlobalStyles(client: SiteClient): Promise<GlobalStyles> {
@@ -34,5 +47,6 @@ export async function readGlobalStyles(client: SiteClient): Promise<GlobalStyles
     user: { settings: asObject(item.state.settings), styles: asObject(item.state.styles) },
     cssInStyles,
     additionalCss,
+    variations: variationsOf(item.info),
   };
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { effectivePresets, PRESETS, type PresetKind } from "../global-styles";
+import { appliedVariation, effectivePresets, PRESETS, type PresetKind, variationBrief } from "../global-styles";
 import { readGlobalStyles } from "./global-styles-site";
 import { defineOperation } from "./operation";
 
@@ -11,7 +11,7 @@ export default defineOperation({
   name: "read_global_styles",
   label: "Read the site's styles",
   description:
-    "Read the site's global styles: colour palette, font sizes and families, spacing sizes, the site-wide styles (theme's and owner's changes) and custom CSS.",
+    "Read the site's global styles: colour palette, font sizes and families, spacing sizes, the site-wide styles (theme's and owner's changes), custom CSS and the theme's style variations.",
   input: z.object({}),
   scope: "content:read",
   risk: "read",
@@ -34,6 +34,8 @@ export default defineOperation({
         ...presets,
         themeStyles,
         ownerStyles: userStyles,
+        variations: styles.variations.map(variationBrief),
+        variation: appliedVariation(styles.user, styles.variations),
         css: styles.cssInStyles ? (typeof css === "string" ? css : "") : (styles.additionalCss?.state?.css ?? ""),
       },
     };

@@ -82,9 +82,18 @@ const STATUSES: Record<string, string> = {
   trash: "In the trash",
 };
 
+/** What a global styles row without a value means (describeStylesChange's names). */
+const STYLE_DEFAULTS: Record<string, string> = {
+  "Style variation": "none",
+  "Body font": "the theme's default",
+  "Headings font": "the theme's default",
+  "Other styles": "the current ones",
+};
+
 function words(field: string, value: unknown): string {
   if (field === "noindex")
     return value === true ? "Yes" : value === false ? "No (indexed)" : "The SEO plugin's default";
+  if ((value === undefined || value === null) && field in STYLE_DEFAULTS) return STYLE_DEFAULTS[field]!;
   if (value === undefined || value === null || value === "") return "(empty)";
   if (field === "taxonomy") return value === "post_tag" ? "Tag" : "Category";
   if ((field === "categories" || field === "tags") && Array.isArray(value))
