@@ -96,13 +96,40 @@ final class Sitewright_Design_Items {
 		}
 		$variations = array();
 		foreach ( WP_Theme_JSON_Resolver::get_style_variations() as $variation ) {
+			// As the site would store it for this user (core's global-styles filter): what is planned is what is written.
+			$stored       = self::as_stored( $variation );
 			$variations[] = array(
 				'title'    => (string) ( $variation['title'] ?? '' ),
-				'settings' => self::as_object( $variation['settings'] ?? array() ),
-				'styles'   => self::as_object( $variation['styles'] ?? array() ),
+				'settings' => self::as_object( $stored['settings'] ?? array() ),
+				'styles'   => self::as_object( $stored['styles'] ?? array() ),
 			);
 		}
 		return array( 'variations' => $variations );
+	}
+
+	/**
+	 * A theme.json document as WordPress stores it in the user's global styles for the current user: core's
+	 * wp_filter_global_styles_post removes insecure properties for a user without unfiltered_html.
+	 *
+	 * @param array<string, mixed> $data Settings and styles.
+	 * @return array<string, mixed>
+	 */
+	private static function as_stored( array $data ): array {
+		$config = array(
+			'version'  => class_exists( 'WP_Theme_JSON' ) ? WP_Theme_JSON::LATEST_SCHEMA : 2,
+			'settings' => $data['settings'] ?? array(),
+			'styles'   => $data['styles'] ?? array(),
+		);
+		if ( current_user_can( 'unfiltered_html' ) || ! method_exists( 'WP_Theme_JSON', 'remove_insecure_properties' ) ) {
+			return $config;
+		}
+		// WordPress 6.1 warns on presets without a name (themes ship such); the result is the same without the noise.
+		set_error_handler( static fn(): bool => true, E_WARNING | E_NOTICE ); // phpcs:ignore WordPress.PHP.DevelopmentFunctions.error_log_set_error_handler
+		try {
+			return WP_Theme_JSON::remove_insecure_properties( $config );
+		} finally {
+			restore_error_handler();
+		}
 	}
 
 	/**
@@ -293,7 +320,60 @@ final class Sitewright_Design_Items {
 		if ( function_exists( 'wp_clean_theme_json_cache' ) ) {
 			wp_clean_theme_json_cache();
 		}
+		if ( true === $saved && 'global_styles' === $kind ) {
+			return self::refuse_changed_styles( $key, $fields ) ?? true;
+		}
 		return $saved;
+	}
+
+	/**
+	 * Write = plan for global styles: the stored `settings` and `styles` must be the planned ones. Core's kses
+	 * filter for global styles (a user without unfiltered_html) drops values it finds unsafe — a gradient with a `;`,
+	 * a fluid font size — and a plan the site would store otherwise is refused, naming what would be lost.
+	 *
+	 * @param string               $stylesheet Theme.
+	 * @param array<string, mixed> $fields     Planned fields.
+	 */
+	private static function refuse_changed_styles( string $stylesheet, array $fields ): ?WP_Error {
+		$stored = self::global_styles_state( $stylesheet ) ?? array();
+		$lost   = array();
+		foreach ( array( 'settings', 'styles' ) as $name ) {
+			if ( ! array_key_exists( $name, $fields ) ) {
+				continue;
+			}
+			$planned = Sitewright_Items::version( array( $name => self::as_array( $fields[ $name ] ) ) );
+			$kept    = Sitewright_Items::version( array( $name => self::as_array( $stored[ $name ] ?? array() ) ) );
+			if ( $planned !== $kept ) {
+				$lost[] = array(
+					'ref'   => 'global_styles:' . $stylesheet,
+					'field' => $name,
+					'lost'  => 'the site\'s safety filter for styles would drop or change some of these values',
+				);
+			}
+		}
+		if ( ! $lost ) {
+			return null;
+		}
+		return new WP_Error(
+			'sitewright_filtered',
+			__( 'The site would have stored other styles than the approved ones (its safety filter changes some values); nothing was written.', 'sitewright-connector' ),
+			array(
+				'status' => 409,
+				'ref'    => 'global_styles:' . $stylesheet,
+				'lost'   => $lost,
+			)
+		);
+	}
+
+	/**
+	 * A JSON value as an array (objects decoded from JSON may be stdClass).
+	 *
+	 * @param mixed $value Value.
+	 * @return array<mixed>
+	 */
+	private static function as_array( $value ): array {
+		$decoded = json_decode( (string) wp_json_encode( $value ), true );
+		return is_array( $decoded ) ? $decoded : array();
 	}
 
 	/**

@@ -111,6 +111,25 @@ final class DesignItemsTest extends Sitewright_Test_Case {
 		return $merged;
 	}
 
+	public function test_global_styles_the_site_would_filter_are_refused_and_nothing_is_written(): void {
+		$ref      = 'global_styles:' . get_stylesheet();
+		$original = $this->read( array( $ref ) )[0];
+		// The site drops this value while saving (WordPress 6.1 keeps no top-level blockGap in the user's styles).
+		$refused = $this->write(
+			array(
+				array(
+					'ref'    => $ref,
+					'expect' => $original['version'],
+					'action' => 'update',
+					'fields' => array( 'styles' => array( 'spacing' => array( 'blockGap' => '2.5rem' ) ) ),
+				),
+			)
+		);
+		$this->assertSame( 409, $refused->get_status(), (string) wp_json_encode( $refused->get_data() ) );
+		$this->assertSame( 'sitewright_filtered', $refused->get_data()['code'] );
+		$this->assertSame( $original['version'], $this->read( array( $ref ) )[0]['version'] );
+	}
+
 	public function test_global_styles_are_created_on_first_write_and_undo_removes_them_with_the_same_version(): void {
 		$ref      = 'global_styles:' . get_stylesheet();
 		$original = $this->read( array( $ref ) )[0];
@@ -131,7 +150,7 @@ final class DesignItemsTest extends Sitewright_Test_Case {
 					'action' => 'update',
 					'fields' => array(
 						'settings' => array( 'color' => array( 'palette' => array( 'theme' => $palette ) ) ),
-						'styles'   => array( 'spacing' => array( 'blockGap' => '2.5rem' ) ),
+						'styles'   => array( 'color' => array( 'text' => '#111111' ) ),
 					),
 				),
 			)
