@@ -12,6 +12,7 @@ import { isAppError } from "@/lib/errors";
 import { sniffMedia } from "@/lib/media/sniff";
 import { processState } from "@/lib/process-state";
 import { safeFetch } from "@/lib/sites/safe-fetch";
+import type { SiteClient } from "@/lib/sites/types";
 import { OperationError } from "./operations/operation";
 
 /** The operator's switch: only a model that can see images is sent them. */
@@ -66,6 +67,34 @@ export async function fetchImageForModel(
   } catch (cause) {
     throw new OperationError("The image could not be read (damaged, or too many pixels).", "not_an_image", { cause });
   }
+}
+
+type Size = { source_url?: string; width?: number; height?: number };
+type Media = {
+  title?: { rendered?: string };
+  source_url?: string;
+  media_type?: string;
+  media_details?: { sizes?: Record<string, Size> };
+};
+
+/**
+ * Where the site keeps a media item's picture, or undefined when it is not an image: the smallest copy WordPress
+ * made that is still at least `side` on its longer side (less to download), else the original.
+ */
+export async function mediaImage(
+  client: SiteClient,
+  id: number,
+  side = VISION_SIDE,
+): Promise<{ url: string; title: string } | undefined> {
+  const { data: media } = await client.get<Media>(`/wp/v2/media/${id}`, {
+    _fields: "title,source_url,media_type,media_details",
+  });
+  if (media?.media_type !== "image") return undefined;
+  const big = Object.values(media.media_details?.sizes ?? {})
+    .filter((s) => s.source_url && Math.max(s.width ?? 0, s.height ?? 0) >= side)
+    .sort((a, b) => (a.width ?? 0) * (a.height ?? 0) - (b.width ?? 0) * (b.height ?? 0));
+  const url = big[0]?.source_url ?? media.source_url;
+  return url ? { url, title: media.title?.rendered ?? "" } : undefined;
 }
 
 /**
