@@ -98,8 +98,8 @@ export async function mediaImage(
 }
 
 /**
- * Images the agent looked at in this process, by address, for the tool result sent to the model right after the
- * call (the stored chat keeps only the address: a later turn that needs the picture looks again).
+ * Images the agent looked at in this process, by address, for the tool result sent to the model after the call
+ * (the stored chat keeps only the address: after LOOKED_KEEP_MS the model gets the address alone and looks again).
  */
 const LOOKED_KEEP_MS = 10 * 60 * 1000;
 const LOOKED_MAX = 8;
