@@ -162,3 +162,78 @@ test("an undo over the owner's newer SEO description in wp-admin is refused, and
   await expect(set).toHaveAttribute("data-status", "applied");
   expect(await frontEnd(target.link)).toContain('content="Catering, written by Ana."');
 });
+
+/** Undoes the newest change set, which must be refused naming `title`, and stay applied. */
+async function undoRefused(page: Page, siteId: string, title: string) {
+  const set = await undoNewest(page, siteId);
+  const error = set.getByTestId("undo-error");
+  await expect(error).toContainText("Nothing was undone");
+  await expect(error).toContainText(`“${title}”`);
+  await expect(set).toHaveAttribute("data-status", "applied");
+}
+
+test("an undo over the owner's newer alt text, categories or schedule in wp-admin is refused, and theirs is kept", async ({
+  page,
+}) => {
+  const { siteId } = await connectSite(await signUp(page, "reachdrift2"));
+
+  // Alt text of an image a published post shows; Ana then writes her own in the media library.
+  const image = await php<number>(
+    "echo wp_insert_attachment(array('post_title' => 'Counter', 'post_mime_type' => 'image/jpeg', 'post_status' => 'inherit'));",
+  );
+  const showcase = await post("Our counter");
+  await php("wp_update_post(array('ID' => (int) $args[0], 'post_content' => $args[1])); echo 1;", [
+    showcase.id,
+    `<!-- wp:image {"id":${image}} --><figure class="wp-block-image"><img class="wp-image-${image}" alt=""/></figure><!-- /wp:image -->`,
+  ]);
+  await approve(page, await ask(page, siteId, "update_media", { id: image, alt: "The shop counter" }), "update_media");
+  await php(
+    "update_post_meta((int) $args, '_wp_attachment_image_alt', 'Loaves on the counter, by Ana'); echo 1;",
+    image,
+  );
+  await undoRefused(page, siteId, "Counter");
+  expect(
+    await php<string>("echo json_encode(get_post_meta((int) $args, '_wp_attachment_image_alt', true));", image),
+  ).toBe("Loaves on the counter, by Ana");
+
+  // A category assignment; Ana then files the post under Events in the post editor.
+  await php("wp_insert_term('News', 'category'); wp_insert_term('Events', 'category'); echo 1;");
+  const filed = await post("Summer fair");
+  await approve(
+    page,
+    await ask(page, siteId, "set_post_terms", { id: filed.id, add: ["news"], remove: ["uncategorized"] }),
+    "set_post_terms",
+  );
+  await php(
+    "wp_set_post_terms((int) $args, array(get_term_by('slug', 'events', 'category')->term_id), 'category'); echo 1;",
+    filed.id,
+  );
+  await undoRefused(page, siteId, "Summer fair");
+  expect(
+    await php<string[]>(
+      "echo json_encode(wp_get_post_terms((int) $args, 'category', array('fields' => 'slugs')));",
+      filed.id,
+    ),
+  ).toEqual(["events"]);
+
+  // A schedule; Ana then moves the date in the post editor.
+  const draft = await post("Spring menu", "draft");
+  const year = new Date().getUTCFullYear() + 1;
+  await approve(
+    page,
+    await ask(page, siteId, "schedule_post", { type: "post", id: draft.id, at: `${year}-03-01 09:00` }),
+    "schedule_post",
+  );
+  const anasDate = `${year}-03-15 10:30:00`;
+  await php(
+    "wp_update_post(array('ID' => (int) $args[0], 'post_date' => $args[1], 'post_date_gmt' => get_gmt_from_date($args[1]), 'edit_date' => true)); echo 1;",
+    [draft.id, anasDate],
+  );
+  await undoRefused(page, siteId, "Spring menu");
+  expect(
+    await php<{ status: string; date: string }>(
+      "$p = get_post((int) $args); echo json_encode(array('status' => $p->post_status, 'date' => $p->post_date));",
+      draft.id,
+    ),
+  ).toEqual({ status: "future", date: anasDate });
+});

@@ -42,6 +42,11 @@ export const envSchema = z
     OPENAI_BASE_URL: optional(z.url()),
     AGENT_MODEL: withDefault(z.string(), "gpt-4.1-mini"),
     AGENT_OPERATIONS: optional(csv),
+    /** "true" when the model can see images: the agent may look at an image before writing its alt text (docs/agent.md). */
+    AGENT_VISION: withDefault(
+      z.enum(["true", "false"]).transform((value) => value === "true"),
+      "false",
+    ),
     AGENT_MAX_STEPS: withDefault(positiveInt, 12),
     AGENT_MAX_TOOL_CALLS: withDefault(positiveInt, 20),
     AGENT_MAX_TOKENS: withDefault(positiveInt, 200_000),

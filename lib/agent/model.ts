@@ -7,6 +7,7 @@ import { createOpenAI } from "@ai-sdk/openai";
 import { wrapLanguageModel, type LanguageModelMiddleware } from "ai";
 import { env } from "@/lib/env";
 import { CircuitOpenError, modelBreaker, type CircuitBreaker } from "./breaker";
+import { visionMiddleware } from "./vision";
 
 export type ModelV3 = Parameters<typeof wrapLanguageModel>[0]["model"];
 
@@ -107,7 +108,8 @@ function withBreaker(model: ModelV3, breaker: CircuitBreaker): ModelV3 {
       }
     },
   };
-  return wrapLanguageModel({ model, middleware });
+  // Images a tool looked at reach the model as Chat Completions takes them (lib/agent/vision.ts).
+  return wrapLanguageModel({ model, middleware: [visionMiddleware, middleware] });
 }
 
 export { CircuitOpenError };

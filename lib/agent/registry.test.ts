@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { resetEnvForTests } from "@/lib/env";
 import {
   allowedOperations,
   configuredAllowlist,
@@ -20,9 +21,25 @@ const names = (grant: Parameters<typeof allowedOperations>[0], allowlist?: strin
 describe("the operation allowlist", () => {
   it("offers every operation by default, publishing and trashing included (each waits for the owner's click)", () => {
     const allowed = names(everything, configuredAllowlist(undefined));
-    expect(allowed).toEqual(ALL_OPERATIONS.filter((op) => op.theme !== "block").map((op) => op.name));
+    // view_image only when the operator says the model can see images (below).
+    expect(allowed).toEqual(ALL_OPERATIONS.filter((op) => op.theme !== "block" && !op.vision).map((op) => op.name));
     expect(allowed).toEqual(expect.arrayContaining(["publish_page", "trash_page", "change_menu"]));
     expect(DEFAULT_OPERATIONS).toContain("replace_block");
+  });
+
+  it("offers view_image only when AGENT_VISION says the model can see images, even if AGENT_OPERATIONS names it", () => {
+    try {
+      for (const [vision, offered] of [
+        ["false", false],
+        ["true", true],
+      ] as const) {
+        resetEnvForTests({ AGENT_VISION: vision });
+        expect(names(everything, configuredAllowlist(undefined)).includes("view_image")).toBe(offered);
+        expect(names(everything, configuredAllowlist(["view_image"]))).toEqual(offered ? ["view_image"] : []);
+      }
+    } finally {
+      resetEnvForTests({ AGENT_VISION: undefined });
+    }
   });
 
   it("offers the v1.2 reach operations only where the plugin reports them: SEO only with a writable SEO plugin", () => {

@@ -6,6 +6,7 @@
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
 import { SCOPES } from "@/lib/vocabulary";
+import { visionEnabled } from "./vision";
 import { ALL_OPERATIONS, operationsByName, type Operation } from "./operations";
 
 /** What a paired site's token lets the agent do, as the plugin reported it. `null` = not reported. */
@@ -30,7 +31,7 @@ export function configuredAllowlist(names: readonly string[] | undefined = env()
 
 export type Exclusion = {
   operation: string;
-  reason: "not_allowlisted" | "scope" | "capability" | "plugin_feature" | "theme";
+  reason: "not_allowlisted" | "vision" | "scope" | "capability" | "plugin_feature" | "theme";
 };
 
 /** Which family of design operations fits the site. */
@@ -47,16 +48,18 @@ export function allowedOperations(
   for (const op of ALL_OPERATIONS) {
     const reason = !listed.has(op.name)
       ? "not_allowlisted"
-      : // Scopes not reported: fail closed to reading.
-        !(grant.scopes ?? ["site:read", "content:read"]).includes(op.scope)
-        ? "scope"
-        : grant.capabilities && op.capabilities?.some((cap) => !grant.capabilities!.includes(cap))
-          ? "capability"
-          : op.pluginFeature && !grant.features.includes(op.pluginFeature)
-            ? "plugin_feature"
-            : op.theme && op.theme !== themeKind(grant)
-              ? "theme"
-              : undefined;
+      : op.vision && !visionEnabled()
+        ? "vision"
+        : // Scopes not reported: fail closed to reading.
+          !(grant.scopes ?? ["site:read", "content:read"]).includes(op.scope)
+          ? "scope"
+          : grant.capabilities && op.capabilities?.some((cap) => !grant.capabilities!.includes(cap))
+            ? "capability"
+            : op.pluginFeature && !grant.features.includes(op.pluginFeature)
+              ? "plugin_feature"
+              : op.theme && op.theme !== themeKind(grant)
+                ? "theme"
+                : undefined;
     if (reason) excluded.push({ operation: op.name, reason });
     else operations.push(op);
   }

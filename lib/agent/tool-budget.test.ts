@@ -3,6 +3,7 @@
  * 4,000 tokens (o200k_base) for a block-theme site and for a classic one, and neither is offered both families.
  */
 import { describe, expect, it } from "vitest";
+import { resetEnvForTests } from "@/lib/env";
 import { leanJsonSchema } from "./tool-definitions";
 import { offeredTokens, TOOL_TOKEN_BUDGET } from "./testing/tool-tokens";
 
@@ -15,6 +16,18 @@ describe("the tool token budget", () => {
       expect(total).toBeLessThanOrEqual(TOOL_TOKEN_BUDGET);
     });
   }
+
+  it(`with AGENT_VISION on (view_image offered), a block-theme site still fits in ${TOOL_TOKEN_BUDGET} tokens`, async () => {
+    try {
+      resetEnvForTests({ AGENT_VISION: "true" });
+      const { total, tools } = await offeredTokens("block");
+      expect(tools.map((t) => t.name)).toContain("view_image");
+      expect(total).toBeLessThanOrEqual(TOOL_TOKEN_BUDGET);
+    } finally {
+      resetEnvForTests({ AGENT_VISION: undefined });
+    }
+    expect((await offeredTokens("block")).tools.map((t) => t.name)).not.toContain("view_image");
+  });
 
   it("block sites get navigation and global styles, classic sites menus: never both", async () => {
     const block = (await offeredTokens("block")).tools.map((t) => t.name);

@@ -23,6 +23,7 @@ import { OperationError, sdkInputSchema, type Operation, type OperationResult } 
 import { toolDescription } from "./tool-definitions";
 import { planContext } from "./media";
 import { findInjection, wrapForModel } from "./untrusted";
+import { toolResultForModel } from "./vision";
 import {
   holdPlanForApproval,
   planFor,
@@ -448,7 +449,7 @@ export function buildTools(
       needsApproval: (input: unknown, { toolCallId }: { toolCallId: string }) =>
         approvalGate(ctx, op, input, toolCallId),
       execute: (input: unknown, { toolCallId }: { toolCallId: string }) => executeOperation(ctx, op, input, toolCallId),
-      toModelOutput: ({ output }: { output: unknown }) => ({ type: "json", value: wrapForModel(output) as never }),
+      toModelOutput: ({ output }: { output: unknown }) => toolResultForModel(output, wrapForModel(output)),
     });
   }
   for (const op of locked) {
@@ -462,7 +463,7 @@ export function buildTools(
         (await allowedNow(ctx, op)) === true
           ? executeOperation(ctx, op, input, toolCallId)
           : refuse(ctx, op, toolCallId, input, failure("scope_not_granted", scopeRefusal(op.scope))),
-      toModelOutput: ({ output }: { output: unknown }) => ({ type: "json", value: wrapForModel(output) as never }),
+      toModelOutput: ({ output }: { output: unknown }) => toolResultForModel(output, wrapForModel(output)),
     });
   }
   return tools;

@@ -82,7 +82,10 @@ export const reviewUrl = (siteId: string, changeSetId: string) =>
 /** The operations this grant may call on at least one site: reading only, or also proposing changes. */
 function operationsFor(grant: OAuthGrant): Operation[] {
   const allowlist = new Set(configuredAllowlist());
-  return ALL_OPERATIONS.filter((op) => allowlist.has(op.name) && (grant.access === "propose" || op.risk === "read"));
+  // Images reach only the chat's model (lib/agent/vision.ts); an MCP client gets JSON.
+  return ALL_OPERATIONS.filter(
+    (op) => allowlist.has(op.name) && !op.vision && (grant.access === "propose" || op.risk === "read"),
+  );
 }
 
 function definition(op: Operation, withMode: boolean): ToolDefinition {

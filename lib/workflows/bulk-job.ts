@@ -207,6 +207,7 @@ async function planBatch(client: SiteClient, job: Job, spec: JobSpec, ids: numbe
     const written = await deps().writeTexts({
       field: spec.change.field,
       instruction: spec.change.instruction ?? "",
+      client,
       items: subjects.map((s) => subjectFacts(s.subject) as Record<string, unknown> & { id: number }),
     });
     texts = written.texts;

@@ -33,6 +33,7 @@ import updateMedia from "./update_media";
 import updatePage from "./update_page";
 import updateSeo from "./update_seo";
 import updateTemplatePart from "./update_template_part";
+import viewImage from "./view_image";
 
 /** Every operation with its own type (the chat's message types are derived from it: lib/agent/chat-message.ts). */
 export const OPERATIONS = [
@@ -41,6 +42,7 @@ export const OPERATIONS = [
   listPosts,
   readPage,
   listMedia,
+  viewImage,
   listTerms,
   readMenus,
   readNavigation,

@@ -85,6 +85,8 @@ export type Operation<Input = unknown> = {
    * job starter; the job's items wait for the owner's review as one queue.
    */
   startsJob?: true;
+  /** Sends the model an image: offered only when the operator says the model can see images (`AGENT_VISION`). */
+  vision?: true;
   /** Reads (and the few writes the items route cannot express yet) run directly. */
   run?(client: SiteClient, input: Input): Promise<OperationResult>;
   /** Writes plan first; the write path (lib/agent/writes.ts) applies the plan. */

@@ -2,14 +2,19 @@ import { z } from "zod";
 import { readItem } from "@/lib/changes/site-items";
 import { planPostUpdate } from "@/lib/changes/plan";
 import { asStoredMarkup, asStoredTitle } from "@/lib/wordpress/stored-text";
+import { visionEnabled } from "../vision";
 import { defineOperation, OperationError } from "./operation";
 import type { PostItem } from "./wordpress";
 
 export default defineOperation({
   name: "update_media",
   label: "Describe an image",
-  description:
-    "Change a media item's alt text, caption, title or description (ids: list_media). Say what alt text is based on.",
+  // Read on every run: what the model is told depends on whether it can see images (AGENT_VISION).
+  get description() {
+    return visionEnabled()
+      ? "Change a media item's alt text, caption, title or description (ids: list_media). Look at an image (view_image) before writing its alt text."
+      : "Change a media item's alt text, caption, title or description (ids: list_media). You cannot see images: base alt text on the title, file name, caption and the page using it, and tell the owner what it is based on.";
+  },
   input: z
     .object({
       id: z.number().int().positive(),
