@@ -235,7 +235,10 @@ describe(".env.example", () => {
  * Everything measured (by `npm run bench` or by hand) lives in docs/performance.md and is linked from elsewhere.
  */
 const LIMITS_NOT_FIGURES: Record<string, Record<string, string>> = {
-  "docs/agent.md": { "8 KiB": "a chat message's limit (MAX_MESSAGE_BYTES)" },
+  "docs/agent.md": {
+    "8 KiB": "a chat message's limit (MAX_MESSAGE_BYTES)",
+    "8 MB": "the largest image view_image fetches (lib/agent/vision.ts)",
+  },
   "docs/api.md": {
     "64 KiB": "the body limit (MAX_BODY_BYTES) and a diff side's cap (DIFF_SIDE_MAX_BYTES)",
     "10 ×": "the per-account rate limit's factor (ACCOUNT_LIMIT_FACTOR)",
