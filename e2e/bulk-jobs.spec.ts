@@ -79,3 +79,80 @@ test("alt text for every image without it: one job, one queue, edited, rejected,
   expect(after.filter((text) => text === "")).toHaveLength(11);
   expect(await alt(humanId)).toBe("Ana wrote this one");
 });
+
+/**
+ * The issue's scale: a site of 200 published pages showing images without alt text, one request → one job. 150
+ * images rather than the issue's 100, so the queue spans more than one page of 100 and "Next items" is exercised.
+ * The items are removed afterwards: the specs that run later share this WordPress.
+ */
+const IMAGES = 150;
+const PAGES = 200;
+
+test("at the issue's scale: 150 images on 200 pages, one job, a paginated queue, approve all, one Undo", async ({
+  page,
+}) => {
+  test.setTimeout(180_000);
+  const { appUrl } = e2eState();
+  const { siteId } = await connectSite(await signUp(page, "bulkscale"));
+  const tag = `scalephoto${Date.now()}`;
+  const made = await php<{ images: number[]; pages: number[] }>(
+    "$images = array(); for ($i = 1; $i <= (int) $args[1]; $i++) { $images[] = wp_insert_attachment(array('post_title' => $args[0] . ' ' . $i, 'post_mime_type' => 'image/jpeg', 'post_status' => 'inherit')); } $pages = array(); for ($p = 0; $p < (int) $args[2]; $p++) { $id = $images[$p % count($images)]; $pages[] = wp_insert_post(array('post_type' => 'page', 'post_status' => 'publish', 'post_title' => 'Shop page ' . $args[0] . ' ' . ($p + 1), 'post_content' => '<!-- wp:image {\"id\":' . $id . '} --><figure class=\"wp-block-image\"><img class=\"wp-image-' . $id . '\" alt=\"\"/></figure><!-- /wp:image -->')); } echo json_encode(array('images' => $images, 'pages' => $pages));",
+    [tag, IMAGES, PAGES],
+  );
+  const alts = () =>
+    php<string[]>(
+      "echo json_encode(array_map(function ($id) { return get_post_meta($id, '_wp_attachment_image_alt', true); }, $args));",
+      made.images,
+    );
+  try {
+    const started = Date.now();
+    await page.goto(`${appUrl}/sites/${siteId}/chat?new=1`);
+    const spec = {
+      description: "images without alt text",
+      selection: { type: "media", search: tag, missing: "alt" },
+      change: { kind: "write", field: "alt", instruction: "Describe what each photo shows." },
+    };
+    await page.getByLabel("Message").fill(`call start_bulk_job ${JSON.stringify(spec)}`);
+    await page.getByRole("button", { name: "Send" }).click();
+    await expect(page.getByTestId("job-link")).toContainText(`${IMAGES} images without alt text`);
+    await page.getByRole("link", { name: "Follow the job and review its changes" }).click();
+
+    const job = page.getByTestId("job");
+    const progress = page.getByRole("progressbar", { name: "Items handled" });
+    await expect(progress).toHaveAttribute("max", String(IMAGES));
+    await expect(job).toHaveAttribute("data-status", "ready", { timeout: 90_000 });
+    await expect(progress).toHaveAttribute("value", String(IMAGES));
+    const planned = Date.now();
+
+    // Every image is shown on a published page, so every one waits: 100 on the first page, the rest on the next.
+    const queue = page.getByTestId("queue-item");
+    await expect(queue).toHaveCount(100);
+    await expect(queue.first()).toHaveAttribute("data-status", "pending");
+    await page.getByRole("link", { name: "Next items" }).click();
+    await expect(queue).toHaveCount(IMAGES - 100);
+    await expect(page.getByRole("link", { name: "Next items" })).toHaveCount(0);
+    expect(await alts()).toEqual(Array(IMAGES).fill(""));
+
+    // One click approves the whole queue, not only this page.
+    await page.getByRole("button", { name: "Approve all waiting" }).click();
+    const outcome = page.getByTestId("queue-outcome");
+    await expect(outcome).toContainText("Approved every waiting change.", { timeout: 60_000 });
+    await expect(job).toHaveAttribute("data-status", "done");
+    const written = await alts();
+    expect(written).toEqual(Array.from({ length: IMAGES }, (_, i) => `A photo of ${tag} ${i + 1}`));
+    const approved = Date.now();
+
+    await page.getByRole("button", { name: "Undo the whole job" }).click();
+    await expect(outcome).toContainText("Undid the job.", { timeout: 60_000 });
+    expect(await alts()).toEqual(Array(IMAGES).fill(""));
+    console.info(
+      `scale: planned in ${planned - started} ms, approved in ${approved - planned} ms, undone in ${Date.now() - approved} ms`,
+    );
+  } finally {
+    // The WordPress is shared by the specs that run after this one: take the 350 items away again.
+    await php(
+      "foreach (array_merge($args['pages'], $args['images']) as $id) { wp_delete_post($id, true); } echo 1;",
+      made,
+    );
+  }
+});

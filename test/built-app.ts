@@ -12,7 +12,14 @@ import { freePort } from "@/test/reliability/support/private-postgres";
 
 const root = path.resolve(import.meta.dirname, "..");
 
-export type BuiltApp = { url: string; port: number; stop(): Promise<void>; output(): string };
+export type BuiltApp = {
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+  /** SIGKILL, as a crash or the OOM killer would: no shutdown code runs. */
+  kill(): Promise<void>;
+  output(): string;
+};
 
 /** On a free port from the OS; another process may take it first, so: EADDRINUSE retries. */
 export async function startBuiltApp(env: Record<string, string>): Promise<BuiltApp> {
@@ -71,6 +78,12 @@ export async function launchBuiltApp(env: Record<string, string>, port: number):
     url,
     port,
     output: () => output,
+    kill: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once("exit", () => resolve());
+        child.kill("SIGKILL");
+      }),
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();

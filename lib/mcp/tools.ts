@@ -5,7 +5,8 @@
  * owner's click holds — an invisible write (a draft, a private page) is written and recorded in the client's change
  * set; a visible one is stored as a pending change set and answered with the address where the owner reviews it.
  * With `mode: "sandbox"` the call works in the connection's sandbox copy of the site instead (sandbox.ts): writes go
- * to the copy and wait, as one change set, for the owner's Apply on the review page.
+ * to the copy and wait, as one change set, for the owner's Apply on the review page. `start_bulk_job` starts a job on
+ * the live site whose visible items wait in one queue the owner reviews (docs/bulk-jobs.md).
  */
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
@@ -16,6 +17,7 @@ import {
   operationsByName,
   type WritePlan,
 } from "@/lib/agent/operations";
+import { agentModel } from "@/lib/agent/model";
 import { allowedOperations, configuredAllowlist, grantFromSiteInfo } from "@/lib/agent/registry";
 import { leanJsonSchema } from "@/lib/agent/tool-definitions";
 import { wrapForModel } from "@/lib/agent/untrusted";
@@ -33,9 +35,11 @@ import type { OAuthGrant, Site } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { isAppError } from "@/lib/errors";
 import { log } from "@/lib/log";
+import type { JobSpec } from "@/lib/jobs/spec";
 import { isSiteRequestError } from "@/lib/sites/client";
 import { siteClientFor } from "@/lib/sites/sites";
 import type { SiteClient } from "@/lib/sites/types";
+import { jobForChangeSet, startBulkJob } from "@/lib/workflows/bulk-job";
 import { defaultChatDeps, type RehearsalSource } from "@/lib/workflows/chat-turn";
 import { MODE_PROPERTY, type McpMode, type McpRehearsal, mcpRehearsal, sandboxConversationOf } from "./sandbox";
 
@@ -79,24 +83,39 @@ const SITE_ID = { type: "string", description: "The id of one of the granted sit
 export const reviewUrl = (siteId: string, changeSetId: string) =>
   `${env().APP_URL.replace(/\/+$/, "")}/sites/${siteId}/review/${changeSetId}`;
 
+export const jobQueueUrl = (siteId: string, jobId: string) =>
+  `${env().APP_URL.replace(/\/+$/, "")}/sites/${siteId}/jobs/${jobId}/queue`;
+
+/**
+ * Chat operations an MCP call cannot run, so they are not offered: add_image places a file through the chat's turn
+ * (an attached upload, or an address it fetches for the turn), which an MCP call has not.
+ */
+const CHAT_ONLY = new Set(["add_image"]);
+
 /** The operations this grant may call on at least one site: reading only, or also proposing changes. */
 function operationsFor(grant: OAuthGrant): Operation[] {
   const allowlist = new Set(configuredAllowlist());
-  // Images reach only the chat's model (lib/agent/vision.ts); an MCP client gets JSON.
+  // Images reach only the chat's model (lib/agent/vision.ts); files come only from the chat (CHAT_ONLY).
   return ALL_OPERATIONS.filter(
-    (op) => allowlist.has(op.name) && !op.vision && (grant.access === "propose" || op.risk === "read"),
+    (op) =>
+      allowlist.has(op.name) &&
+      !op.vision &&
+      !CHAT_ONLY.has(op.name) &&
+      (grant.access === "propose" || op.risk === "read"),
   );
 }
+
+const WRITE_NOTE =
+  " Writes that visitors would see are not made at once: they wait as a pending change set until the site's owner approves it in Sitewright (in sandbox mode: they go to the sandbox copy and wait for the owner's Apply); the answer gives the review address.";
+const JOB_NOTE =
+  " Live site only. Runs in the background: items visitors cannot see (drafts, unused images) are written as planned, the rest wait in one queue the owner reviews at the answer's reviewUrl; follow it with get_change_set.";
 
 function definition(op: Operation, withMode: boolean): ToolDefinition {
   const schema = leanJsonSchema(z.toJSONSchema(op.input, { io: "input", unrepresentable: "any" })) as {
     properties?: Record<string, unknown>;
     required?: string[];
   };
-  const visibleNote =
-    op.risk === "read"
-      ? ""
-      : " Writes that visitors would see are not made at once: they wait as a pending change set until the site's owner approves it in Sitewright (in sandbox mode: they go to the sandbox copy and wait for the owner's Apply); the answer gives the review address.";
+  const visibleNote = op.risk === "read" ? "" : op.startsJob ? JOB_NOTE : WRITE_NOTE;
   return {
     name: op.name,
     title: op.label,
@@ -138,7 +157,7 @@ export function listTools(caller: McpCaller): ToolDefinition[] {
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     // Sandbox mode is for rehearsing changes: a read-only connection works on the live site only.
-    ...operationsFor(caller.grant).map((op) => definition(op, caller.grant.access === "propose")),
+    ...operationsFor(caller.grant).map((op) => definition(op, caller.grant.access === "propose" && !op.startsJob)),
   ];
 }
 
@@ -177,11 +196,13 @@ async function changeSetTool(caller: McpCaller, args: Record<string, unknown>): 
     const set = await getChangeSet({ userId: caller.grant.userId, siteId: site.id, changeSetId });
     const own = [conversationOf(caller), sandboxConversationOf(caller.grant, site.id)];
     if (!own.includes(set.conversationId)) throw new Error("not this connection's");
+    const job = await jobForChangeSet(set.id);
     const answer = {
       id: set.id,
       target: set.target,
       status: set.status,
-      reviewUrl: reviewUrl(site.id, set.id),
+      reviewUrl: job ? jobQueueUrl(site.id, job.id) : reviewUrl(site.id, set.id),
+      ...(job ? { job: { id: job.id, status: job.status, progress: job.progress } } : {}),
       verification: set.verification ?? null,
       items: set.items
         .map((item) => publicChangeItem(item))
@@ -231,6 +252,8 @@ async function prepareCall(
   }
   const { siteId: _siteId, mode = "live", ...rest } = args;
   if (mode !== "live" && mode !== "sandbox") return failure("invalid_input", 'mode: must be "live" or "sandbox".');
+  if (op.startsJob && mode !== "live")
+    return failure("job_unavailable", 'Bulk jobs run on the live site only: call again without mode (or mode "live").');
   if (mode === "sandbox" && caller.grant.access !== "propose") {
     return failure(
       "not_allowed",
@@ -293,6 +316,7 @@ async function runOperation(caller: McpCaller, op: Operation, args: Record<strin
 }
 
 async function execute(caller: McpCaller, op: Operation, call: PreparedCall, callId: string): Promise<ToolAnswer> {
+  if (op.startsJob) return startJob(caller, call);
   const { site, input } = call;
   const live = deps().siteClient(site);
   // Sandbox mode: reads and writes reach only the connection's copy of the site; the live site is not written.
@@ -337,6 +361,35 @@ async function execute(caller: McpCaller, op: Operation, call: PreparedCall, cal
     summary: result.summary,
     changeSetId: data.changeSetId,
     ...wrapForModel(result.data ?? null),
+  };
+  return { content: text(answer), structuredContent: answer };
+}
+
+/**
+ * A bulk job, as the chat starts one: counted first, planned in the background under the connection's conversation;
+ * what visitors would see waits in the job's queue, whose address goes to the owner.
+ */
+async function startJob(caller: McpCaller, call: PreparedCall): Promise<ToolAnswer> {
+  const spec = call.input as JobSpec;
+  if (spec.change.kind === "write" && !agentModel())
+    return failure(
+      "not_available",
+      "This Sitewright has no language model of its own to write text per item: use a replace or set change, or make the changes one by one.",
+    );
+  const job = await startBulkJob({
+    userId: caller.grant.userId,
+    siteId: call.site.id,
+    conversationId: conversationOf(caller),
+    spec,
+    client: deps().siteClient(call.site),
+  });
+  const answer = {
+    status: job.status,
+    jobId: job.id,
+    changeSetId: job.changeSetId,
+    selection: job.selection,
+    reviewUrl: jobQueueUrl(call.site.id, job.id),
+    message: `The job is planning ${job.selection.count} items (${job.selection.description}) in the background. Items visitors cannot see are written as planned; the rest wait for the site owner's approval: tell the owner to review the queue at reviewUrl; call get_change_set with changeSetId to follow it.`,
   };
   return { content: text(answer), structuredContent: answer };
 }
@@ -408,6 +461,6 @@ export async function callTool(caller: McpCaller, name: string, args: Record<str
   if (name === "list_sites") return listSitesTool(caller);
   if (name === "get_change_set") return changeSetTool(caller, args);
   const op = operationsByName.get(name);
-  if (!op) return failure("not_found", `There is no tool named ${name}.`);
+  if (!op || CHAT_ONLY.has(name)) return failure("not_found", `There is no tool named ${name}.`);
   return runOperation(caller, op, args);
 }

@@ -35,7 +35,7 @@ import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { fieldFits, fieldTarget, type JobSpec, jobSpecSchema } from "@/lib/jobs/spec";
 import { selectIds } from "@/lib/jobs/selection";
-import { type JobSubject, plannedFields, subjectFacts } from "@/lib/jobs/transform";
+import { currentValue, type JobSubject, plannedFields, subjectFacts } from "@/lib/jobs/transform";
 import { log } from "@/lib/log";
 import { getOwnedSite, siteClientFor } from "@/lib/sites/sites";
 import type { SiteClient } from "@/lib/sites/types";
@@ -200,7 +200,7 @@ async function planBatch(client: SiteClient, job: Job, spec: JobSpec, ids: numbe
   const target = fieldTarget(spec.change.field).ref;
   const known = await listChangeSetRefs(job.changeSetId);
   const fresh = ids.filter((id) => !known.has(`${target}:${id}`));
-  const subjects = await readSubjects(client, fresh, target === "seo");
+  const subjects = (await readSubjects(client, fresh, target === "seo")).filter((read) => stillMissing(spec, read));
   const delta: Partial<JobProgress> = { skipped: ids.length - subjects.length };
   let texts = new Map<number, string>();
   if (spec.change.kind === "write" && subjects.length > 0) {
@@ -227,6 +227,14 @@ async function planBatch(client: SiteClient, job: Job, spec: JobSpec, ids: numbe
 }
 
 type Read = { subject: JobSubject; post: SiteItem; seo?: SiteItem };
+
+/**
+ * An item selected for lacking a field that has it now is left alone (counted as skipped): a person filled it in
+ * since, or this job wrote it just before a crash kept the batch from being stored — and a model's second text
+ * would then be a second write.
+ */
+const stillMissing = (spec: JobSpec, read: Read) =>
+  !spec.selection.missing || currentValue(spec.selection.missing, read.subject) === "";
 
 async function readSubjects(client: SiteClient, ids: number[], withSeo: boolean): Promise<Read[]> {
   if (ids.length === 0) return [];
