@@ -21,6 +21,9 @@ import {
   findJob,
   findJobByChangeSet,
   findSiteById,
+  getChangeSetItems,
+  markChangeItemApplied,
+  transitionChangeItems,
   insertJob,
   listChangeSetRefs,
   NO_PROGRESS,
@@ -30,7 +33,7 @@ import {
   transitionJob,
   type ChangeItemInsert,
 } from "@/lib/db/queries";
-import type { Job, JobProgress, Site } from "@/lib/db/schema";
+import type { ItemChange, Job, JobProgress, Site } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { fieldFits, fieldTarget, type JobSpec, jobSpecSchema } from "@/lib/jobs/spec";
@@ -168,6 +171,7 @@ async function runJob(job: Job) {
   const deadline = job.createdAt.getTime() + job.limits.maxMinutes * 60_000;
   const batchSize = spec.change.kind === "write" ? 10 : 25;
   let tokens = job.progress.tokens ?? 0;
+  await finishInterruptedWrites(client, job);
   for (let cursor = job.cursor; cursor < job.selection.ids.length; cursor += batchSize) {
     if (Date.now() > deadline) throw new Error(`The job ran over its ${job.limits.maxMinutes} minutes.`);
     if (spec.change.kind === "write" && tokens >= job.limits.maxTokens)
@@ -185,6 +189,11 @@ async function runJob(job: Job) {
       leaseUntil: new Date(Date.now() + LEASE_MS),
     });
     if (!stored) return; // cancelled, or another runner holds it now
+    await writeQuiet(
+      client,
+      job,
+      batch.items.filter((item) => item.status === "writing"),
+    );
   }
   const set = await refreshChangeSetStatus({ id: job.changeSetId, now: now() });
   await transitionJob({
@@ -222,8 +231,7 @@ async function planBatch(client: SiteClient, job: Job, spec: JobSpec, ids: numbe
     }
     plans.push(planFor(fields.ref === post.ref ? post : seo!, fields.fields, subject.title, post));
   }
-  const items = await storeOrWrite(client, job, plans, delta);
-  return { items, delta };
+  return { items: batchRows(job, plans, delta), delta };
 }
 
 type Read = { subject: JobSubject; post: SiteItem; seo?: SiteItem };
@@ -264,15 +272,14 @@ function planFor(item: SiteItem, fields: Record<string, string>, title: string, 
   return planned;
 }
 
-/** Invisible items are written now (as a draft is), visible ones wait in the queue. */
-async function storeOrWrite(
-  client: SiteClient,
-  job: Job,
-  plans: PlannedItem[],
-  delta: Partial<JobProgress>,
-): Promise<ChangeItemInsert[]> {
+/**
+ * The batch's items as stored: visible ones wait in the queue (`pending`), invisible ones (as a draft is) are stored
+ * as `writing` and written right after they are recorded — write-ahead, so a crash between the two leaves a row the
+ * next runner finishes (finishInterruptedWrites), never a write the job's undo does not know.
+ */
+function batchRows(job: Job, plans: PlannedItem[], delta: Partial<JobProgress>): ChangeItemInsert[] {
   const at = now();
-  const row = (plan: PlannedItem, status: "pending" | "applied"): ChangeItemInsert => ({
+  const row = (plan: PlannedItem): ChangeItemInsert => ({
     id: randomUUID(),
     changeSetId: job.changeSetId,
     toolCallId: null,
@@ -287,28 +294,73 @@ async function storeOrWrite(
     change: plan.change,
     beforeState: plan.beforeState,
     versionRead: plan.versionRead,
-    status,
+    status: plan.visible ? "pending" : "writing",
     now: at,
   });
-  const rows = plans.filter((p) => p.visible).map((p) => row(p, "pending"));
-  delta.planned = rows.length;
-  const quiet = plans.filter((p) => !p.visible).map((p) => row(p, "applied"));
-  const written: ChangeItemInsert[] = [];
-  const entries = quiet.map((item) => ({ item, change: item.change }));
-  const result = await writeSkippingDrift(client, entries, async (batch) => {
-    for (const { item, done } of batch)
-      written.push({
-        ...item,
-        ref: done.ref,
-        afterState: done.after,
-        versionAfter: done.version,
-        revisionId: done.revisionId,
-      });
-  });
-  delta.applied = result.written;
-  delta.skipped = (delta.skipped ?? 0) + result.skipped.length;
-  return [...rows, ...written];
+  const rows = plans.map(row);
+  delta.planned = rows.filter((r) => r.status === "pending").length;
+  return rows;
 }
+
+/** Writes recorded invisible items; a person's newer edit skips the item (failed, named in the queue). */
+async function writeQuiet(
+  client: SiteClient,
+  job: Job,
+  items: Array<{ id: string; title: string; change: ItemChange }>,
+) {
+  if (items.length === 0) return;
+  const result = await writeSkippingDrift(
+    client,
+    items.map((item) => ({ item, change: item.change })),
+    async (batch) => {
+      for (const { item, done } of batch)
+        await markChangeItemApplied({
+          id: item.id,
+          ref: done.ref,
+          after: (item as { after?: unknown }).after ?? null,
+          afterState: done.after,
+          versionAfter: done.version,
+          revisionId: done.revisionId ?? null,
+          now: now(),
+        });
+    },
+  );
+  await transitionChangeItems({ ids: result.skipped.map((s) => s.id), from: "writing", to: "failed", now: now() });
+  await addJobProgress({ id: job.id, delta: { applied: result.written, skipped: result.skipped.length }, now: now() });
+}
+
+/**
+ * Items a crashed runner recorded but may not have written: written already (the site holds the planned values)
+ * → recorded as written; untouched (the version read) → written now; changed by a person since → skipped.
+ */
+async function finishInterruptedWrites(client: SiteClient, job: Job) {
+  const waiting = (await getChangeSetItems(job.changeSetId)).filter((item) => item.status === "writing");
+  if (waiting.length === 0) return;
+  const current = await readItems(
+    client,
+    waiting.map((item) => item.ref),
+  );
+  const toWrite: typeof waiting = [];
+  for (const [index, item] of waiting.entries()) {
+    const site = current[index];
+    const fields = item.change.fields ?? {};
+    const landed = site?.state && Object.entries(fields).every(([key, value]) => same(site.state?.[key], value));
+    if (landed && site) {
+      await markChangeItemApplied({
+        id: item.id,
+        ref: item.ref,
+        after: item.after,
+        afterState: site.state,
+        versionAfter: site.version,
+        now: now(),
+      });
+      await addJobProgress({ id: job.id, delta: { applied: 1 }, now: now() });
+    } else toWrite.push(item);
+  }
+  await writeQuiet(client, job, toWrite);
+}
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 // ---- the owner's actions ------------------------------------------------------------------------------------
 

@@ -5,8 +5,8 @@
  * job that writes excerpts for 30 draft pages (batches of 10, written at once: drafts are invisible), the server is
  * killed with SIGKILL mid-job, and a new server on the same database and port finishes the job when the dead
  * runner's lease runs out. Killed while the second batch's model call is in flight, every item is planned and
- * written once; killed while WordPress writes the second batch (after the write, before the batch is stored), that
- * batch is written once and skipped on resume, never written again with the model's second text. A must-use plugin
+ * written once; killed while WordPress writes the second batch (recorded first, write-ahead), the resumed runner
+ * finds those writes landed and records them as written, never writing again with the model's second text. A must-use plugin
  * counts every update WordPress makes to each page. Needs `npm run build` first; each case waits out a 60 s lease.
  */
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
@@ -204,7 +204,7 @@ it("killed while the model writes the second batch: every item planned once and 
   expect(writerCalls - calls).toBe(PAGES / BATCH + 1);
 });
 
-it("killed after WordPress wrote a batch but before it was stored: that batch is skipped on resume, not written again", async () => {
+it("killed while WordPress writes a recorded batch: on resume the batch is found written, recorded as written, not written again", async () => {
   const tag = `slowwrite${Date.now()}`;
   const { pages, cookie, siteId, started, job } = await startJob(tag);
   // The mu-plugin holds the second batch's write for 8 s: the server dies with the write under way on the site.
@@ -216,16 +216,19 @@ it("killed after WordPress wrote a batch but before it was stored: that batch is
   );
   await app!.kill();
   const atKill = await job();
-  expect(atKill).toMatchObject({ status: "planning", cursor: BATCH });
-  // WordPress finishes the write it started: 20 pages written, 10 of them in no stored batch.
+  // Write-ahead: the batch was recorded (cursor past it) before its write began.
+  expect(atKill).toMatchObject({ status: "planning", cursor: 2 * BATCH });
+  // WordPress finishes the write it started: 20 pages written, 10 of them in rows the dead runner left "writing".
   await waitFor(writes, (w) => pages.filter((id) => w[id]).length === 2 * BATCH, 30_000, "the write to finish");
 
   const done = await restartAndFinish(app!, siteId, started.id, cookie);
-  expect(done.progress).toMatchObject({ applied: 2 * BATCH, skipped: BATCH, failed: 0 });
+  expect(done.progress).toMatchObject({ applied: PAGES, skipped: 0, failed: 0 });
   const counts = await writes();
   for (const id of pages) expect(counts[id], `writes to page ${id}`).toBe(1);
   const items = await getChangeSetItems(started.changeSetId);
-  expect(items).toHaveLength(2 * BATCH);
-  expect(new Set(items.map((item) => item.ref)).size).toBe(2 * BATCH);
+  // Every write is in the job's change set, so the job's one Undo covers it.
+  expect(items).toHaveLength(PAGES);
+  expect(new Set(items.map((item) => item.ref)).size).toBe(PAGES);
+  expect(items.every((item) => item.status === "applied")).toBe(true);
   for (const excerpt of await excerptsOf(pages)) expect(excerpt).toMatch(/^Summary \d+ of slowwrite/);
 });

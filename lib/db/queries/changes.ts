@@ -70,7 +70,8 @@ export type ChangeItemInsert = {
   versionRead: string | null;
   versionAfter?: string | null;
   revisionId?: number | null;
-  status: Extract<ChangeItemStatus, "pending" | "applied">;
+  /** `writing`: a bulk job's invisible item recorded before its write (lib/workflows/bulk-job.ts). */
+  status: Extract<ChangeItemStatus, "pending" | "applied" | "writing">;
   now: Date;
 };
 
