@@ -43,7 +43,8 @@ describe("pairing codes", () => {
       expect(code).toMatch(/^[BCDFGHJKLMNPQRSTVWXZ]{8}$/);
       seen.add(code);
     }
-    expect(seen.size).toBe(2000);
+    // 20^8 codes: two equal codes among 2000 happen about once in 13,000 runs, three practically never.
+    expect(seen.size).toBeGreaterThanOrEqual(1999);
     expect(PAIRING_CODE_ALPHABET).toBe("BCDFGHJKLMNPQRSTVWXZ");
   });
 

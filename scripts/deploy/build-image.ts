@@ -44,6 +44,7 @@ const APP_FILES = [
   "server.mjs",
   "lib/http/forwarded.mjs",
   "lib/http/request-context.mjs",
+  "scripts/lib/listen-port.mjs",
   "drizzle",
   "public",
   "plugin",
