@@ -4,4 +4,11 @@
 import { rmSync } from "node:fs";
 import path from "node:path";
 
-rmSync(path.resolve(import.meta.dirname, "..", ".next", "dev"), { recursive: true, force: true });
+// A dev server stopped a moment ago may still be writing its last files there (ENOTEMPTY while the tree is removed):
+// retried a few times, as rmSync offers, before giving up.
+rmSync(path.resolve(import.meta.dirname, "..", ".next", "dev"), {
+  recursive: true,
+  force: true,
+  maxRetries: 10,
+  retryDelay: 200,
+});
