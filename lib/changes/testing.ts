@@ -6,7 +6,11 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import type { Operation } from "@/lib/agent/operations";
 import { writePlanNow, type WriteContext } from "@/lib/agent/writes";
+import type { WritePlan } from "@/lib/agent/operations/operation";
+import type { SiteClient } from "@/lib/sites/types";
 import type { TurnScope } from "./change-sets";
+import { type PlannedItem, reverseChange } from "./plan";
+import { type WrittenItem, writeItems } from "./site-items";
 
 const execFileAsync = promisify(execFile);
 
@@ -36,4 +40,29 @@ export async function writeThroughAgent<Input>(
 ) {
   const plan = await op.plan!(context.client, op.input.parse(input));
   return writePlanNow({ ...context, plans: new Map(), emitChange: () => {} }, toolCallId, plan);
+}
+
+export type WrittenPlan = Array<{ item: PlannedItem; written: WrittenItem }>;
+
+/** Writes a plan's items as the write path does (one conditional batch), and returns what undo needs. */
+export async function writePlan(client: SiteClient, planned: WritePlan): Promise<WrittenPlan> {
+  const written = await writeItems(
+    client,
+    planned.items.map((item) => item.change),
+  );
+  return planned.items.map((item, index) => ({ item, written: written[index] as WrittenItem }));
+}
+
+/** The change-set layer's undo of written items: every item's reverse, newest first, in one conditional batch. */
+export function undoWritten(client: SiteClient, done: WrittenPlan) {
+  const reverse = [...done].reverse().map(({ item, written }) =>
+    reverseChange({
+      ref: written.ref,
+      action: item.action,
+      beforeState: item.beforeState,
+      afterState: written.after,
+      versionAfter: written.version,
+    }),
+  );
+  return writeItems(client, reverse);
 }

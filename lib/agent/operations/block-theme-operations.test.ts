@@ -7,10 +7,8 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { PlannedItem } from "@/lib/changes/plan";
-import { reverseChange } from "@/lib/changes/plan";
-import { readItem, StaleItemsError, type WrittenItem, writeItems } from "@/lib/changes/site-items";
-import { humanEditPost } from "@/lib/changes/testing";
+import { readItem, StaleItemsError, writeItems } from "@/lib/changes/site-items";
+import { humanEditPost, undoWritten, type WrittenPlan, writePlan } from "@/lib/changes/testing";
 import { type AgentTestSite, startAgentSite } from "@/test/agent-site";
 import changeNavigation from "./change_navigation";
 import { listNavigations } from "./navigation-posts";
@@ -34,28 +32,8 @@ afterAll(async () => {
 const run = async (op: Operation, input: unknown) => (await op.run!(wp.admin, op.input.parse(input))).data as any;
 const plan = (op: Operation, input: unknown) => op.plan!(wp.admin, op.input.parse(input));
 
-/** Writes a plan as the write path does, and returns what undo needs. */
-async function write(planned: WritePlan) {
-  const written = await writeItems(
-    wp.admin,
-    planned.items.map((item) => item.change),
-  );
-  return planned.items.map((item: PlannedItem, index) => ({ item, written: written[index] as WrittenItem }));
-}
-
-/** The change-set layer's undo: every item's reverse, newest first, in one conditional batch. */
-async function undo(done: Awaited<ReturnType<typeof write>>) {
-  const reverse = [...done].reverse().map(({ item, written }) =>
-    reverseChange({
-      ref: written.ref,
-      action: item.action,
-      beforeState: item.beforeState,
-      afterState: written.after,
-      versionAfter: written.version,
-    }),
-  );
-  return writeItems(wp.admin, reverse);
-}
+const write = (planned: WritePlan) => writePlan(wp.admin, planned);
+const undo = (done: WrittenPlan) => undoWritten(wp.admin, done);
 
 const frontPage = async () => (await wp.local.fetch("/")).body;
 

@@ -6,9 +6,8 @@
  * by the reverse the change-set layer computes, back to the same version.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { PlannedItem } from "@/lib/changes/plan";
-import { reverseChange } from "@/lib/changes/plan";
-import { readItem, StaleItemsError, type WrittenItem, writeItems } from "@/lib/changes/site-items";
+import { undoWritten, type WrittenPlan, writePlan } from "@/lib/changes/testing";
+import { readItem, StaleItemsError } from "@/lib/changes/site-items";
 import { type AgentTestSite, startAgentSite } from "@/test/agent-site";
 import { installMuPlugin, runAsAdmin } from "@/test/wordpress";
 import listTerms from "./list_terms";
@@ -50,26 +49,8 @@ afterAll(async () => {
 const run = async (op: Operation, input: unknown) => (await op.run!(wp.admin, op.input.parse(input))).data as any;
 const plan = (op: Operation, input: unknown) => op.plan!(wp.admin, op.input.parse(input));
 
-async function write(planned: WritePlan) {
-  const written = await writeItems(
-    wp.admin,
-    planned.items.map((item) => item.change),
-  );
-  return planned.items.map((item: PlannedItem, index) => ({ item, written: written[index] as WrittenItem }));
-}
-
-async function undo(done: Awaited<ReturnType<typeof write>>) {
-  const reverse = [...done].reverse().map(({ item, written }) =>
-    reverseChange({
-      ref: written.ref,
-      action: item.action,
-      beforeState: item.beforeState,
-      afterState: written.after,
-      versionAfter: written.version,
-    }),
-  );
-  return writeItems(wp.admin, reverse);
-}
+const write = (planned: WritePlan) => writePlan(wp.admin, planned);
+const undo = (done: WrittenPlan) => undoWritten(wp.admin, done);
 
 const php = <T>(body: string, args: unknown = null) => runAsAdmin<T>(wp.local.wpPath, body, args);
 

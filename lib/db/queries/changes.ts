@@ -83,28 +83,39 @@ export async function insertChangeItems(items: ChangeItemInsert[]): Promise<Chan
     const changeSetId = items[0]!.changeSetId;
     // Serialises appends to one set, so two tool calls of a turn never take the same position.
     await tx.execute(sql`select id from change_sets where id = ${changeSetId} for update`);
-    const [{ next }] = (await tx
-      .select({ next: sql<number>`coalesce(max(${changeItems.seq}), 0) + 1` })
-      .from(changeItems)
-      .where(eq(changeItems.changeSetId, changeSetId))) as [{ next: number }];
-    const rows = await tx
-      .insert(changeItems)
-      .values(
-        items.map(({ now, ...item }, index) => ({
-          ...item,
-          seq: Number(next) + index,
-          before: item.before ?? null,
-          after: item.after ?? null,
-          afterState: item.afterState ?? null,
-          versionAfter: item.versionAfter ?? null,
-          revisionId: item.revisionId ?? null,
-          createdAt: now,
-          appliedAt: item.status === "applied" ? now : null,
-        })),
-      )
-      .returning();
-    return rows.sort((a, b) => a.seq - b.seq);
+    return appendChangeItems(tx, changeSetId, items);
   });
+}
+
+type Transaction = Parameters<Parameters<Awaited<ReturnType<typeof getDb>>["transaction"]>[0]>[0];
+
+/** Inside a transaction that serialises appends to the set: the items after its existing ones, in order. */
+export async function appendChangeItems(
+  tx: Transaction,
+  changeSetId: string,
+  items: ChangeItemInsert[],
+): Promise<ChangeItem[]> {
+  const [{ next }] = (await tx
+    .select({ next: sql<number>`coalesce(max(${changeItems.seq}), 0) + 1` })
+    .from(changeItems)
+    .where(eq(changeItems.changeSetId, changeSetId))) as [{ next: number }];
+  const rows = await tx
+    .insert(changeItems)
+    .values(
+      items.map(({ now, ...item }, index) => ({
+        ...item,
+        seq: Number(next) + index,
+        before: item.before ?? null,
+        after: item.after ?? null,
+        afterState: item.afterState ?? null,
+        versionAfter: item.versionAfter ?? null,
+        revisionId: item.revisionId ?? null,
+        createdAt: now,
+        appliedAt: item.status === "applied" ? now : null,
+      })),
+    )
+    .returning();
+  return rows.sort((a, b) => a.seq - b.seq);
 }
 
 /** Pending items a tool call planned (what its approval shows and what gets written once approved). */

@@ -2,7 +2,7 @@
 import { and, asc, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import { getDb } from "../index";
 import { changeItems, changeSets, type Job, type JobProgress, type JobStatus, jobs } from "../schema";
-import type { ChangeItemInsert } from "./changes";
+import { appendChangeItems, type ChangeItemInsert } from "./changes";
 
 export type JobInsert = Omit<Job, "leaseOwner" | "leaseUntil" | "error" | "cursor" | "progress" | "updatedAt">;
 
@@ -101,25 +101,7 @@ export async function recordPlannedBatch(input: {
       .where(and(eq(jobs.id, input.id), eq(jobs.leaseOwner, input.owner), eq(jobs.status, "planning")))
       .returning({ changeSetId: jobs.changeSetId });
     if (moved.length === 0) return false;
-    if (input.items.length > 0) {
-      const [{ next }] = (await tx
-        .select({ next: sql<number>`coalesce(max(${changeItems.seq}), 0) + 1` })
-        .from(changeItems)
-        .where(eq(changeItems.changeSetId, moved[0]!.changeSetId))) as [{ next: number }];
-      await tx.insert(changeItems).values(
-        input.items.map(({ now, ...item }, index) => ({
-          ...item,
-          seq: Number(next) + index,
-          before: item.before ?? null,
-          after: item.after ?? null,
-          afterState: item.afterState ?? null,
-          versionAfter: item.versionAfter ?? null,
-          revisionId: item.revisionId ?? null,
-          createdAt: now,
-          appliedAt: item.status === "applied" ? now : null,
-        })),
-      );
-    }
+    if (input.items.length > 0) await appendChangeItems(tx, moved[0]!.changeSetId, input.items);
     return true;
   });
 }
