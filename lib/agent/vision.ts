@@ -6,7 +6,7 @@
  * carries one is passed on as the tool's text plus a user message holding the image (the middleware below).
  */
 import type { LanguageModelMiddleware } from "ai";
-import sharp from "sharp";
+import { loadSharp } from "@/lib/media/sharp";
 import { env } from "@/lib/env";
 import { isAppError } from "@/lib/errors";
 import { sniffMedia } from "@/lib/media/sniff";
@@ -57,7 +57,7 @@ export async function fetchImageForModel(
     throw new OperationError("That address is not a PNG, JPEG, GIF or WebP image.", "not_an_image");
   const side = options.side ?? VISION_SIDE;
   try {
-    const { data, info } = await sharp(response.body, { limitInputPixels: MAX_PIXELS })
+    const { data, info } = await (await loadSharp())(response.body, { limitInputPixels: MAX_PIXELS })
       .rotate()
       .resize({ width: side, height: side, fit: "inside", withoutEnlargement: true })
       .flatten({ background: "#ffffff" })

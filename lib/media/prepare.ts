@@ -5,7 +5,7 @@
  * lost with the EXIF), or scaled down when its longest side is over MAX_IMAGE_SIDE (WordPress's own big-image
  * threshold). A re-encoded picture carries no metadata either. PDFs are kept as they are.
  */
-import sharp from "sharp";
+import { loadSharp } from "@/lib/media/sharp";
 import { AppError } from "@/lib/errors";
 import { BrokenMediaError, isBrokenMediaError } from "./broken";
 import { MEDIA_TYPES, type MediaKind, sniffMedia } from "./sniff";
@@ -53,7 +53,7 @@ export function stripMetadata(kind: Exclude<MediaKind, "pdf">, bytes: Uint8Array
 
 async function dimensions(kind: MediaKind, bytes: Buffer) {
   try {
-    const meta = await sharp(bytes, {
+    const meta = await (await loadSharp())(bytes, {
       animated: kind === "gif" || kind === "webp",
       limitInputPixels: MAX_PIXELS,
     }).metadata();
@@ -67,7 +67,7 @@ async function dimensions(kind: MediaKind, bytes: Buffer) {
 async function reencode(kind: Exclude<MediaKind, "pdf">, original: Uint8Array): Promise<Buffer> {
   const animated = kind === "gif" || kind === "webp";
   try {
-    const image = sharp(original, { animated, limitInputPixels: MAX_PIXELS })
+    const image = (await loadSharp())(original, { animated, limitInputPixels: MAX_PIXELS })
       .rotate() // upright, from the EXIF orientation
       .resize({ width: MAX_IMAGE_SIDE, height: MAX_IMAGE_SIDE, fit: "inside", withoutEnlargement: true });
     const out =

@@ -120,23 +120,40 @@ async function productionDependencies(): Promise<{ dir: string; key: string }> {
   return { dir, key };
 }
 
-/** Node's shared libraries, as `ldd` resolves them on this host (paths kept: the loader finds them there). */
-function nodeLibraries(): string[] {
-  const output = execFileSync("ldd", [NODE], { encoding: "utf8" });
+/** The host's shared libraries a binary needs, as `ldd` resolves them (paths kept: the loader finds them there). */
+function librariesOf(binary: string): string[] {
+  const output = execFileSync("ldd", [binary], { encoding: "utf8" });
   const libraries: string[] = [];
   for (const line of output.split("\n")) {
     const match = /=>\s*(\/\S+)/.exec(line) ?? /^\s*(\/\S+)\s*\(/.exec(line);
     if (match) libraries.push(match[1]!);
   }
-  if (!libraries.some((library) => library.includes("ld-linux")))
-    throw new Error(`ldd ${NODE}: no loader in\n${output}`);
   return libraries;
+}
+
+/**
+ * Node's shared libraries, and those of the native modules shipped in node_modules (sharp's libvips needs
+ * libresolv, which Node does not): the system's copies only, the modules bring their own.
+ */
+function nodeLibraries(depsDir: string): string[] {
+  const libraries = new Set(librariesOf(NODE));
+  if (![...libraries].some((library) => library.includes("ld-linux"))) throw new Error(`ldd ${NODE}: no loader`);
+  for (const file of nativeModules(path.join(depsDir, "node_modules")))
+    for (const library of librariesOf(file)) if (!library.startsWith(depsDir)) libraries.add(library);
+  return [...libraries];
+}
+
+/** Every `.node` addon and shared object under a folder. */
+function nativeModules(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && /\.node$|\.so(\.\d+)*$/.test(entry.name))
+    .map((entry) => path.join(entry.parentPath, entry.name));
 }
 
 function assembleRootfs(target: string, depsDir: string) {
   const copy = (from: string, to = from) => cpSync(from, path.join(target, to), { recursive: true, dereference: true });
   copy(NODE);
-  for (const library of nodeLibraries()) copy(library);
+  for (const library of nodeLibraries(depsDir)) copy(library);
   copy("/etc/ssl/certs/ca-certificates.crt");
   // World-writable and sticky, as /tmp: the app's user writes temporary files and the media proxy's cache there.
   for (const dir of ["tmp", "var/cache/sitewright"]) {
