@@ -12,6 +12,7 @@ import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { expect as baseExpect, type Page, test } from "@playwright/test";
 import { startLocalSite, type LocalSite } from "../scripts/site-local";
+import { logInToWordPress } from "./support/wp-login";
 import { type AppProcess, ROOT, startDevServer } from "./support/app-process";
 
 test.describe.configure({ mode: "serial" });
@@ -97,10 +98,7 @@ test("npm run dev with nothing configured: sign up, the JSON routes, pair a loca
   const shown = (await app.getByTestId("pairing-code").textContent())!.trim();
   expect(shown).toMatch(/^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/);
 
-  await wp.goto(`${site.url}/wp-login.php`);
-  await wp.locator("#user_login").fill(site.adminUser);
-  await wp.locator("#user_pass").fill(site.adminPassword);
-  await wp.locator("#wp-submit").click();
+  await logInToWordPress(wp, site.url, site.adminUser, site.adminPassword);
   await expect(wp.locator("#wpadminbar")).toBeVisible();
   await wp.goto(`${site.url}/wp-admin/options-general.php?page=sitewright`);
   await wp.locator("#sitewright_service_url").fill(dev.url);

@@ -10,6 +10,7 @@ import path from "node:path";
 import { expect, type Page, test } from "@playwright/test";
 import { expectFrameToShow, PASSWORD, siteCredentials } from "./support/owner";
 import { e2eState } from "./support/state";
+import { logInToWordPress } from "./support/wp-login";
 
 const shots = path.resolve(".cache/test-results/journey");
 const para = (text: string) => `<!-- wp:paragraph --><p>${text}</p><!-- /wp:paragraph -->`;
@@ -59,10 +60,7 @@ test("sign up, pair, edit with approval, see it, undo it, rehearse in a sandbox,
   await app.getByRole("button", { name: "Get a pairing code" }).click();
   const code = (await app.getByTestId("pairing-code").textContent())!.trim();
   await shot(app, "pairing-code");
-  await wp.goto(`${site.url}/wp-login.php`);
-  await wp.locator("#user_login").fill(site.adminUser);
-  await wp.locator("#user_pass").fill(site.adminPassword);
-  await wp.locator("#wp-submit").click();
+  await logInToWordPress(wp, site.url, site.adminUser, site.adminPassword);
   await expect(wp.locator("#wpadminbar")).toBeVisible();
   await wp.goto(`${site.url}/wp-admin/options-general.php?page=sitewright`);
   await wp.locator("#sitewright_service_url").fill(appUrl);

@@ -2,15 +2,13 @@ import { expect, test, type Page } from "@playwright/test";
 import { openDatabase, setDatabaseForTests } from "../lib/db";
 import { getSiteByIdForTests } from "./support/sites";
 import { e2eState } from "./support/state";
+import { logInToWordPress } from "./support/wp-login";
 
 const password = "a long and unusual passphrase 7";
 
 async function logIntoWordPress(page: Page) {
   const { site } = e2eState();
-  await page.goto(`${site.url}/wp-login.php`);
-  await page.locator("#user_login").fill(site.adminUser);
-  await page.locator("#user_pass").fill(site.adminPassword);
-  await page.locator("#wp-submit").click();
+  await logInToWordPress(page, site.url, site.adminUser, site.adminPassword);
   await expect(page.locator("#wpadminbar")).toBeVisible();
 }
 

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { expect, test } from "@playwright/test";
 import { type LocalSite, startLocalSite } from "../scripts/site-local";
 import { e2eState } from "./support/state";
+import { logInToWordPress } from "./support/wp-login";
 
 const password = "a long and unusual passphrase 7";
 let fresh: LocalSite;
@@ -41,10 +42,7 @@ test("the zip from the app installs through wp-admin's upload on a fresh WordPre
   writeFileSync(zipPath, await zipResponse.body());
 
   // A fresh WordPress: the plugin is not there yet.
-  await wp.goto(`${fresh.url}/wp-login.php`);
-  await wp.locator("#user_login").fill(fresh.adminUser);
-  await wp.locator("#user_pass").fill(fresh.adminPassword);
-  await wp.locator("#wp-submit").click();
+  await logInToWordPress(wp, fresh.url, fresh.adminUser, fresh.adminPassword);
   await expect(wp.locator("#wpadminbar")).toBeVisible();
   await wp.goto(`${fresh.url}/wp-admin/plugins.php`);
   await expect(wp.locator('tr[data-slug="sitewright-connector"]')).toHaveCount(0);

@@ -1,15 +1,13 @@
 import { expect, test, type Page } from "@playwright/test";
 import { connectSite, frontEnd, signUp, useAppDatabase } from "./support/owner";
 import { e2eState } from "./support/state";
+import { logInToWordPress } from "./support/wp-login";
 
 useAppDatabase();
 
 async function enterCodeInPlugin(page: Page, code: string) {
   const { site, appUrl } = e2eState();
-  await page.goto(`${site.url}/wp-login.php`);
-  await page.locator("#user_login").fill(site.adminUser);
-  await page.locator("#user_pass").fill(site.adminPassword);
-  await page.locator("#wp-submit").click();
+  await logInToWordPress(page, site.url, site.adminUser, site.adminPassword);
   await expect(page.locator("#wpadminbar")).toBeVisible();
   await page.goto(`${site.url}/wp-admin/options-general.php?page=sitewright`);
   await page.locator("#sitewright_service_url").fill(appUrl);
