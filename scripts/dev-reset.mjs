@@ -3,12 +3,18 @@
 // The production build (`.next` outside `dev/`) is left alone.
 import { rmSync } from "node:fs";
 import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 
+const dir = path.resolve(import.meta.dirname, "..", ".next", "dev");
 // A dev server stopped a moment ago may still be writing its last files there (ENOTEMPTY while the tree is removed):
-// retried a few times, as rmSync offers, before giving up.
-rmSync(path.resolve(import.meta.dirname, "..", ".next", "dev"), {
-  recursive: true,
-  force: true,
-  maxRetries: 10,
-  retryDelay: 200,
-});
+// tried again for up to 20 s before giving up.
+const deadline = Date.now() + 20_000;
+for (;;) {
+  try {
+    rmSync(dir, { recursive: true, force: true });
+    break;
+  } catch (error) {
+    if (!["ENOTEMPTY", "EBUSY", "EPERM"].includes(error.code) || Date.now() > deadline) throw error;
+    await sleep(250);
+  }
+}
