@@ -165,7 +165,7 @@ const errorText = (error: unknown) => (error instanceof Error ? error.message : 
 
 async function runJob(job: Job) {
   const site = await findSiteById({ siteId: job.siteId });
-  if (!site || site.status !== "active") throw new Error("The site is not connected any more.");
+  if (site?.status !== "active") throw new Error("The site is not connected any more.");
   const client = deps().siteClient(site);
   const spec = jobSpecSchema.parse(job.spec);
   const deadline = job.createdAt.getTime() + job.limits.maxMinutes * 60_000;

@@ -24,19 +24,20 @@ export async function insertConversation(input: {
   now: Date;
 }): Promise<Conversation> {
   const db = await getDb();
-  const [row] = await db
-    .insert(conversations)
-    .values({
-      id: input.id,
-      userId: input.userId,
-      siteId: input.siteId,
-      title: input.title,
-      createdAt: input.now,
-      updatedAt: input.now,
-    })
-    .returning();
+  const [row] = await db.insert(conversations).values(conversationRow(input)).returning();
   return row!;
 }
+
+type NewConversation = { id: string; userId: string; siteId: string; title: string; now: Date };
+
+const conversationRow = (input: NewConversation) => ({
+  id: input.id,
+  userId: input.userId,
+  siteId: input.siteId,
+  title: input.title,
+  createdAt: input.now,
+  updatedAt: input.now,
+});
 
 /**
  * A conversation with a fixed id, made the first time it is needed (an MCP connection's rehearsal on one site,
@@ -50,17 +51,7 @@ export async function ensureConversation(input: {
   now: Date;
 }): Promise<void> {
   const db = await getDb();
-  await db
-    .insert(conversations)
-    .values({
-      id: input.id,
-      userId: input.userId,
-      siteId: input.siteId,
-      title: input.title,
-      createdAt: input.now,
-      updatedAt: input.now,
-    })
-    .onConflictDoNothing({ target: conversations.id });
+  await db.insert(conversations).values(conversationRow(input)).onConflictDoNothing({ target: conversations.id });
 }
 
 /** The conversation if it is this user's and about this site; otherwise undefined (never says which). */

@@ -1,7 +1,7 @@
 /** Bulk jobs (docs/bulk-jobs.md): the row, the runner's lease, and the cursor advanced with the items it planned. */
 import { and, asc, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import { getDb } from "../index";
-import { changeItems, changeSets, type Job, type JobProgress, type JobStatus, jobs } from "../schema";
+import { changeItems, type Job, type JobProgress, type JobStatus, jobs } from "../schema";
 import { appendChangeItems, type ChangeItemInsert } from "./changes";
 
 export type JobInsert = Omit<Job, "leaseOwner" | "leaseUntil" | "error" | "cursor" | "progress" | "updatedAt">;
@@ -161,7 +161,6 @@ export async function listChangeSetRefs(changeSetId: string): Promise<Set<string
   const rows = await db
     .select({ ref: changeItems.ref })
     .from(changeItems)
-    .innerJoin(changeSets, eq(changeSets.id, changeItems.changeSetId))
     .where(eq(changeItems.changeSetId, changeSetId));
   return new Set(rows.map((r) => r.ref));
 }
