@@ -122,12 +122,13 @@ describe("fonts and style variations", () => {
     expect(after).toEqual({ settings: pitch.settings, styles: { ...pitch.styles, css: "a{}" } });
     expect(appliedVariation(after, [pitch])).toBe("Pitch");
     expect(describeStylesChange(fontTheme, before, after, { after: "Pitch" })).toEqual({
-      before: { "Style variation": null, "Colour Base": "#ffffff", "Body font": null, "Other styles": null },
+      // Every value written is on the card: the variation's own per-block styles are listed, not counted.
+      before: { "Style variation": null, "Colour Base": "#ffffff", "Body font": null, "Style color › text": "#111" },
       after: {
         "Style variation": "Pitch",
         "Colour Base": "#202124",
         "Body font": "Inter",
-        "Other styles": "1 value as in Pitch",
+        "Style color › text": null,
       },
     });
   });

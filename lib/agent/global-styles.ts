@@ -251,21 +251,12 @@ export function describeStylesChange(
   };
   const was = leaves(before.styles);
   const now = leaves(after.styles);
-  let others = 0;
   for (const path of new Set([...was.keys(), ...now.keys()])) {
     if (JSON.stringify(was.get(path)) === JSON.stringify(now.get(path))) continue;
     const [name, old] = styleWords(path, was.get(path), families.before);
-    // A variation changes dozens of per-block styles: the card counts them rather than listing each.
-    if (variation && name.startsWith("Style ")) {
-      others += 1;
-      continue;
-    }
+    // Every value that is written is shown, a variation's per-block styles included (API.md, "Exactness").
     out.before[name] = old;
     out.after[name] = styleWords(path, now.get(path), families.after)[1];
-  }
-  if (others > 0) {
-    out.before["Other styles"] = null;
-    out.after["Other styles"] = `${others} value${others === 1 ? "" : "s"} as in ${variation!.after}`;
   }
   return out;
 }

@@ -87,7 +87,6 @@ const STYLE_DEFAULTS: Record<string, string> = {
   "Style variation": "none",
   "Body font": "the theme's default",
   "Headings font": "the theme's default",
-  "Other styles": "the current ones",
 };
 
 function words(field: string, value: unknown): string {
