@@ -39,9 +39,9 @@ describe("migrations at start", () => {
       "ok",
     ]);
     const check = postgres(url.toString(), { max: 1, onnotice: () => {} });
-    const [{ count }] = await check`select count(*)::int as count from drizzle.__drizzle_migrations`;
+    const rows = await check<{ count: number }[]>`select count(*)::int as count from drizzle.__drizzle_migrations`;
     await check.end();
     const journal = readdirSync(path.join(process.cwd(), "drizzle")).filter((file) => file.endsWith(".sql"));
-    expect(count).toBe(journal.length);
+    expect(rows[0]?.count).toBe(journal.length);
   });
 });
