@@ -57,13 +57,12 @@ export const envSchema = z
     AGENT_TIMEOUT_MS: withDefault(positiveInt, 120_000),
     SANDBOX_DRIVER: optional(z.enum(["docker", "kubernetes"])),
     DOCKER_HOST: optional(z.string()),
-    /** The namespace sandbox pods run in (SANDBOX_DRIVER=kubernetes; deploy/kubernetes creates it). */
-    SANDBOX_K8S_NAMESPACE: withDefault(
-      z.string().regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, "must be a Kubernetes namespace name"),
-      "sitewright-sandboxes",
-    ),
-    /** A RuntimeClass for sandbox pods (gVisor, Kata) where the cluster has one; empty: the cluster's default. */
-    SANDBOX_K8S_RUNTIME_CLASS: optional(z.string().regex(/^[a-z0-9]([-.a-z0-9]{0,251}[a-z0-9])?$/)),
+    /** The Kubernetes namespace sandbox pods run in (SANDBOX_DRIVER=kubernetes). */
+    SANDBOX_K8S_NAMESPACE: withDefault(z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/), "sitewright-sandboxes"),
+    /** A RuntimeClass for sandbox pods (gVisor, Kata) where the cluster has one. */
+    SANDBOX_K8S_RUNTIME_CLASS: optional(z.string()),
+    /** The kubeconfig file the Kubernetes driver reads (unset: in-cluster, then ~/.kube/config). */
+    KUBECONFIG: optional(z.string()),
     SANDBOX_IMAGE: optional(z.string()),
     SANDBOX_POOL_SIZE: withDefault(z.coerce.number().int().min(0), 2),
     SANDBOX_MAX: withDefault(positiveInt, 20),
