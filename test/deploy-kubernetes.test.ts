@@ -20,7 +20,7 @@ const read = (file: string) => readFileSync(path.join(root, file), "utf8");
 type Manifest = {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; namespace?: string };
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
   [key: string]: any;
 };
 type Loaded = { file: string; manifest: Manifest };
@@ -96,7 +96,7 @@ describe("the Kubernetes manifests", () => {
     const namespaces = applied.filter(({ manifest }) => manifest.kind === "Namespace").map(({ manifest }) => manifest);
     expect(namespaces.map((namespace) => namespace.metadata.name).sort()).toEqual(["sitewright", sandboxNamespace]);
     for (const namespace of namespaces)
-      expect(namespace.metadata.labels["kubernetes.io/metadata.name"]).toBe(namespace.metadata.name);
+      expect(namespace.metadata.labels?.["kubernetes.io/metadata.name"]).toBe(namespace.metadata.name);
     const elsewhere = applied
       .filter(({ manifest }) => manifest.kind !== "Namespace")
       .filter(({ manifest }) => !["sitewright", sandboxNamespace].includes(manifest.metadata.namespace ?? ""))
