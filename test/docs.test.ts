@@ -175,6 +175,8 @@ const NOT_OUR_ENV: Record<string, { usedIn: string; what: string }> = {
   ERROR_STATUS: { usedIn: "lib/errors.ts", what: "a constant in our code" },
   SIGNED_REQUEST_ERRORS: { usedIn: "lib/vocabulary.ts", what: "a constant in our code" },
   MAX_FORWARDED_BODY: { usedIn: "lib/sandbox/preview.ts", what: "a constant in our code" },
+  MIGRATION_LOCK_KEY: { usedIn: "lib/db/index.ts", what: "a constant in our code" },
+  SANDBOX_LIMITS: { usedIn: "lib/sandbox/engine.ts", what: "a constant in our code" },
   WINDOW_MS: { usedIn: "plugin/includes/class-sitewright-auth.php", what: "a constant in the plugin" },
   HOSTILE_CONTENT: { usedIn: "lib/agent/testing/injection-corpus.ts", what: "a constant in our tests" },
   POLITE_CONTENT: { usedIn: "lib/agent/testing/injection-corpus.ts", what: "a constant in our tests" },

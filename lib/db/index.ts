@@ -23,7 +23,7 @@ export async function openDatabase(url: string | undefined): Promise<DbHandle> {
     const { migrate } = await import("drizzle-orm/postgres-js/migrator");
     const client = postgres(url, { max: 10, onnotice: () => {}, connect_timeout: 5, idle_timeout: 30 });
     const db = drizzle(client, { schema });
-    await migrate(db, { migrationsFolder });
+    await underMigrationLock(client, () => migrate(db, { migrationsFolder }));
     return { db: db as unknown as Db, kind: "postgres", close: () => client.end({ timeout: 5 }) };
   }
   const { PGlite } = await import("@electric-sql/pglite");
@@ -33,6 +33,28 @@ export async function openDatabase(url: string | undefined): Promise<DbHandle> {
   const db = drizzle(client, { schema });
   await migrate(db, { migrationsFolder });
   return { db: db as unknown as Db, kind: "memory", close: () => client.close() };
+}
+
+/** The advisory lock every instance takes to migrate: any fixed bigint, the same in every version. */
+export const MIGRATION_LOCK_KEY = 0x73697465777267n;
+
+/**
+ * Instances starting together (a Deployment's replicas) migrate one at a time: drizzle's migrator reads the last
+ * applied migration, then applies the rest in a transaction, so two at once would both apply the same ones and one
+ * would fail. The lock lives on one reserved connection and ends with it if the process dies.
+ */
+async function underMigrationLock(client: import("postgres").Sql, work: () => Promise<void>) {
+  const connection = await client.reserve();
+  try {
+    await connection`select pg_advisory_lock(${MIGRATION_LOCK_KEY.toString()}::bigint)`;
+    try {
+      await work();
+    } finally {
+      await connection`select pg_advisory_unlock(${MIGRATION_LOCK_KEY.toString()}::bigint)`;
+    }
+  } finally {
+    connection.release();
+  }
 }
 
 type Holder = { handle?: Promise<DbHandle> };
