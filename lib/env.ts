@@ -55,8 +55,14 @@ export const envSchema = z
     BULK_JOB_MAX_MINUTES: withDefault(positiveInt, 60),
     BULK_JOBS_PER_USER: withDefault(positiveInt, 2),
     AGENT_TIMEOUT_MS: withDefault(positiveInt, 120_000),
-    SANDBOX_DRIVER: optional(z.enum(["docker"])),
+    SANDBOX_DRIVER: optional(z.enum(["docker", "kubernetes"])),
     DOCKER_HOST: optional(z.string()),
+    /** The Kubernetes namespace sandbox pods run in (SANDBOX_DRIVER=kubernetes). */
+    SANDBOX_K8S_NAMESPACE: withDefault(z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/), "sitewright-sandboxes"),
+    /** A RuntimeClass for sandbox pods (gVisor, Kata) where the cluster has one. */
+    SANDBOX_K8S_RUNTIME_CLASS: optional(z.string()),
+    /** The kubeconfig file the Kubernetes driver reads (unset: in-cluster, then ~/.kube/config). */
+    KUBECONFIG: optional(z.string()),
     SANDBOX_IMAGE: optional(z.string()),
     SANDBOX_POOL_SIZE: withDefault(z.coerce.number().int().min(0), 2),
     SANDBOX_MAX: withDefault(positiveInt, 20),

@@ -206,10 +206,10 @@ describe("the preview of a real sandbox", () => {
       expect(res.status).toBe(404);
       expect(res.text).not.toContain(secret);
     }
-    // Straight to the container's loopback port, with or without a made-up viewer header: WordPress's 404.
-    const { hostPort } = (await findSandboxById({ id: sandbox.id }))!;
+    // Straight to the sandbox's endpoint, with or without a made-up viewer header: WordPress's 404.
+    const { endpoint } = (await findSandboxById({ id: sandbox.id }))!;
     for (const headers of [{}, { "x-sitewright-preview-viewer": "made-up" }] as Record<string, string>[]) {
-      const direct = await fetch(`http://127.0.0.1:${hostPort}/?page_id=${plansId}`, { headers });
+      const direct = await fetch(`${endpoint}/?page_id=${plansId}`, { headers });
       expect(direct.status).toBe(404);
       expect(await direct.text()).not.toContain(secret);
     }

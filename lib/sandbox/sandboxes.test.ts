@@ -624,17 +624,17 @@ describe("the sandbox network", () => {
     const row = await findSandboxById({ id: first.id });
     const check = await t.manager.fleet.checkIsolation(row!.containerId!);
     expect(check, JSON.stringify(check)).toMatchObject({ isolated: true });
-    expect(t.manager.networkState()).toBe("isolated");
+    expect(await t.manager.networkState()).toBe("isolated");
   });
 
   it("refuses sandboxes on a range the firewall does not cover, says why, and leaves no container behind", async () => {
     const uncovered = createTestSandboxes({ poolSize: 0, networkPool: "10.214.0.0/16" });
     try {
-      expect(uncovered.manager.networkState()).toBe("unchecked");
+      expect(await uncovered.manager.networkState()).toBe("unchecked");
       const refused = await uncovered.manager.createSandbox({ userId: await newUserId() }).catch((e: unknown) => e);
       expect(refused).toMatchObject({ code: "sandbox_unavailable", headers: { "Retry-After": "60" } });
       expect(String((refused as Error).message)).toContain("scripts/setup/sandbox-network.sh");
-      expect(uncovered.manager.networkState()).toBe("not_isolated");
+      expect(await uncovered.manager.networkState()).toBe("not_isolated");
       expect(await uncovered.engine.list(uncovered.namespace)).toEqual([]);
       // Asked again (the operator may have installed the rules since), it checks again, and still refuses.
       await expect(uncovered.manager.createSandbox({ userId: await newUserId() })).rejects.toMatchObject({
@@ -652,7 +652,7 @@ describe("the sandbox network", () => {
       const row = await findSandboxById({ id: sandbox.id });
       const check = await uncovered.manager.fleet.checkIsolation(row!.containerId!);
       expect(check, JSON.stringify(check)).toMatchObject({ isolated: false });
-      expect(uncovered.manager.networkState()).toBe("not_isolated");
+      expect(await uncovered.manager.networkState()).toBe("not_isolated");
     } finally {
       await uncovered.cleanup();
     }
@@ -669,7 +669,7 @@ describe("the sandbox network", () => {
       expect(refused).toMatchObject({ code: "sandbox_unavailable", headers: { "Retry-After": "60" } });
       expect(String((refused as Error).message)).toContain("scripts/setup/sandbox-network.sh");
       // What /health reports as sandboxPool.network.
-      expect(open.manager.networkState()).toBe("not_isolated");
+      expect(await open.manager.networkState()).toBe("not_isolated");
       expect(await open.engine.list(open.namespace)).toEqual([]);
     } finally {
       await open.cleanup();
@@ -684,7 +684,7 @@ describe("the sandbox network", () => {
     );
     try {
       const sandbox = await open.manager.createSandbox({ userId: await newUserId() });
-      expect(open.manager.networkState()).toBe("not_isolated");
+      expect(await open.manager.networkState()).toBe("not_isolated");
       const row = await findSandboxById({ id: sandbox.id });
       const check = await open.manager.fleet.checkIsolation(row!.containerId!);
       expect(check, JSON.stringify(check)).toMatchObject({ isolated: false });
