@@ -25,7 +25,7 @@ import { decryptSecret, encryptSecret } from "@/lib/sites/crypto";
 import { isMemoryNamespace } from "./config";
 import { createSandboxClient, type SandboxCredentials } from "./client";
 import { DeploymentImage } from "./deployment-image";
-import type { DriverSandbox, ExecResult, IsolationTarget, SandboxDriver } from "./driver";
+import type { DriverSandbox, ExecResult, SandboxDriver } from "./driver";
 import type { SandboxFleet } from "./gc";
 import { type ImagePaths, PLUGIN_SLUG, WORDPRESS_PATH } from "./image";
 
@@ -168,6 +168,8 @@ export class SandboxContainers implements SandboxFleet {
   private readonly images: DeploymentImage;
   /** Network checks under way in this process, by node (one at a time per node). */
   private readonly isolationChecks = new Map<string, Promise<IsolationCheck | undefined>>();
+  /** When this process last saw each node isolated (spares a launch the data layer's read). */
+  private readonly isolatedAt = new Map<string, number>();
 
   constructor(
     private readonly driver: SandboxDriver,
@@ -212,7 +214,7 @@ export class SandboxContainers implements SandboxFleet {
     };
     await updateSandbox({ id: row.id, ...placed });
     const credentials = await this.provision(started.handle, started.endpoint);
-    await this.ensureIsolated(started.handle);
+    await this.ensureIsolated(started.handle, started.node);
     const sealed = encryptSecret(JSON.stringify(credentials), row.id);
     const updated = await transitionSandbox({
       id: row.id,
@@ -243,27 +245,31 @@ export class SandboxContainers implements SandboxFleet {
    * operator must do, unless SANDBOX_REQUIRE_ISOLATION is false (then it is logged). A check that could not run is
    * logged and retried on the next launch.
    */
-  private async ensureIsolated(handle: string): Promise<void> {
-    const target = await this.driver.isolationTarget(handle);
+  private async ensureIsolated(handle: string, node: string): Promise<void> {
+    const since = this.now().getTime() - ISOLATION_RECHECK_MS;
+    if ((this.isolatedAt.get(node) ?? 0) > since) return;
     const known = await findNetworkCheck({
       namespace: this.settings.namespace,
       driver: this.driver.name,
-      node: target.node,
-      since: new Date(this.now().getTime() - ISOLATION_RECHECK_MS),
+      node,
+      since: new Date(since),
     });
-    if (known?.isolated) return;
-    let pending = this.isolationChecks.get(target.node);
+    if (known?.isolated) {
+      this.isolatedAt.set(node, known.checkedAt.getTime());
+      return;
+    }
+    let pending = this.isolationChecks.get(node);
     if (!pending) {
-      pending = this.checkIsolation(handle, target)
+      pending = this.checkIsolation(handle)
         .then(
           (check) => check,
           (error) => {
-            log.warn("could not check the sandbox network", { node: target.node, error });
+            log.warn("could not check the sandbox network", { node, error });
             return undefined;
           },
         )
-        .finally(() => this.isolationChecks.delete(target.node));
-      this.isolationChecks.set(target.node, pending);
+        .finally(() => this.isolationChecks.delete(node));
+      this.isolationChecks.set(node, pending);
     }
     const check = await pending;
     if (!check || check.isolated) return;
@@ -292,9 +298,11 @@ export class SandboxContainers implements SandboxFleet {
    * result is recorded for the sandbox's node (what `networkState()` reports, and what spares the node's next
    * sandboxes the check).
    */
-  async checkIsolation(handle: string, known?: IsolationTarget): Promise<IsolationCheck> {
-    const target = known ?? (await this.driver.isolationTarget(handle));
+  async checkIsolation(handle: string): Promise<IsolationCheck> {
+    const target = await this.driver.isolationTarget(handle);
     const check = { ...(await this.probeIsolation(handle, target.gateway)), node: target.node };
+    if (check.isolated) this.isolatedAt.set(check.node, this.now().getTime());
+    else this.isolatedAt.delete(check.node);
     await recordNetworkCheck({
       namespace: this.settings.namespace,
       driver: this.driver.name,
