@@ -407,7 +407,7 @@ describe("each user's share", () => {
     // Closing one gives the share back.
     await t.manager.deleteSandbox({ userId: greedy, id: (made[0] as PromiseFulfilledResult<{ id: string }>).value.id });
     expect((await t.manager.createSandbox({ userId: greedy })).status).toBe("ready");
-  });
+  }, 60_000);
 });
 
 /**
@@ -651,7 +651,7 @@ describe("the sandbox network", () => {
     } finally {
       await uncovered.cleanup();
     }
-  });
+  }, 60_000);
 
   it("finds a sandbox on a range the firewall does not cover not isolated, and runs it only when told to", async () => {
     const uncovered = createTestSandboxes({ poolSize: 0, networkPool: "10.214.0.0/16", requireIsolation: false });
