@@ -71,5 +71,5 @@ async function sandboxPoolCounts() {
   ]);
   const { getSandboxManager } = await import("@/lib/sandbox");
   // "not_isolated": sandboxes are refused until the operator installs the firewall rules (docs/operations.md).
-  return { ready, starting, size: poolSize, inUse, capacity: max, network: getSandboxManager().networkState() };
+  return { ready, starting, size: poolSize, inUse, capacity: max, network: await getSandboxManager().networkState() };
 }

@@ -163,8 +163,14 @@ export const sandboxes = pgTable(
     /** The paired site a subset was copied from, if any. */
     siteId: text("site_id"),
     imageTag: text("image_tag").notNull(),
+    /** The driver's handle for it (a container id, a pod name); the column keeps its first name. */
     containerId: text("container_id"),
-    hostPort: integer("host_port"),
+    /** Where the service reaches its WordPress, `http://<host>:<port>` as the driver answered (never assumed). */
+    endpoint: text("endpoint"),
+    /** Where it runs (the engine's host, the Kubernetes node): the network check is per node. */
+    node: text("node"),
+    /** The driver that runs it (`docker`, `kubernetes`): only that driver can reach its handle. */
+    driver: text("driver").$type<"docker" | "kubernetes">(),
     /** The plugin credentials made for this sandbox: `{token, secret, scopes}` sealed with ENCRYPTION_KEY. */
     credentials: text("credentials"),
     fromPool: boolean("from_pool").notNull().default(false),
@@ -213,13 +219,44 @@ export type SandboxManifestItem = {
 };
 export type SandboxManifest = typeof sandboxManifests.$inferSelect;
 
-/** Named leases (sandbox GC): taken atomically, so one app instance at a time does the work. */
+/** Named leases (sandbox GC, pool fill): taken atomically, so one app instance at a time does the work. */
 export const sandboxLeases = pgTable("sandbox_leases", {
   name: text("name").primaryKey(),
   holder: text("holder").notNull(),
   expiresAt: ts("expires_at").notNull(),
 });
 export type SandboxLease = typeof sandboxLeases.$inferSelect;
+
+/**
+ * What holds for the whole deployment rather than one process (every app instance on this database reads the
+ * same): the sandbox image in use (`sandbox-image`).
+ */
+export const deploymentSettings = pgTable("deployment_settings", {
+  key: text("key").primaryKey(),
+  value: text("value").notNull(),
+  updatedAt: ts("updated_at").notNull(),
+});
+export type DeploymentSetting = typeof deploymentSettings.$inferSelect;
+
+/**
+ * The sandbox network check's last result per node a deployment's sandboxes run on (lib/sandbox/containers.ts):
+ * a node known isolated is not checked again until the result is old; `/health` reports the worst.
+ */
+export const sandboxNetworkChecks = pgTable(
+  "sandbox_network_checks",
+  {
+    /** The deployment (lib/sandbox/config.ts `namespace`). */
+    namespace: text("namespace").notNull(),
+    driver: text("driver").$type<"docker" | "kubernetes">().notNull(),
+    node: text("node").notNull(),
+    isolated: boolean("isolated").notNull(),
+    /** What the probe found, for the operator (the log says the same). */
+    outcome: text("outcome").notNull(),
+    checkedAt: ts("checked_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.namespace, t.driver, t.node] })],
+);
+export type SandboxNetworkCheck = typeof sandboxNetworkChecks.$inferSelect;
 
 // ---------------------------------------------------------------- agent (chat)
 

@@ -4,11 +4,23 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { env } from "@/lib/env";
 import { processState } from "@/lib/process-state";
+import type { DriverName } from "./driver";
 
 export type SandboxConfig = {
   /** False when SANDBOX_DRIVER is unset: every sandbox route answers 503 sandbox_unavailable. */
   enabled: boolean;
+  /** SANDBOX_DRIVER: what runs sandboxes (driver.ts); `docker` when unset (then `enabled` is false). */
+  driver: DriverName;
   dockerHost: string | undefined;
+  /** The kubernetes driver's settings (SANDBOX_K8S_*, KUBECONFIG). */
+  kubernetes: {
+    /** The namespace sandbox pods run in. */
+    namespace: string;
+    /** A RuntimeClass for sandbox pods (gVisor, Kata), when the cluster has one. */
+    runtimeClass: string | undefined;
+    /** The kubeconfig file; undefined: in-cluster, then ~/.kube/config. */
+    kubeconfig: string | undefined;
+  };
   /** SANDBOX_NETWORK_POOL: the range sandbox networks take their subnets from. */
   networkPool: string;
   /** SANDBOX_REQUIRE_ISOLATION: refuse sandboxes while the network check finds them not isolated (default). */
@@ -34,7 +46,7 @@ export type SandboxConfig = {
   mediaCacheBytes: number;
   /** The service's public URL: sandbox media links point at its media proxy. */
   appUrl: string;
-  /** Labels this deployment's containers, so GC never removes another deployment's. */
+  /** Labels this deployment's sandboxes (containers, pods), so GC never removes another deployment's. */
   namespace: string;
   /** The host's ports the network check tries from inside a sandbox: 9 (discard), the app's, PostgreSQL's. */
   probePorts: number[];
@@ -75,7 +87,13 @@ export function sandboxConfig(overrides: Partial<SandboxConfig> = {}): SandboxCo
   const e = env();
   const cacheDir = overrides.cacheDir ?? e.SITEWRIGHT_CACHE;
   return {
-    enabled: e.SANDBOX_DRIVER === "docker",
+    enabled: e.SANDBOX_DRIVER !== undefined,
+    driver: e.SANDBOX_DRIVER ?? "docker",
+    kubernetes: {
+      namespace: e.SANDBOX_K8S_NAMESPACE,
+      runtimeClass: e.SANDBOX_K8S_RUNTIME_CLASS,
+      kubeconfig: e.KUBECONFIG,
+    },
     dockerHost: e.DOCKER_HOST ?? (existsSync(PODMAN_SOCKET) ? `unix://${PODMAN_SOCKET}` : undefined),
     networkPool: e.SANDBOX_NETWORK_POOL,
     requireIsolation: e.SANDBOX_REQUIRE_ISOLATION,

@@ -1,22 +1,33 @@
 /**
- * A sandbox's container from start to removal: the image it runs, starting it for a row, provisioning the
- * plugin's credentials, the signed client that reaches it, commands inside it, and removal with its row.
- * The only unit that talks to the engine for sandboxes; the pool, sign-in links, the manager and GC go
- * through its methods (GC through the narrow `SandboxFleet` interface in gc.ts).
+ * A sandbox from start to removal: the image it runs, starting it for a row, provisioning the plugin's
+ * credentials, the signed client that reaches it, commands inside it, and removal with its row. The only unit
+ * that talks to the driver (driver.ts: Docker or Kubernetes) for sandboxes; the pool, sign-in links, the manager
+ * and GC go through its methods (GC through the narrow `SandboxFleet` interface in gc.ts). It reaches a sandbox
+ * only at the endpoint the driver answered and the row stores, never at an address it assumes.
  */
 import { readFileSync } from "node:fs";
 import os from "node:os";
-import { deleteSandboxRow, findSandboxById, transitionSandbox, updateSandbox } from "@/lib/db/queries";
+import { now as clockNow } from "@/lib/clock";
+import {
+  deleteSandboxRow,
+  findNetworkCheck,
+  findSandboxById,
+  listNetworkChecks,
+  recordNetworkCheck,
+  transitionSandbox,
+  updateSandbox,
+} from "@/lib/db/queries";
 import type { Sandbox } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import type { SignedSiteClient } from "@/lib/sites/client";
 import { decryptSecret, encryptSecret } from "@/lib/sites/crypto";
 import { isMemoryNamespace } from "./config";
-import { createSandboxClient, type SandboxCredentials, sandboxUrl } from "./client";
-import type { ContainerInfo, ExecResult, SandboxEngine } from "./engine";
+import { createSandboxClient, type SandboxCredentials } from "./client";
+import { DeploymentImage } from "./deployment-image";
+import type { DriverSandbox, ExecResult, SandboxDriver } from "./driver";
 import type { SandboxFleet } from "./gc";
-import { ensureSandboxImage, type ImagePaths, PLUGIN_SLUG, removeStaleImages, WORDPRESS_PATH } from "./image";
+import { type ImagePaths, PLUGIN_SLUG, WORDPRESS_PATH } from "./image";
 
 /** Every scope: a sandbox is a disposable copy, the agent may do there whatever it may do anywhere. */
 export const SANDBOX_SCOPES = [
@@ -28,12 +39,16 @@ export const SANDBOX_SCOPES = [
   "settings:write",
 ];
 const READY_TIMEOUT_MS = 30_000;
+/** A node found isolated is checked again after this long (the operator may have changed its firewall). */
+const ISOLATION_RECHECK_MS = 60 * 60_000;
+/** `/health` reports the checks of the last day (a node gone for longer no longer counts). */
+const ISOLATION_REPORT_MS = 24 * 60 * 60_000;
 
 export type ContainerSettings = {
   /** A prebuilt image to run instead of building ours. */
   image: string | undefined;
   imagePaths: ImagePaths;
-  /** Labels this deployment's containers. */
+  /** Labels this deployment's sandboxes. */
   namespace: string;
   /** The service's URL, written into the sandbox's plugin credentials. */
   appUrl: string;
@@ -43,10 +58,10 @@ export type ContainerSettings = {
   probePorts: number[];
 };
 
-/** What this process last found about the sandbox network (`/health`'s `sandboxPool.network`). */
+/** The worst the network check last found on the deployment's nodes (`/health`'s `sandboxPool.network`). */
 export type NetworkState = "isolated" | "not_isolated" | "unchecked";
 
-export type IsolationCheck = { isolated: boolean; gateway: string | undefined; outcome: string };
+export type IsolationCheck = { isolated: boolean; gateway: string | undefined; node: string; outcome: string };
 
 /**
  * The network check's probe, run by PHP inside the sandbox (argv: gateway, comma-separated ports, the gateway's
@@ -150,92 +165,113 @@ async function readyHostBridge(gateway: string, timeoutMs = 5_000): Promise<Host
 }
 
 export class SandboxContainers implements SandboxFleet {
-  private imageTag?: Promise<string>;
-  /** The last network check's result; checked again on each launch until a check finds the network isolated. */
-  private isolation?: IsolationCheck;
-  private isolationCheck?: Promise<IsolationCheck | undefined>;
+  private readonly images: DeploymentImage;
+  /** Network checks under way in this process, by node (one at a time per node). */
+  private readonly isolationChecks = new Map<string, Promise<IsolationCheck | undefined>>();
+  /** When this process last saw each node isolated (spares a launch the data layer's read). */
+  private readonly isolatedAt = new Map<string, number>();
 
   constructor(
-    private readonly engine: SandboxEngine,
+    private readonly driver: SandboxDriver,
     private readonly settings: ContainerSettings,
-  ) {}
+    private readonly now: () => Date = clockNow,
+  ) {
+    this.images = new DeploymentImage(driver, settings, now);
+  }
 
-  /** Throws `sandbox_unavailable` (503) when the engine cannot be reached. */
+  /** Throws `sandbox_unavailable` (503) when the engine or cluster cannot be reached. */
   ping(): Promise<void> {
-    return this.engine.ping();
+    return this.driver.ping();
   }
 
-  /** The image tag sandboxes run, built on first use when missing. A failure is retried on the next call. */
+  /** The image tag sandboxes start from: the deployment's (deployment-image.ts). */
   image(): Promise<string> {
-    this.imageTag ??= ensureSandboxImage({
-      engine: this.engine,
-      configuredImage: this.settings.image,
-      paths: this.settings.imagePaths,
-      progress: (message) => log.info("sandbox image", { message }),
-    }).catch((error) => {
-      this.imageTag = undefined;
-      throw error;
-    });
-    return this.imageTag;
+    return this.images.image();
   }
 
-  /** The image tag in use, once known (undefined while it is still being built or when the build failed). */
-  async currentImage(): Promise<string | undefined> {
-    return this.imageTag?.catch(() => undefined);
+  /** The deployment's image tag, once one is known. */
+  currentImage(): Promise<string | undefined> {
+    return this.images.current();
   }
 
-  /** Starts the row's container, waits for a working /wp-json, creates its plugin credentials. */
+  /**
+   * Starts the row's sandbox, stores where it answers (endpoint, node, driver), waits for a working /wp-json,
+   * creates its plugin credentials.
+   */
   async launch(row: Sandbox, finalStatus: "ready" | "pooled"): Promise<Sandbox> {
-    const { containerId, hostPort } = await this.engine.run({
+    const started = await this.driver.start({
       sandboxId: row.id,
       image: row.imageTag,
       namespace: this.settings.namespace,
       owner: row.userId ?? "pool",
       expiresAt: row.expiresAt,
     });
-    await updateSandbox({ id: row.id, containerId, hostPort });
-    const credentials = await this.provision(containerId, hostPort);
-    await this.ensureIsolated(containerId);
+    const placed = {
+      containerId: started.handle,
+      endpoint: started.endpoint,
+      node: started.node,
+      driver: this.driver.name,
+    };
+    await updateSandbox({ id: row.id, ...placed });
+    const credentials = await this.provision(started.handle, started.endpoint);
+    await this.ensureIsolated(started.handle, started.node);
     const sealed = encryptSecret(JSON.stringify(credentials), row.id);
     const updated = await transitionSandbox({
       id: row.id,
       from: [row.status],
       to: finalStatus,
-      fields: { containerId, hostPort, credentials: sealed },
+      fields: { ...placed, credentials: sealed },
     });
     if (!updated) {
-      // Removed while starting (DELETE or GC): do not leave its container behind.
-      await this.engine.remove(containerId).catch(() => {});
+      // Removed while starting (DELETE or GC): do not leave it behind.
+      await this.driver.remove(started.handle).catch(() => {});
       throw new AppError("not_found", "There is no such sandbox in your account.");
     }
     return updated;
   }
 
-  networkState(): NetworkState {
-    if (!this.isolation) return "unchecked";
-    return this.isolation.isolated ? "isolated" : "not_isolated";
+  /** The worst state among the deployment's nodes checked in the last day: one open node is `not_isolated`. */
+  async networkState(): Promise<NetworkState> {
+    const since = new Date(this.now().getTime() - ISOLATION_REPORT_MS);
+    const checks = await listNetworkChecks({ namespace: this.settings.namespace, since });
+    if (checks.length === 0) return "unchecked";
+    return checks.every((check) => check.isolated) ? "isolated" : "not_isolated";
   }
 
   /**
-   * Before a sandbox is handed out: until a check in this process found the network isolated, check it from inside
-   * this container (one check at a time; about 2 s, the probe's timeout, when all is well). Not isolated, the
-   * launch fails with `sandbox_unavailable` and says what the operator must do, unless SANDBOX_REQUIRE_ISOLATION is
-   * false (then it is logged). A check that could not run is logged and retried on the next launch.
+   * Before a sandbox is handed out: unless the data layer knows its node isolated (checked by any app instance in
+   * the last hour), check from inside this sandbox (one check per node at a time in a process; about 2 s, the
+   * probe's timeout, when all is well). Not isolated, the launch fails with `sandbox_unavailable` and says what the
+   * operator must do, unless SANDBOX_REQUIRE_ISOLATION is false (then it is logged). A check that could not run is
+   * logged and retried on the next launch.
    */
-  private async ensureIsolated(containerId: string): Promise<void> {
-    if (this.isolation?.isolated) return;
-    this.isolationCheck ??= this.checkIsolation(containerId)
-      .then(
-        (check) => check,
-        (error) => {
-          log.warn("could not check the sandbox network", { error });
-          return undefined;
-        },
-      )
-      .finally(() => {
-        this.isolationCheck = undefined;
-      });
-    const check = await this.isolationCheck;
+  private async ensureIsolated(handle: string, node: string): Promise<void> {
+    const since = this.now().getTime() - ISOLATION_RECHECK_MS;
+    if ((this.isolatedAt.get(node) ?? 0) > since) return;
+    const known = await findNetworkCheck({
+      namespace: this.settings.namespace,
+      driver: this.driver.name,
+      node,
+      since: new Date(since),
+    });
+    if (known?.isolated) {
+      this.isolatedAt.set(node, known.checkedAt.getTime());
+      return;
+    }
+    let pending = this.isolationChecks.get(node);
+    if (!pending) {
+      pending = this.checkIsolation(handle)
+        .then(
+          (check) => check,
+          (error) => {
+            log.warn("could not check the sandbox network", { node, error });
+            return undefined;
+          },
+        )
+        .finally(() => this.isolationChecks.delete(node));
+      this.isolationChecks.set(node, pending);
+    }
+    const check = await pending;
     if (!check || check.isolated) return;
     log.error("sandbox network is not isolated: run scripts/setup/sandbox-network.sh (docs/operations.md)", {
       ...check,
@@ -259,24 +295,33 @@ export class SandboxContainers implements SandboxFleet {
    * refused or open — means the packet reached the host. With IPv6 on in the sandbox a timeout proves the DROP
    * only at an address known to answer: the gateway must be on this host with its address out of duplicate
    * detection (else it is waited for and the probe run again), or it counts as not isolated. The result is what
-   * `networkState()` reports.
+   * result is recorded for the sandbox's node (what `networkState()` reports, and what spares the node's next
+   * sandboxes the check).
    */
-  async checkIsolation(containerId: string): Promise<IsolationCheck> {
-    const check = await this.probeIsolation(containerId);
-    this.isolation = check;
+  async checkIsolation(handle: string): Promise<IsolationCheck> {
+    const target = await this.driver.isolationTarget(handle);
+    const check = { ...(await this.probeIsolation(handle, target.gateway)), node: target.node };
+    if (check.isolated) this.isolatedAt.set(check.node, this.now().getTime());
+    else this.isolatedAt.delete(check.node);
+    await recordNetworkCheck({
+      namespace: this.settings.namespace,
+      driver: this.driver.name,
+      node: check.node,
+      isolated: check.isolated,
+      outcome: check.outcome,
+      checkedAt: this.now(),
+    });
     return check;
   }
 
-  private async probeIsolation(containerId: string): Promise<IsolationCheck> {
-    const info = await this.engine.inspect(containerId);
-    const gateway = Object.values(info?.NetworkSettings.Networks ?? {})[0]?.Gateway || undefined;
-    if (!gateway) return { isolated: false, gateway, outcome: "no gateway: not on a bridge network of its own" };
+  private async probeIsolation(handle: string, gateway: string | undefined): Promise<Omit<IsolationCheck, "node">> {
+    if (!gateway) return { isolated: false, gateway, outcome: "no gateway: not on a network of its own" };
     const bridge = hostBridge(gateway);
-    let probe = await this.runIsolationProbe(containerId, gateway, bridge);
+    let probe = await this.runIsolationProbe(handle, gateway, bridge);
     if (probe.ipv6 && bridge && !bridge.ready) {
       // IPv6 is on in the sandbox and the gateway's address was not usable yet: ask again once it is.
       const ready = await readyHostBridge(gateway);
-      if (ready?.ready) probe = await this.runIsolationProbe(containerId, gateway, ready);
+      if (ready?.ready) probe = await this.runIsolationProbe(handle, gateway, ready);
       else return { isolated: false, gateway, outcome: `${probe.outcome}; the gateway's IPv6 address never came up` };
     }
     const { ipv6, results, outcome } = probe;
@@ -296,8 +341,8 @@ export class SandboxContainers implements SandboxFleet {
     return { isolated: v4Closed && v6Closed, gateway, outcome };
   }
 
-  private async runIsolationProbe(containerId: string, gateway: string, bridge: HostBridge | undefined) {
-    const probe = await this.engine.exec(containerId, [
+  private async runIsolationProbe(handle: string, gateway: string, bridge: HostBridge | undefined) {
+    const probe = await this.driver.exec(handle, [
       "php",
       "-r",
       ISOLATION_PROBE,
@@ -322,22 +367,22 @@ export class SandboxContainers implements SandboxFleet {
 
   /** The signed client for a provisioned sandbox (what subsets and the agent use to work in it). */
   clientFor(sandbox: Sandbox): SignedSiteClient {
-    if (!sandbox.hostPort || !sandbox.credentials) throw new Error(`sandbox ${sandbox.id} is not provisioned`);
+    if (!sandbox.endpoint || !sandbox.credentials) throw new Error(`sandbox ${sandbox.id} is not provisioned`);
     const credentials = JSON.parse(decryptSecret(sandbox.credentials, sandbox.id)) as SandboxCredentials;
-    return createSandboxClient(sandbox.hostPort, credentials);
+    return createSandboxClient(sandbox.endpoint, credentials);
   }
 
-  /** Runs a command inside the sandbox's container as its unprivileged user. */
-  exec(containerId: string, cmd: string[]): Promise<ExecResult> {
-    return this.engine.exec(containerId, cmd);
+  /** Runs a command inside the sandbox as its unprivileged user. */
+  exec(handle: string, cmd: string[]): Promise<ExecResult> {
+    return this.driver.exec(handle, cmd);
   }
 
   async isRunning(sandbox: Sandbox): Promise<boolean> {
-    if (!sandbox.containerId) return false;
+    if (!sandbox.containerId || !this.drives(sandbox)) return false;
     return this.containerRunning(sandbox.containerId);
   }
 
-  /** Marks the row as going, removes its container, deletes the row (its manifest goes with it). */
+  /** Marks the row as going, removes its sandbox, deletes the row (its manifest goes with it). */
   async destroy(sandbox: Sandbox): Promise<void> {
     await transitionSandbox({
       id: sandbox.id,
@@ -345,53 +390,60 @@ export class SandboxContainers implements SandboxFleet {
       to: "removing",
     });
     const current = (await findSandboxById({ id: sandbox.id })) ?? sandbox;
-    const containerId = current.containerId ?? sandbox.containerId;
-    if (containerId) await this.engine.remove(containerId);
+    if (this.drives(current)) await this.removeRunning(sandbox.id, current.containerId ?? sandbox.containerId);
+    else log.warn("a sandbox of another driver cannot be removed from here", { sandboxId: sandbox.id });
+    await deleteSandboxRow({ id: sandbox.id });
+  }
+
+  /** Whether this process's driver runs the row's sandbox (rows from before drivers were stored ran on docker). */
+  private drives(sandbox: Sandbox): boolean {
+    return (sandbox.driver ?? "docker") === this.driver.name;
+  }
+
+  private async removeRunning(sandboxId: string, handle: string | null): Promise<void> {
+    if (handle) await this.driver.remove(handle);
     else {
-      // No container id recorded yet: find it by label, in case the engine made it.
-      for (const container of await this.engine.list(this.settings.namespace)) {
-        if (container.sandboxId === sandbox.id) await this.engine.remove(container.containerId);
+      // No handle recorded yet: find it by label, in case the driver made it.
+      for (const found of await this.driver.list(this.settings.namespace)) {
+        if (found.sandboxId === sandboxId) await this.driver.remove(found.handle);
       }
     }
-    // A container that vanished (removed behind our back) left its network: the removal above could not see it.
-    await this.engine
-      .removeSandboxNetwork(sandbox.id)
-      .catch((error) => log.warn("could not remove a sandbox network", { sandboxId: sandbox.id, error }));
-    await deleteSandboxRow({ id: sandbox.id });
+    // One that vanished (removed behind our back) left its network or policy: the removal above could not see it.
+    await this.driver
+      .removeLeftovers(sandboxId)
+      .catch((error) => log.warn("could not remove a sandbox's leftovers", { sandboxId, error }));
   }
 
   // ------------------------------------------------------------------ SandboxFleet (GC)
 
-  /** Every container labelled as this deployment's. */
-  listContainers(): Promise<ContainerInfo[]> {
-    return this.engine.list(this.settings.namespace);
+  /** Every sandbox the driver has labelled as this deployment's. */
+  listContainers(): Promise<DriverSandbox[]> {
+    return this.driver.list(this.settings.namespace);
   }
 
-  async listOtherMemoryContainers(): Promise<ContainerInfo[]> {
+  async listOtherMemoryContainers(): Promise<DriverSandbox[]> {
     if (!isMemoryNamespace(this.settings.namespace)) return [];
-    return (await this.engine.list()).filter(
-      (container) => isMemoryNamespace(container.namespace) && container.namespace !== this.settings.namespace,
+    return (await this.driver.list()).filter(
+      (found) => isMemoryNamespace(found.namespace) && found.namespace !== this.settings.namespace,
     );
   }
 
-  removeContainer(containerId: string): Promise<void> {
-    return this.engine.remove(containerId);
+  removeContainer(handle: string): Promise<void> {
+    return this.driver.remove(handle);
   }
 
-  /** Removes this deployment's sandbox networks whose sandbox has no container any more. */
+  /** Removes this deployment's sandbox networks (policies) whose sandbox is gone. */
   pruneNetworks(liveSandboxIds: Set<string>): Promise<string[]> {
-    return this.engine.pruneNetworks(this.settings.namespace, liveSandboxIds);
+    return this.driver.pruneLeftovers(this.settings.namespace, liveSandboxIds);
   }
 
-  async containerRunning(containerId: string): Promise<boolean> {
-    const info = await this.engine.inspect(containerId);
-    return Boolean(info?.State.Running && !info.State.Paused);
+  containerRunning(handle: string): Promise<boolean> {
+    return this.driver.isRunning(handle);
   }
 
-  /** Removes images of ours other than `keep`; nothing when the operator runs their own SANDBOX_IMAGE. */
-  async removeStaleImages(keep: string[]): Promise<string[]> {
-    if (this.settings.image) return [];
-    return removeStaleImages(this.engine, keep);
+  /** Removes images of ours other than `keep` (docker only; nothing when the operator runs their own). */
+  removeStaleImages(keep: string[]): Promise<string[]> {
+    return this.images.removeStale(keep);
   }
 
   // ------------------------------------------------------------------ provisioning
@@ -402,35 +454,35 @@ export class SandboxContainers implements SandboxFleet {
    * that first request also warms PHP's opcache in the server process and proves /wp-json works. Images
    * without that route (a SANDBOX_IMAGE built elsewhere) get them from the plugin's CLI instead.
    */
-  private async provision(containerId: string, hostPort: number): Promise<SandboxCredentials> {
-    const token = await this.provisionToken(containerId);
+  private async provision(handle: string, endpoint: string): Promise<SandboxCredentials> {
+    const token = await this.provisionToken(handle);
     if (token) {
-      const credentials = await provisionOverHttp(hostPort, token, {
+      const credentials = await provisionOverHttp(endpoint, token, {
         scopes: SANDBOX_SCOPES,
         serviceUrl: this.settings.appUrl,
       });
       if (credentials) return credentials;
     }
-    const [, credentials] = await Promise.all([waitForWordPress(hostPort), this.createCredentials(containerId)]);
+    const [, credentials] = await Promise.all([waitForWordPress(endpoint), this.createCredentials(handle)]);
     return credentials;
   }
 
   /** The entrypoint prints the token to the container log (cheap to read); the file is the fallback. */
-  private async provisionToken(containerId: string): Promise<string | undefined> {
+  private async provisionToken(handle: string): Promise<string | undefined> {
     for (let attempt = 0; attempt < 25; attempt++) {
-      const match = /sitewright-provision-token: ([0-9a-f]{64})/.exec(await this.engine.logs(containerId));
+      const match = /sitewright-provision-token: ([0-9a-f]{64})/.exec(await this.driver.logs(handle));
       if (match) return match[1];
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    const read = await this.engine.exec(containerId, ["cat", "/data/provision-token"]);
+    const read = await this.driver.exec(handle, ["cat", "/data/provision-token"]);
     const value = read.stdout.trim();
     return read.exitCode === 0 && /^[0-9a-f]{64}$/.test(value) ? value : undefined;
   }
 
-  private async createCredentials(containerId: string): Promise<SandboxCredentials> {
+  private async createCredentials(handle: string): Promise<SandboxCredentials> {
     const cli = `${WORDPRESS_PATH}/wp-content/plugins/${PLUGIN_SLUG}/bin/sitewright-cli.php`;
     // Runs alongside the first HTTP request; the entrypoint writes the salts a moment after the start.
-    const result = await this.engine.exec(containerId, [
+    const result = await this.driver.exec(handle, [
       "sh",
       "-c",
       'i=0; while [ ! -f /data/salts.php ] && [ $i -lt 200 ]; do sleep 0.02; i=$((i+1)); done; exec php "$@"',
@@ -459,7 +511,7 @@ export class SandboxContainers implements SandboxFleet {
  * has no provisioning route (404).
  */
 async function provisionOverHttp(
-  hostPort: number,
+  endpoint: string,
   token: string,
   body: { scopes: string[]; serviceUrl: string },
   timeoutMs = READY_TIMEOUT_MS,
@@ -468,7 +520,7 @@ async function provisionOverHttp(
   let lastError: unknown;
   while (Date.now() < deadline) {
     try {
-      const response = await fetch(`${sandboxUrl(hostPort)}/wp-json/sitewright-sandbox/v1/provision`, {
+      const response = await fetch(`${endpoint}/wp-json/sitewright-sandbox/v1/provision`, {
         method: "POST",
         headers: { "content-type": "application/json", "x-sitewright-provision": token },
         body: JSON.stringify(body),
@@ -490,7 +542,7 @@ async function provisionOverHttp(
     }
     await new Promise((resolve) => setTimeout(resolve, 15));
   }
-  throw new Error(`the sandbox on port ${hostPort} did not answer within ${timeoutMs} ms`, { cause: lastError });
+  throw new Error(`the sandbox at ${endpoint} did not answer within ${timeoutMs} ms`, { cause: lastError });
 }
 
 const isConnectionError = (error: unknown) =>
@@ -499,12 +551,12 @@ const isConnectionError = (error: unknown) =>
   /ECONNREFUSED|ECONNRESET|UND_ERR_SOCKET|other side closed/.test(String((error as { cause?: unknown }).cause));
 
 /** Polls the sandbox until WordPress's REST index answers with its routes. */
-export async function waitForWordPress(hostPort: number, timeoutMs = READY_TIMEOUT_MS): Promise<void> {
+export async function waitForWordPress(endpoint: string, timeoutMs = READY_TIMEOUT_MS): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   while (Date.now() < deadline) {
     try {
-      const response = await fetch(`${sandboxUrl(hostPort)}/wp-json/`, {
+      const response = await fetch(`${endpoint}/wp-json/`, {
         signal: AbortSignal.timeout(5_000),
         redirect: "manual",
       });
@@ -519,7 +571,7 @@ export async function waitForWordPress(hostPort: number, timeoutMs = READY_TIMEO
     }
     await new Promise((resolve) => setTimeout(resolve, 15));
   }
-  throw new Error(`the sandbox on port ${hostPort} did not answer /wp-json/ within ${timeoutMs} ms`, {
+  throw new Error(`the sandbox at ${endpoint} did not answer /wp-json/ within ${timeoutMs} ms`, {
     cause: lastError,
   });
 }

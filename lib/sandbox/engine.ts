@@ -1,5 +1,6 @@
 /**
- * The container engine, through the Docker API (Docker, or Podman's compatible service) with dockerode.
+ * The container engine, through the Docker API (Docker, or Podman's compatible service) with dockerode: what the
+ * `docker` driver (docker-driver.ts) runs sandboxes with.
  * Every container this module makes is labelled as ours and hardened (SECURITY.md, "Containers"): not
  * privileged, no capabilities, no-new-privileges, a non-root user, memory/CPU/pids limits, a read-only root with
  * tmpfs where WordPress writes, its port published on 127.0.0.1 only, no environment secrets, no engine socket.
@@ -13,6 +14,7 @@ import { PassThrough, type Readable } from "node:stream";
 import Docker from "dockerode";
 import { AppError, findCause } from "@/lib/errors";
 import { log } from "@/lib/log";
+import type { ExecResult, SandboxSpec } from "./driver";
 
 export const LABEL_SANDBOX = "sitewright.sandbox";
 export const LABEL_EXPIRES = "sitewright.expires";
@@ -52,13 +54,8 @@ export const SANDBOX_LIMITS = {
   dataTmpfsBytes: 64 * 1024 * 1024,
 } as const;
 
-export type ContainerSpec = {
-  sandboxId: string;
-  image: string;
-  namespace: string;
-  owner: string;
-  expiresAt: Date;
-};
+/** What to start: the same for every driver (driver.ts). */
+export type ContainerSpec = SandboxSpec;
 
 export type ContainerInfo = {
   containerId: string;
@@ -69,8 +66,6 @@ export type ContainerInfo = {
   running: boolean;
   createdAt: Date;
 };
-
-export type ExecResult = { exitCode: number; stdout: string; stderr: string };
 
 /** `10.213.0.0/16` → its first address as a number and its prefix length; throws on anything else. */
 export function parsePool(pool: string): { base: number; prefix: number } {

@@ -8,7 +8,7 @@ import { existingSandboxIds, listSandboxes, listSandboxesToCollect, takeSandboxL
 import { now as clockNow } from "@/lib/clock";
 import { log } from "@/lib/log";
 import type { Sandbox } from "@/lib/db/schema";
-import type { ContainerInfo } from "./engine";
+import type { DriverSandbox } from "./driver";
 import { pruneMediaCache } from "./media-proxy";
 
 export const GC_LEASE = "sandbox-gc";
@@ -29,15 +29,18 @@ export type GcReport = {
   imagesRemoved: string[];
 };
 
-/** What GC needs from the containers unit: this deployment's containers, removal, the image in use. */
+/**
+ * What GC needs from the containers unit: this deployment's sandboxes as the driver lists them (containers, pods),
+ * removal, the image in use.
+ */
 export interface SandboxFleet {
-  listContainers(): Promise<ContainerInfo[]>;
-  /** In memory: other in-memory deployments' containers (their process may be gone); none otherwise. */
-  listOtherMemoryContainers(): Promise<ContainerInfo[]>;
-  removeContainer(containerId: string): Promise<void>;
-  /** Removes sandbox networks of ours with no container among `liveSandboxIds` (older than a minute). */
+  listContainers(): Promise<DriverSandbox[]>;
+  /** In memory: other in-memory deployments' sandboxes (their process may be gone); none otherwise. */
+  listOtherMemoryContainers(): Promise<DriverSandbox[]>;
+  removeContainer(handle: string): Promise<void>;
+  /** Removes sandbox networks (policies) of ours with no sandbox among `liveSandboxIds` (older than a minute). */
   pruneNetworks(liveSandboxIds: Set<string>): Promise<string[]>;
-  containerRunning(containerId: string): Promise<boolean>;
+  containerRunning(handle: string): Promise<boolean>;
   /** Removes a sandbox: its row goes to `removing`, its container, then its row. */
   destroy(sandbox: Sandbox): Promise<void>;
   currentImage(): Promise<string | undefined>;
@@ -85,11 +88,11 @@ async function removeDueSandboxes({ policy, fleet, now, report }: GcRun) {
 }
 
 /** 2. Containers labelled as this deployment's with no record: left behind by a crash. */
-async function removeOrphans({ fleet, report }: GcRun, containers: ContainerInfo[]) {
+async function removeOrphans({ fleet, report }: GcRun, containers: DriverSandbox[]) {
   const known = await existingSandboxIds({ ids: containers.map((c) => c.sandboxId) });
   for (const container of containers) {
     if (known.has(container.sandboxId)) continue;
-    await fleet.removeContainer(container.containerId);
+    await fleet.removeContainer(container.handle);
     report.orphans.push(container.sandboxId);
   }
 }
@@ -103,7 +106,7 @@ async function removeAbandoned({ policy, fleet, now, report }: GcRun) {
   for (const container of await fleet.listOtherMemoryContainers()) {
     if (!container.expiresAt || now.getTime() - container.expiresAt.getTime() < policy.abandonedGraceMs) continue;
     try {
-      await fleet.removeContainer(container.containerId);
+      await fleet.removeContainer(container.handle);
       report.abandoned.push(container.sandboxId);
     } catch (error) {
       log.warn("sandbox GC could not remove an abandoned container", { sandboxId: container.sandboxId, error });
@@ -112,7 +115,7 @@ async function removeAbandoned({ policy, fleet, now, report }: GcRun) {
 }
 
 /** 3. Records whose container is gone (engine restarted, container killed): nothing to keep them for. */
-async function dropVanished({ fleet, now, report }: GcRun, containers: ContainerInfo[]) {
+async function dropVanished({ fleet, now, report }: GcRun, containers: DriverSandbox[]) {
   const running = new Set(containers.filter((c) => c.running).map((c) => c.sandboxId));
   for (const sandbox of await listSandboxes()) {
     if (running.has(sandbox.id) || !["pooled", "ready"].includes(sandbox.status)) continue;

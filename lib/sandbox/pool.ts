@@ -1,9 +1,10 @@
 /**
- * The warm pool: sandboxes started ahead of demand so a user's new sandbox is ready at once. Its size holds
- * across app instances (`reservePoolSlot` decides in the database); one fill runs at a time per process.
+ * The warm pool: sandboxes started ahead of demand so a user's new sandbox is ready at once. One pool per
+ * deployment: its size holds across app instances (`reservePoolSlot` decides in the database), and one instance
+ * fills it at a time, under the `sandbox-pool` lease (one fill at a time per process besides).
  */
 import { randomUUID } from "node:crypto";
-import { reservePoolSlot } from "@/lib/db/queries";
+import { releaseSandboxLease, reservePoolSlot, takeSandboxLease } from "@/lib/db/queries";
 import type { Sandbox } from "@/lib/db/schema";
 import { log } from "@/lib/log";
 
@@ -19,7 +20,13 @@ export type PoolSettings = {
   size: number;
   /** A pool member older than this is replaced, so the pool never serves a stale image. */
   maxAgeMinutes: number;
+  /** This instance's name in leases. */
+  holder: string;
 };
+
+export const POOL_LEASE = "sandbox-pool";
+/** The fill renews its lease before each member; a holder that died lets go after this long. */
+const POOL_LEASE_MS = 2 * 60_000;
 
 export class SandboxPool {
   private filling?: Promise<void>;
@@ -31,7 +38,10 @@ export class SandboxPool {
     private readonly now: () => Date,
   ) {}
 
-  /** Tops the pool up to its size; resolves when it is full (or the pool is off or closed). */
+  /**
+   * Tops the pool up to its size; resolves when it is full, or at once when the pool is off or closed or another
+   * instance holds the pool lease (that one fills it).
+   */
   fill(): Promise<void> {
     if (this.settings.size === 0 || this.closed) return Promise.resolve();
     this.filling ??= this.fillLoop().finally(() => {
@@ -53,9 +63,31 @@ export class SandboxPool {
     await this.filling?.catch(() => {});
   }
 
+  /** Takes or renews the pool lease; false when another instance holds it (then that one fills). */
+  private takeLease(): Promise<boolean> {
+    const now = this.now();
+    return takeSandboxLease({
+      name: POOL_LEASE,
+      holder: this.settings.holder,
+      now,
+      until: new Date(now.getTime() + POOL_LEASE_MS),
+    });
+  }
+
   private async fillLoop() {
+    if (!(await this.takeLease())) return;
+    try {
+      await this.fillUnderLease();
+    } finally {
+      await releaseSandboxLease({ name: POOL_LEASE, holder: this.settings.holder }).catch((error) =>
+        log.warn("could not let go of the sandbox pool lease", { error }),
+      );
+    }
+  }
+
+  private async fillUnderLease() {
     const imageTag = await this.containers.image();
-    while (!this.closed) {
+    while (!this.closed && (await this.takeLease())) {
       const now = this.now();
       const row = await reservePoolSlot({
         poolSize: this.settings.size,

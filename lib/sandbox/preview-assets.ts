@@ -9,7 +9,7 @@
  */
 import { log } from "@/lib/log";
 import { processState } from "@/lib/process-state";
-import type { ExecResult } from "./engine";
+import type { ExecResult } from "./driver";
 
 /** The folders whose static files are public, relative to WordPress's root in the image. */
 const PUBLIC_FOLDERS = [

@@ -39,6 +39,24 @@ describe("the preview's rewriting", () => {
     expect(out).toContain(`redirect_to=${encodeURIComponent(BASE)}%2Fwp-admin%2F`);
   });
 
+  it("replaces a pod's endpoint, IPv4 or IPv6, as it replaces a loopback one", () => {
+    for (const origin of ["http://10.244.7.5:8080", "http://[fd00::7]:8080"]) {
+      const host = origin.slice("http://".length);
+      const text = [
+        `href="${origin}/about/"`,
+        `"url":"${origin.replaceAll("/", "\\/")}\\/wp-json\\/"`,
+        `redirect_to=${encodeURIComponent(`${origin}/wp-admin/`)}`,
+        `src="//${host}/x.js"`,
+      ].join("\n");
+      const out = rewriteText(text, origin, BASE);
+      expect(out, origin).not.toContain(host);
+      expect(out).not.toContain(encodeURIComponent(host));
+      expect(out).toContain(`href="${BASE}/about/"`);
+      expect(out).toContain(`redirect_to=${encodeURIComponent(BASE)}%2Fwp-admin%2F`);
+      expect(out).toContain(`src="${BASE.replace(/^https:/, "")}/x.js"`);
+    }
+  });
+
   it("keeps a sandbox's cookies inside its preview: path under the prefix, no Domain", () => {
     expect(scopeCookie("wordpress_logged_in_x=v; path=/; domain=127.0.0.1; HttpOnly", ID)).toBe(
       `wordpress_logged_in_x=v; HttpOnly; Path=/preview/${ID}/`,
@@ -206,10 +224,10 @@ describe("the preview of a real sandbox", () => {
       expect(res.status).toBe(404);
       expect(res.text).not.toContain(secret);
     }
-    // Straight to the container's loopback port, with or without a made-up viewer header: WordPress's 404.
-    const { hostPort } = (await findSandboxById({ id: sandbox.id }))!;
+    // Straight to the sandbox's endpoint, with or without a made-up viewer header: WordPress's 404.
+    const { endpoint } = (await findSandboxById({ id: sandbox.id }))!;
     for (const headers of [{}, { "x-sitewright-preview-viewer": "made-up" }] as Record<string, string>[]) {
-      const direct = await fetch(`http://127.0.0.1:${hostPort}/?page_id=${plansId}`, { headers });
+      const direct = await fetch(`${endpoint}/?page_id=${plansId}`, { headers });
       expect(direct.status).toBe(404);
       expect(await direct.text()).not.toContain(secret);
     }

@@ -1,9 +1,10 @@
 /**
  * The preview: a sandbox opened in a browser through the service's own origin, at `${APP_URL}/preview/<id>/…`.
- * Requests are forwarded to the container's loopback port with `X-Sitewright-Preview: <that base>`, and the
- * sandbox's wp-config makes WordPress believe it is served exactly there: links, redirects and cookie paths stay
- * inside the preview. As a safety net, any container address left in a `Location`, a cookie or a text body is
- * rewritten to the preview base, so none ever reaches a browser.
+ * Requests are forwarded to the sandbox's stored endpoint (the address its driver answered: a loopback port on
+ * Docker, a pod's address on Kubernetes) with `X-Sitewright-Preview: <that base>`, and the sandbox's wp-config makes
+ * WordPress believe it is served exactly there: links, redirects and cookie paths stay inside the preview. As a
+ * safety net, the endpoint's address left in a `Location`, a cookie or a text body is rewritten to the preview
+ * base, so none ever reaches a browser.
  *
  * Who gets through (`openPreview`): the owner's session, or the preview grant bound to it (preview-grant.ts);
  * anyone naming a ready sandbox gets only files that exist among its image's static files (preview-assets.ts),
@@ -19,7 +20,7 @@ import { findSandboxById, touchSandbox } from "@/lib/db/queries";
 import type { Sandbox } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
-import { sandboxUrl } from "./client";
+import { sandboxOrigin } from "./client";
 import { isListedStaticFile, type SandboxExec, staticFileCandidate, staticFileRequest } from "./preview-assets";
 import { hasLivePreviewGrant, previewGrantCookie, signedGrantSessions } from "./preview-grant";
 import { previewViewerHeader } from "./preview-viewer";
@@ -124,7 +125,7 @@ export async function openPreview(input: {
   if (!SANDBOX_ID.test(input.sandboxId)) throw notFound();
   const sandbox = await findSandboxById({ id: input.sandboxId });
   const now = clockNow();
-  if (!sandbox?.userId || sandbox.status !== "ready" || !sandbox.hostPort || sandbox.expiresAt <= now) throw notFound();
+  if (!sandbox?.userId || sandbox.status !== "ready" || !sandbox.endpoint || sandbox.expiresAt <= now) throw notFound();
   const appUrl = input.sandboxes.rehearsals().appUrl;
 
   const file = staticFileCandidate(request.method.toUpperCase(), input.path);
@@ -186,7 +187,7 @@ export async function openPreview(input: {
  */
 export async function forwardToSandbox(input: {
   request: Request;
-  sandbox: Pick<Sandbox, "id" | "hostPort" | "expiresAt">;
+  sandbox: Pick<Sandbox, "id" | "endpoint" | "expiresAt">;
   appUrl: string;
   path: string;
   search: string;
@@ -196,8 +197,8 @@ export async function forwardToSandbox(input: {
   staticFile?: boolean;
 }): Promise<Response> {
   const { request, sandbox } = input;
-  if (!sandbox.hostPort) throw new Error(`sandbox ${sandbox.id} has no port`);
-  const origin = sandboxUrl(sandbox.hostPort);
+  if (!sandbox.endpoint) throw new Error(`sandbox ${sandbox.id} has no endpoint`);
+  const origin = sandboxOrigin(sandbox.endpoint).origin;
   const base = previewBase(input.appUrl, sandbox.id);
   const method = request.method.toUpperCase();
 
@@ -326,14 +327,18 @@ async function previewResponse(input: {
   return new Response(upstream.body, { status: upstream.status, headers: out });
 }
 
-/** Every spelling of the container's address in a text body, replaced by the preview base. */
+/**
+ * Every spelling of the sandbox's endpoint (`http://<host>:<port>`, whatever host: loopback, a pod's IPv4 or
+ * bracketed IPv6 address) in a text body, replaced by the preview base: plain, JSON-escaped, URL-encoded and
+ * scheme-relative.
+ */
 export function rewriteText(text: string, origin: string, base: string): string {
   const hostPort = origin.replace(/^http:\/\//, "");
   const escapedBase = base.replaceAll("/", "\\/");
   return text
     .replaceAll(`http:\\/\\/${hostPort}`, escapedBase)
     .replaceAll(`http://${hostPort}`, base)
-    .replaceAll(`http%3A%2F%2F${hostPort.replace(":", "%3A")}`, encodeURIComponent(base))
+    .replaceAll(encodeURIComponent(`http://${hostPort}`), encodeURIComponent(base))
     .replaceAll(`//${hostPort}`, base.replace(/^https?:/, ""));
 }
 

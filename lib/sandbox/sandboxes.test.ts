@@ -5,6 +5,7 @@
  */
 import { execFileSync, spawn } from "node:child_process";
 import { randomInt, randomUUID } from "node:crypto";
+import http from "node:http";
 import net from "node:net";
 import os from "node:os";
 import Docker from "dockerode";
@@ -14,7 +15,11 @@ import {
   countSandboxes,
   findSandboxById,
   insertUser,
+  findDeploymentSetting,
+  listNetworkChecks,
   listSandboxes,
+  recordNetworkCheck,
+  setDeploymentSetting,
   takeSandboxLease,
   updateSandbox,
 } from "@/lib/db/queries";
@@ -25,6 +30,8 @@ import { createSiteClient } from "@/lib/sites/client";
 import { SiteRequestError } from "@/lib/sites/client";
 import { forgetProcessStateForTests } from "@/lib/process-state";
 import { MEMORY_DEPLOYMENT, namespaceFor, sandboxConfig } from "./config";
+import { IMAGE_SETTING } from "./deployment-image";
+import { DockerDriver } from "./docker-driver";
 import {
   type ContainerSpec,
   dockerOptionsFrom,
@@ -37,6 +44,7 @@ import {
   SandboxEngine,
 } from "./engine";
 import { collectGarbage, GC_LEASE } from "./gc";
+import { POOL_LEASE } from "./pool";
 import { openPreview } from "./preview";
 import { createTestSandboxes, type TestSandboxes } from "./testing";
 
@@ -399,7 +407,7 @@ describe("each user's share", () => {
     // Closing one gives the share back.
     await t.manager.deleteSandbox({ userId: greedy, id: (made[0] as PromiseFulfilledResult<{ id: string }>).value.id });
     expect((await t.manager.createSandbox({ userId: greedy })).status).toBe("ready");
-  });
+  }, 60_000);
 });
 
 /**
@@ -624,17 +632,17 @@ describe("the sandbox network", () => {
     const row = await findSandboxById({ id: first.id });
     const check = await t.manager.fleet.checkIsolation(row!.containerId!);
     expect(check, JSON.stringify(check)).toMatchObject({ isolated: true });
-    expect(t.manager.networkState()).toBe("isolated");
+    expect(await t.manager.networkState()).toBe("isolated");
   });
 
   it("refuses sandboxes on a range the firewall does not cover, says why, and leaves no container behind", async () => {
     const uncovered = createTestSandboxes({ poolSize: 0, networkPool: "10.214.0.0/16" });
     try {
-      expect(uncovered.manager.networkState()).toBe("unchecked");
+      expect(await uncovered.manager.networkState()).toBe("unchecked");
       const refused = await uncovered.manager.createSandbox({ userId: await newUserId() }).catch((e: unknown) => e);
       expect(refused).toMatchObject({ code: "sandbox_unavailable", headers: { "Retry-After": "60" } });
       expect(String((refused as Error).message)).toContain("scripts/setup/sandbox-network.sh");
-      expect(uncovered.manager.networkState()).toBe("not_isolated");
+      expect(await uncovered.manager.networkState()).toBe("not_isolated");
       expect(await uncovered.engine.list(uncovered.namespace)).toEqual([]);
       // Asked again (the operator may have installed the rules since), it checks again, and still refuses.
       await expect(uncovered.manager.createSandbox({ userId: await newUserId() })).rejects.toMatchObject({
@@ -643,7 +651,7 @@ describe("the sandbox network", () => {
     } finally {
       await uncovered.cleanup();
     }
-  });
+  }, 60_000);
 
   it("finds a sandbox on a range the firewall does not cover not isolated, and runs it only when told to", async () => {
     const uncovered = createTestSandboxes({ poolSize: 0, networkPool: "10.214.0.0/16", requireIsolation: false });
@@ -652,7 +660,7 @@ describe("the sandbox network", () => {
       const row = await findSandboxById({ id: sandbox.id });
       const check = await uncovered.manager.fleet.checkIsolation(row!.containerId!);
       expect(check, JSON.stringify(check)).toMatchObject({ isolated: false });
-      expect(uncovered.manager.networkState()).toBe("not_isolated");
+      expect(await uncovered.manager.networkState()).toBe("not_isolated");
     } finally {
       await uncovered.cleanup();
     }
@@ -669,7 +677,7 @@ describe("the sandbox network", () => {
       expect(refused).toMatchObject({ code: "sandbox_unavailable", headers: { "Retry-After": "60" } });
       expect(String((refused as Error).message)).toContain("scripts/setup/sandbox-network.sh");
       // What /health reports as sandboxPool.network.
-      expect(open.manager.networkState()).toBe("not_isolated");
+      expect(await open.manager.networkState()).toBe("not_isolated");
       expect(await open.engine.list(open.namespace)).toEqual([]);
     } finally {
       await open.cleanup();
@@ -684,7 +692,7 @@ describe("the sandbox network", () => {
     );
     try {
       const sandbox = await open.manager.createSandbox({ userId: await newUserId() });
-      expect(open.manager.networkState()).toBe("not_isolated");
+      expect(await open.manager.networkState()).toBe("not_isolated");
       const row = await findSandboxById({ id: sandbox.id });
       const check = await open.manager.fleet.checkIsolation(row!.containerId!);
       expect(check, JSON.stringify(check)).toMatchObject({ isolated: false });
@@ -903,5 +911,211 @@ describe("in-memory deployments on one engine", () => {
       await removeContainersOf(gone);
       await gone.cleanup();
     }
+  }, 60_000);
+});
+
+/** A docker driver that counts the sandboxes it starts and the network probes it runs inside them. */
+function countingDriver() {
+  const driver = new DockerDriver(sandboxConfig());
+  const started: string[] = [];
+  const probes: string[] = [];
+  const start = driver.start.bind(driver);
+  const exec = driver.exec.bind(driver);
+  driver.start = async (spec) => {
+    started.push(spec.sandboxId);
+    return start(spec);
+  };
+  driver.exec = async (handle, cmd, options) => {
+    if (cmd[0] === "php" && cmd[1] === "-r" && cmd[2]?.includes("stream_socket_client")) probes.push(handle);
+    return exec(handle, cmd, options);
+  };
+  return { driver, started, probes };
+}
+
+describe("app instances on one database", () => {
+  const namespace = `test-shared-${randomUUID().slice(0, 8)}`;
+  let a: TestSandboxes;
+  let b: TestSandboxes;
+  let aStarted: string[];
+  let bStarted: string[];
+  beforeAll(async () => {
+    const first = countingDriver();
+    const second = countingDriver();
+    aStarted = first.started;
+    bStarted = second.started;
+    a = createTestSandboxes({ poolSize: 2, namespace }, { driver: first.driver });
+    b = createTestSandboxes({ poolSize: 2, namespace }, { driver: second.driver });
+    await a.manager.image();
+    // The pool is the database's: members other describe blocks left behind would count toward it.
+    for (const row of await listSandboxes()) {
+      if (row.status === "pooled" || row.status === "warming") await a.manager.fleet.destroy(row);
+    }
+  });
+  afterAll(async () => {
+    await a.cleanup();
+    await b.cleanup();
+  });
+
+  it("share one pool: only the holder of the pool lease fills it, and the other hands its members out", async () => {
+    await Promise.all([a.manager.fillPool(), b.manager.fillPool()]);
+    const pooled = (await listSandboxes()).filter((row) => row.status === "pooled");
+    expect(pooled.length).toBe(2);
+    expect([aStarted.length, bStarted.length].sort()).toEqual([0, 2]);
+    const [filler, other] = aStarted.length === 2 ? [a, b] : [b, a];
+    for (const row of pooled) {
+      expect(row).toMatchObject({ driver: "docker", node: os.hostname() });
+      expect(row.endpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    }
+    // While one instance holds the lease, the other's fill starts nothing, though the pool is short.
+    await updateSandbox({ id: pooled[0]!.id, status: "removing" });
+    const now = new Date();
+    expect(
+      await takeSandboxLease({ name: POOL_LEASE, holder: filler.manager.holder, now, until: new Date(+now + 60_000) }),
+    ).toBe(true);
+    const before = aStarted.length + bStarted.length;
+    await other.manager.fillPool();
+    expect(aStarted.length + bStarted.length).toBe(before);
+    await updateSandbox({ id: pooled[0]!.id, status: "pooled" });
+    // The other instance hands out a member the first one started.
+    const sandbox = await other.manager.createSandbox({ userId: await newUserId() });
+    expect(sandbox.fromPool).toBe(true);
+    expect([...aStarted, ...bStarted]).toContain(sandbox.id);
+    await other.manager.close();
+    await filler.manager.close();
+  }, 120_000);
+
+  it("check the network once per node: a node another instance found isolated is not probed again", async () => {
+    const checks = await listNetworkChecks({ namespace, since: new Date(0) });
+    expect(checks).toEqual([expect.objectContaining({ driver: "docker", node: os.hostname(), isolated: true })]);
+    expect(await a.manager.networkState()).toBe("isolated");
+    for (const row of await listSandboxes()) if (row.status === "pooled") await a.manager.fleet.destroy(row);
+    // A new instance (nothing remembered in its process) starts a sandbox on that node without probing it.
+    const newcomer = countingDriver();
+    const c = createTestSandboxes({ poolSize: 0, namespace }, { driver: newcomer.driver });
+    // Another deployment on the same host has not checked it: it probes.
+    const stranger = countingDriver();
+    const d = createTestSandboxes({ poolSize: 0 }, { driver: stranger.driver });
+    try {
+      await c.manager.createSandbox({ userId: await newUserId() });
+      expect(newcomer.started.length).toBe(1);
+      expect(newcomer.probes).toEqual([]);
+      await d.manager.createSandbox({ userId: await newUserId() });
+      expect(stranger.probes.length).toBe(1);
+      // Once the result is old, the node is probed again.
+      await recordNetworkCheck({ ...checks[0]!, checkedAt: new Date(Date.now() - 2 * 3600_000) });
+      const later = countingDriver();
+      const e = createTestSandboxes({ poolSize: 0, namespace }, { driver: later.driver });
+      try {
+        await e.manager.createSandbox({ userId: await newUserId() });
+        expect(later.probes.length).toBe(1);
+      } finally {
+        await e.cleanup();
+      }
+    } finally {
+      await c.cleanup();
+      await d.cleanup();
+    }
+  }, 120_000);
+
+  it("run the deployment's image: recorded by the last instance to start, read by the others", async () => {
+    const own = await a.manager.image();
+    expect(await findDeploymentSetting({ key: IMAGE_SETTING })).toBe(own);
+    // A manager that never built or checked an image knows the deployment's from the data layer (what GC keeps).
+    const fresh = createTestSandboxes({ poolSize: 0, namespace });
+    try {
+      expect(await fresh.manager.fleet.currentImage()).toBe(own);
+      // Once ready, its own image is recorded (the last instance to start decides; a rollback rolls the image back).
+      expect(await fresh.manager.image()).toBe(own);
+      // The deployment's image is what every instance starts from, when its engine has it.
+      const [repo, tag] = ["localhost/sitewright-sandbox-deployment", randomUUID().slice(0, 8)];
+      await a.engine.docker.getImage(own).tag({ repo, tag });
+      try {
+        await setDeploymentSetting({ key: IMAGE_SETTING, value: `${repo}:${tag}`, now: new Date() });
+        expect(await fresh.manager.image()).toBe(`${repo}:${tag}`);
+        expect(await fresh.manager.fleet.currentImage()).toBe(`${repo}:${tag}`);
+        // One its engine does not have: it keeps to its own.
+        await setDeploymentSetting({ key: IMAGE_SETTING, value: `${repo}:missing`, now: new Date() });
+        expect(await fresh.manager.image()).toBe(own);
+      } finally {
+        await setDeploymentSetting({ key: IMAGE_SETTING, value: own, now: new Date() });
+        await a.engine.docker.getImage(`${repo}:${tag}`).remove();
+      }
+    } finally {
+      await fresh.cleanup();
+    }
+  }, 120_000);
+});
+
+describe("a sandbox reached at its stored endpoint", () => {
+  let t: TestSandboxes;
+  let proxy: http.Server;
+  const seen: string[] = [];
+  beforeAll(async () => {
+    t = createTestSandboxes({ poolSize: 0 });
+    await t.manager.image();
+  });
+  afterAll(async () => {
+    proxy?.close();
+    await t.cleanup();
+  });
+
+  /**
+   * A relay on another loopback address (as a pod's IP would be another host) to the sandbox's real endpoint;
+   * `/endpoint-echo` answers with the relay's own address in its body, as a page naming its site URL would.
+   */
+  async function relayTo(target: string): Promise<string> {
+    proxy = http.createServer((request, response) => {
+      seen.push(request.url ?? "");
+      if (request.url === "/endpoint-echo") {
+        const self = `http://${request.headers.host}`;
+        response.writeHead(200, { "content-type": "text/html" });
+        // Plain, and JSON-escaped as WordPress writes URLs into inline scripts.
+        response.end(`<a href="${self}/page">x</a> {"url":"${self.replaceAll("/", "\\/")}\\/page"}`);
+        return;
+      }
+      const upstream = http.request(
+        `${target}${request.url}`,
+        { method: request.method, headers: request.headers },
+        (r) => {
+          response.writeHead(r.statusCode ?? 502, r.headers);
+          r.pipe(response);
+        },
+      );
+      request.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.2", resolve));
+    return `http://127.0.0.2:${(proxy.address() as net.AddressInfo).port}`;
+  }
+
+  it("is reached by its client and its preview at the endpoint its row stores, not at an address assumed", async () => {
+    const userId = await newUserId();
+    const sandbox = await t.manager.createSandbox({ userId });
+    const row = await findSandboxById({ id: sandbox.id });
+    const relay = await relayTo(row!.endpoint!);
+    const moved = await updateSandbox({ id: sandbox.id, endpoint: relay });
+
+    const client = t.manager.fleet.clientFor(moved!);
+    const info = await client.get<{ wordpress: string }>("/sitewright/v1/info");
+    expect(info.data.wordpress).toMatch(/^6\.1/);
+    expect(seen).toContain("/wp-json/sitewright/v1/info");
+
+    const through = (path: string) =>
+      openPreview({
+        request: new Request(`${t.config.appUrl}/preview/${sandbox.id}${path}`),
+        session: { userId, idHash: "the-owner's-session" },
+        sandboxId: sandbox.id,
+        path,
+        search: "",
+        sessionSecret: "s".repeat(32),
+        sandboxes: t.manager,
+      });
+    const home = await through("/");
+    expect(home.status).toBe(200);
+    expect(seen).toContain("/");
+    // Whatever host the endpoint has, its address never reaches the browser.
+    const echoed = await (await through("/endpoint-echo")).text();
+    expect(echoed).toContain(`href="${sandbox.previewUrl}page"`);
+    expect(echoed).toContain(`{"url":"${`${sandbox.previewUrl}page`.replaceAll("/", "\\/")}"}`);
+    expect(echoed).not.toContain("127.0.0.2");
   }, 60_000);
 });

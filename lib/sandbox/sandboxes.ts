@@ -23,7 +23,9 @@ import { decryptSecret, isUnreadableSecret } from "@/lib/sites/crypto";
 import type { SiteClient } from "@/lib/sites/types";
 import type { SandboxConfig } from "./config";
 import { SandboxContainers } from "./containers";
-import { isEngineDown, SandboxEngine, sandboxUnavailable } from "./engine";
+import type { SandboxDriver } from "./driver";
+import { createDriver } from "./drivers";
+import { isEngineDown, sandboxUnavailable } from "./engine";
 import type { Collectable, GcPolicy } from "./gc";
 import { defaultImagePaths, type ImagePaths } from "./image";
 import { fetchSandboxMedia, type MediaFile } from "./media-proxy";
@@ -37,7 +39,7 @@ import { copySubset } from "./subset";
 export type RehearsalSandboxAccess = {
   appUrl: string;
   /** The owner's ready sandbox and its signed client; throws 404 when it is gone. */
-  clientForOwned(input: { userId: string; id: string }): Promise<{ client: SiteClient; hostPort: number | null }>;
+  clientForOwned(input: { userId: string; id: string }): Promise<{ client: SiteClient; endpoint: string | null }>;
   deleteSandbox(input: { userId: string; id: string }): Promise<void>;
 };
 
@@ -88,13 +90,13 @@ export class SandboxManager implements Collectable {
 
   constructor(
     config: SandboxConfig,
-    deps: { engine?: SandboxEngine; siteSource?: SiteSource; imagePaths?: ImagePaths; now?: () => Date } = {},
+    deps: { driver?: SandboxDriver; siteSource?: SiteSource; imagePaths?: ImagePaths; now?: () => Date } = {},
   ) {
     this.config = config;
     this.now = deps.now ?? clockNow;
     this.siteSource = deps.siteSource;
     this.fleet = new SandboxContainers(
-      deps.engine ?? new SandboxEngine({ dockerHost: config.dockerHost, networkPool: config.networkPool }),
+      deps.driver ?? createDriver(config),
       {
         image: config.image,
         imagePaths: deps.imagePaths ?? defaultImagePaths(config.cacheDir),
@@ -103,10 +105,11 @@ export class SandboxManager implements Collectable {
         requireIsolation: config.requireIsolation,
         probePorts: config.probePorts,
       },
+      this.now,
     );
     this.pool = new SandboxPool(
       this.fleet,
-      { size: config.enabled ? config.poolSize : 0, maxAgeMinutes: config.poolMaxAgeMinutes },
+      { size: config.enabled ? config.poolSize : 0, maxAgeMinutes: config.poolMaxAgeMinutes, holder: this.holder },
       this.now,
     );
     this.gcPolicy = {
@@ -130,7 +133,7 @@ export class SandboxManager implements Collectable {
     return this.fleet.image();
   }
 
-  /** What this process last found about the sandbox network (`/health`). */
+  /** The worst the network check found on the deployment's nodes (`/health`). */
   networkState() {
     return this.fleet.networkState();
   }
@@ -326,7 +329,7 @@ export class SandboxManager implements Collectable {
   async createLoginLink({ userId, id }: { userId: string; id: string }): Promise<{ url: string; expiresAt: string }> {
     this.assertEnabled();
     const sandbox = await this.ownedSandbox(userId, id);
-    if (sandbox.status !== "ready" || !sandbox.containerId || !sandbox.hostPort) throw notFound();
+    if (sandbox.status !== "ready" || !sandbox.containerId || !sandbox.endpoint) throw notFound();
     const link = await createSignInLink(
       (containerId, cmd) => this.fleet.exec(containerId, cmd),
       { containerId: sandbox.containerId, siteUrl: previewUrl(this.config.appUrl, sandbox.id) },
@@ -375,7 +378,7 @@ export class SandboxManager implements Collectable {
       appUrl: this.config.appUrl,
       clientForOwned: async (input) => {
         const { sandbox, client } = await this.clientForOwned(input);
-        return { client, hostPort: sandbox.hostPort };
+        return { client, endpoint: sandbox.endpoint };
       },
       deleteSandbox: (input) => this.deleteSandbox(input),
     };

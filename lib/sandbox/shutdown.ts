@@ -2,12 +2,15 @@
  * Sandboxes go with the app: when the server stops (SIGTERM/SIGINT in server.mjs), this deployment's sandbox
  * containers are removed, so none keeps running, holding memory and a port, after the app is gone. Their records
  * stay; the next start's GC drops records whose container vanished. One deployment is one database
- * (lib/sandbox/config.ts, `namespace`): run one app instance per database with the docker driver.
+ * (lib/sandbox/config.ts, `namespace`): run one app instance per database with the docker driver. With the
+ * kubernetes driver the app runs as several instances sharing one pool: one stopping removes nothing (the other
+ * instances still use the pods; each pod's deadline ends it when every instance is gone).
  */
 import { log } from "@/lib/log";
 import { processState } from "@/lib/process-state";
 import { sandboxConfig } from "./config";
-import { SandboxEngine } from "./engine";
+import type { SandboxDriver } from "./driver";
+import { createDriver } from "./drivers";
 
 /** The hook server.mjs awaits on shutdown (plain JavaScript there, so it is found on globalThis by this symbol). */
 export const SHUTDOWN_HOOK = Symbol.for("sitewright.shutdown");
@@ -16,14 +19,14 @@ type Closable = { close(): Promise<void> };
 
 /** Removes every container labelled as this namespace's sandbox, with its network; returns how many went. */
 export async function removeNamespaceSandboxes({
-  engine,
+  driver,
   namespace,
 }: {
-  engine: Pick<SandboxEngine, "list" | "remove">;
+  driver: Pick<SandboxDriver, "list" | "remove">;
   namespace: string;
 }): Promise<number> {
-  const containers = await engine.list(namespace);
-  const results = await Promise.allSettled(containers.map((container) => engine.remove(container.containerId)));
+  const containers = await driver.list(namespace);
+  const results = await Promise.allSettled(containers.map((container) => driver.remove(container.handle)));
   for (const [index, result] of results.entries()) {
     if (result.status === "rejected") {
       log.warn("could not remove a sandbox at shutdown", {
@@ -42,8 +45,8 @@ export async function shutdownSandboxes(): Promise<void> {
   // The manager lib/sandbox/index.ts keeps for the process, when one was made.
   const holder = processState<{ manager?: Closable }>("sandboxes", () => ({}));
   await holder.manager?.close().catch((error) => log.warn("sandbox manager did not close cleanly", { error }));
-  const engine = new SandboxEngine({ dockerHost: config.dockerHost, networkPool: config.networkPool });
-  const removed = await removeNamespaceSandboxes({ engine, namespace: config.namespace });
+  if (config.driver !== "docker") return;
+  const removed = await removeNamespaceSandboxes({ driver: createDriver(config), namespace: config.namespace });
   log.info("sandboxes removed at shutdown", { removed, namespace: config.namespace });
 }
 

@@ -3,7 +3,7 @@
  * keeps only the link token's SHA-256 (in its tmpfs, read by its must-use plugin).
  */
 import { createHash, randomBytes } from "node:crypto";
-import type { ExecResult } from "./engine";
+import type { ExecResult } from "./driver";
 
 export const SIGN_IN_LINK_SECONDS = 120;
 

@@ -9,8 +9,10 @@ import os from "node:os";
 import path from "node:path";
 import { deleteSandboxRow, findSandboxById, listSandboxes } from "@/lib/db/queries";
 import type { SignedSiteClient } from "@/lib/sites/client";
-import { sandboxUrl } from "./client";
 import { sandboxConfig, type SandboxConfig } from "./config";
+import { DockerDriver } from "./docker-driver";
+import type { SandboxDriver } from "./driver";
+import { createDriver } from "./drivers";
 import { SandboxEngine } from "./engine";
 import { SandboxManager, type SiteSource } from "./sandboxes";
 
@@ -18,27 +20,32 @@ export type TestSandboxes = {
   manager: SandboxManager;
   /** The configuration the manager runs with. */
   config: SandboxConfig;
+  /** The driver the manager runs sandboxes with. */
+  driver: SandboxDriver;
+  /** A Docker-API engine of its own, for what tests read below the driver (inspect, the daemon's state). */
   engine: SandboxEngine;
   namespace: string;
   /** The signed client for a sandbox (as the agent would hold it). */
   clientFor(sandboxId: string): Promise<SignedSiteClient>;
-  /** The container's own loopback address (what only the service reaches; browsers get the preview). */
+  /** The sandbox's stored endpoint (what only the service reaches; browsers get the preview). */
   directUrl(sandboxId: string): Promise<string>;
   cleanup(): Promise<void>;
 };
 
 export function createTestSandboxes(
   overrides: Partial<SandboxConfig> = {},
-  deps: { siteSource?: SiteSource; engine?: SandboxEngine } = {},
+  deps: { siteSource?: SiteSource; engine?: SandboxEngine; driver?: SandboxDriver } = {},
 ): TestSandboxes {
   const namespace = overrides.namespace ?? `test-${randomBytes(5).toString("hex")}`;
   const mediaCacheDir = mkdtempSync(path.join(os.tmpdir(), "sitewright-media-"));
   const config = sandboxConfig({ enabled: true, poolSize: 0, max: 10, namespace, mediaCacheDir, ...overrides });
   const cleanupEngine = new SandboxEngine({ dockerHost: config.dockerHost, networkPool: config.networkPool });
-  const manager = new SandboxManager(config, { siteSource: deps.siteSource, engine: deps.engine });
+  const driver = deps.driver ?? (deps.engine ? new DockerDriver({ engine: deps.engine }) : createDriver(config));
+  const manager = new SandboxManager(config, { siteSource: deps.siteSource, driver });
   return {
     manager,
     config,
+    driver,
     engine: cleanupEngine,
     namespace,
     async clientFor(sandboxId) {
@@ -48,14 +55,14 @@ export function createTestSandboxes(
     },
     async directUrl(sandboxId) {
       const row = await findSandboxById({ id: sandboxId });
-      if (!row?.hostPort) throw new Error(`no running sandbox ${sandboxId}`);
-      return sandboxUrl(row.hostPort);
+      if (!row?.endpoint) throw new Error(`no running sandbox ${sandboxId}`);
+      return row.endpoint;
     },
     async cleanup() {
       await manager.close();
-      const containers = await cleanupEngine.list(namespace);
-      const ids = new Set(containers.map((c) => c.sandboxId));
-      for (const container of containers) await cleanupEngine.remove(container.containerId);
+      const found = await driver.list(namespace);
+      const ids = new Set(found.map((c) => c.sandboxId));
+      for (const sandbox of found) await driver.remove(sandbox.handle);
       for (const row of await listSandboxes()) if (ids.has(row.id)) await deleteSandboxRow({ id: row.id });
       rmSync(mediaCacheDir, { recursive: true, force: true });
     },

@@ -68,6 +68,26 @@ describe("the shared wp-config template", () => {
     );
   });
 
+  it("lets the sandbox take its URL from a loopback or private address literal (a pod's IP), and from nothing else", () => {
+    const salts = join(dir, "salts.php");
+    writeFileSync(salts, "<?php define( 'AUTH_KEY', 'from-the-container' );");
+    const siteUrl = (host: string) =>
+      load(sandboxWpConfig(), { SITEWRIGHT_SALTS_FILE: salts, HTTP_HOST: host }).WP_SITEURL;
+    for (const host of ["127.0.0.2:8080", "10.244.7.5:8080", "172.31.255.1:8080", "192.168.1.20", "[fd00::5]:8080"]) {
+      expect(siteUrl(host), host).toBe(`http://${host}`);
+    }
+    for (const host of [
+      "8.8.8.8:8080",
+      "172.32.0.1:8080",
+      "10.0.0.256:8080",
+      "[fc::1]:8080",
+      "[2001:db8::1]:8080",
+      "10.0.0.1.evil.example",
+    ]) {
+      expect(siteUrl(host), host).toBe("http://127.0.0.1");
+    }
+  });
+
   it("is filled the same way by the PHP twin the PHPUnit bootstrap uses", () => {
     const rendered = execFileSync("php", [
       "-r",

@@ -79,13 +79,14 @@ async function chooseItems(request: RehearsalRequest): Promise<Chosen> {
   return { sets: sets.map((s) => s.id), items: [...chosen, ...alsoChosen] };
 }
 
-function addresses(manifest: SandboxManifest, appUrl: string, sandboxId: string, hostPort: number | null) {
+function addresses(manifest: SandboxManifest, appUrl: string, sandboxId: string, endpoint: string | null) {
   const pairs: Array<[string, string]> = [];
   const liveUrl = (manifest.sourceUrl ?? "").replace(/\/+$/, "");
   if (manifest.sourceUploadsUrl) pairs.push([`${appUrl}/sandbox/media/${sandboxId}/`, manifest.sourceUploadsUrl]);
   if (liveUrl) {
     pairs.push([previewBase(appUrl, sandboxId), liveUrl]);
-    if (hostPort) pairs.push([`http://127.0.0.1:${hostPort}`, liveUrl]);
+    // The sandbox's own address (what its driver answered), wherever it runs.
+    if (endpoint) pairs.push([endpoint.replace(/\/+$/, ""), liveUrl]);
   }
   return pairs;
 }
@@ -215,7 +216,7 @@ async function applyClaimed(
   const plan = planReplay({
     chosen: items,
     manifest,
-    addresses: addresses(manifest, sandboxes.appUrl, sandboxId, access.hostPort),
+    addresses: addresses(manifest, sandboxes.appUrl, sandboxId, access.endpoint),
   });
   const audit = (outcome: string, detail?: string) =>
     auditChange({

@@ -6,10 +6,17 @@ import { describe, expect, it } from "vitest";
 import { STORES, useStore } from "@/lib/db/testing";
 import {
   claimSandboxForUser,
+  findDeploymentSetting,
+  findNetworkCheck,
   insertUser,
+  listNetworkChecks,
+  recordNetworkCheck,
+  releaseSandboxLease,
   reservePoolSlot,
+  setDeploymentSetting,
   takeSandboxLease,
   transitionSandbox,
+  updateSandbox,
   type NewSandbox,
 } from "@/lib/db/queries";
 
@@ -130,5 +137,54 @@ describe.each(STORES)("sandbox queries on %s", (kind) => {
       await takeSandboxLease({ name, holder: next, now: afterExpiry, until: new Date(afterExpiry.getTime() + 60_000) }),
     ).toBe(true);
     expect(await takeSandboxLease({ name, holder: winner, now: afterExpiry, until: later })).toBe(false);
+  });
+
+  it("lets a holder release its lease for another to take at once, and never releases someone else's", async () => {
+    const name = `pool-${kind}`;
+    const until = new Date(now.getTime() + 60_000);
+    expect(await takeSandboxLease({ name, holder: "a", now, until })).toBe(true);
+    await releaseSandboxLease({ name, holder: "b" });
+    expect(await takeSandboxLease({ name, holder: "b", now, until })).toBe(false);
+    await releaseSandboxLease({ name, holder: "a" });
+    expect(await takeSandboxLease({ name, holder: "b", now, until })).toBe(true);
+  });
+
+  it("stores where a sandbox runs: its endpoint, node and driver", async () => {
+    const reserved = await reservePoolSlot({ poolSize: 100, row: row("warming") });
+    const placed = await updateSandbox({
+      id: reserved!.id,
+      containerId: "pod-1",
+      endpoint: "http://10.244.7.5:8080",
+      node: "node-a",
+      driver: "kubernetes",
+    });
+    expect(placed).toMatchObject({ endpoint: "http://10.244.7.5:8080", node: "node-a", driver: "kubernetes" });
+  });
+
+  it("keeps one deployment-wide value per key, the last one written", async () => {
+    expect(await findDeploymentSetting({ key: `image-${kind}` })).toBeUndefined();
+    await setDeploymentSetting({ key: `image-${kind}`, value: "one", now });
+    await setDeploymentSetting({ key: `image-${kind}`, value: "two", now: later });
+    expect(await findDeploymentSetting({ key: `image-${kind}` })).toBe("two");
+  });
+
+  it("remembers the network check per deployment and node, newest first, and forgets old ones", async () => {
+    const namespace = `ns-${kind}`;
+    const check = { namespace, driver: "kubernetes" as const, outcome: "ipv6 off", checkedAt: now };
+    await recordNetworkCheck({ ...check, node: "node-a", isolated: false });
+    await recordNetworkCheck({ ...check, node: "node-a", isolated: true, checkedAt: later });
+    await recordNetworkCheck({ ...check, node: "node-b", isolated: false });
+    await recordNetworkCheck({ ...check, namespace: "elsewhere", node: "node-c", isolated: true });
+    const since = new Date(now.getTime() - 1);
+    expect(await findNetworkCheck({ namespace, driver: "kubernetes", node: "node-a", since })).toMatchObject({
+      isolated: true,
+    });
+    expect(await findNetworkCheck({ namespace, driver: "docker", node: "node-a", since })).toBeUndefined();
+    expect(await findNetworkCheck({ namespace, driver: "kubernetes", node: "node-b", since: now })).toBeUndefined();
+    const listed = await listNetworkChecks({ namespace, since });
+    expect(listed.map((c) => [c.node, c.isolated])).toEqual([
+      ["node-a", true],
+      ["node-b", false],
+    ]);
   });
 });

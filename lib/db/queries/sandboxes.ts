@@ -8,7 +8,10 @@ import {
   changeSets,
   conversationSandboxes,
   type ConversationSandbox,
+  deploymentSettings,
   sandboxes,
+  sandboxNetworkChecks,
+  type SandboxNetworkCheck,
   sandboxLeases,
   sandboxManifests,
   type Sandbox,
@@ -232,6 +235,75 @@ export async function takeSandboxLease(input: {
     })
     .returning({ holder: sandboxLeases.holder });
   return rows[0]?.holder === input.holder;
+}
+
+/** Lets go of a lease this holder has (a pool fill that finished), so another instance may take it at once. */
+export async function releaseSandboxLease(input: { name: string; holder: string }): Promise<void> {
+  const db = await getDb();
+  await db.delete(sandboxLeases).where(and(eq(sandboxLeases.name, input.name), eq(sandboxLeases.holder, input.holder)));
+}
+
+/** A deployment-wide setting (every app instance on this database reads the same), or undefined. */
+export async function findDeploymentSetting({ key }: { key: string }): Promise<string | undefined> {
+  const db = await getDb();
+  const [row] = await db
+    .select({ value: deploymentSettings.value })
+    .from(deploymentSettings)
+    .where(eq(deploymentSettings.key, key));
+  return row?.value;
+}
+
+export async function setDeploymentSetting(input: { key: string; value: string; now: Date }): Promise<void> {
+  const db = await getDb();
+  await db
+    .insert(deploymentSettings)
+    .values({ key: input.key, value: input.value, updatedAt: input.now })
+    .onConflictDoUpdate({ target: deploymentSettings.key, set: { value: input.value, updatedAt: input.now } });
+}
+
+/** Records the network check's result for one node of a deployment (the newest replaces the one before). */
+export async function recordNetworkCheck(input: SandboxNetworkCheck): Promise<void> {
+  const db = await getDb();
+  const { namespace, driver, node, ...rest } = input;
+  await db
+    .insert(sandboxNetworkChecks)
+    .values(input)
+    .onConflictDoUpdate({
+      target: [sandboxNetworkChecks.namespace, sandboxNetworkChecks.driver, sandboxNetworkChecks.node],
+      set: rest,
+    });
+}
+
+/** The last network check of one node of a deployment, if there was one since `since`. */
+export async function findNetworkCheck(input: {
+  namespace: string;
+  driver: SandboxNetworkCheck["driver"];
+  node: string;
+  since: Date;
+}): Promise<SandboxNetworkCheck | undefined> {
+  const db = await getDb();
+  const [row] = await db
+    .select()
+    .from(sandboxNetworkChecks)
+    .where(
+      and(
+        eq(sandboxNetworkChecks.namespace, input.namespace),
+        eq(sandboxNetworkChecks.driver, input.driver),
+        eq(sandboxNetworkChecks.node, input.node),
+        gt(sandboxNetworkChecks.checkedAt, input.since),
+      ),
+    );
+  return row;
+}
+
+/** A deployment's network checks made since `since`, one per node. */
+export async function listNetworkChecks(input: { namespace: string; since: Date }): Promise<SandboxNetworkCheck[]> {
+  const db = await getDb();
+  return db
+    .select()
+    .from(sandboxNetworkChecks)
+    .where(and(eq(sandboxNetworkChecks.namespace, input.namespace), gt(sandboxNetworkChecks.checkedAt, input.since)))
+    .orderBy(asc(sandboxNetworkChecks.node));
 }
 
 /** A user's sandboxes that are theirs to see (the panel), newest first. */
