@@ -1,6 +1,6 @@
 "use client";
 /**
- * A bulk job's queue: every planned item with its diff; the owner ticks some and approves or rejects them (or all
+ * A bulk job's queue: every planned item with its diff (and a media item's picture beside it); the owner ticks some and approves or rejects them (or all
  * that wait), rewords one before it is written, and undoes what was written as one. Items a person changed since
  * planning are skipped and named in the answer.
  */
@@ -9,6 +9,8 @@ import { useState } from "react";
 import type { PublicChangeItem } from "@/lib/changes/change-sets";
 import type { JobView } from "@/lib/workflows/bulk-job";
 import { ChangeItemDiff } from "../../../chat/change-diff";
+import { ItemPicture } from "./item-picture";
+import styles from "./queue.module.css";
 
 type Skipped = { id: string; title: string; reason: string };
 type Answer = { details?: { skipped?: Skipped[] }; error?: { message?: string } };
@@ -138,19 +140,22 @@ export function JobQueue({ siteId, job, items }: { siteId: string; job: JobView;
       ) : null}
       <ol data-testid="job-queue">
         {items.map((item) => (
-          <li key={item.id} data-testid="queue-item" data-status={item.status}>
-            {item.status === "pending" ? (
-              <label>
-                <input type="checkbox" checked={chosen.has(item.id)} onChange={() => toggle(item.id)} /> Choose “
-                {item.title}”
-              </label>
-            ) : (
-              <p>
-                <strong>{item.title}</strong> — {item.status}
-              </p>
-            )}
-            <ChangeItemDiff item={item} />
-            <EditItem siteId={siteId} changeSetId={job.changeSetId} item={item} />
+          <li key={item.id} data-testid="queue-item" data-status={item.status} className={styles.item}>
+            <ItemPicture siteId={siteId} item={item} />
+            <div className={styles.body}>
+              {item.status === "pending" ? (
+                <label>
+                  <input type="checkbox" checked={chosen.has(item.id)} onChange={() => toggle(item.id)} /> Choose “
+                  {item.title}”
+                </label>
+              ) : (
+                <p>
+                  <strong>{item.title}</strong> — {item.status}
+                </p>
+              )}
+              <ChangeItemDiff item={item} />
+              <EditItem siteId={siteId} changeSetId={job.changeSetId} item={item} />
+            </div>
           </li>
         ))}
       </ol>

@@ -4,8 +4,6 @@
  * another user, a missing attachment and a picture outside the site's own address get 404; a file whose bytes are
  * not an image is 415 whatever the site calls it; a picture over the cap is 413; nobody logged in is 401.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
-import path from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useTestDatabase } from "@/lib/db/testing";
@@ -13,7 +11,7 @@ import { fetchSiteImage, isSiteOwnFile, THUMBNAIL_MAX_BYTES } from "@/lib/media/
 import { newUser } from "@/test/accounts";
 import { type AgentTestSite, pairAgentSite, startAgentSite } from "@/test/agent-site";
 import { call } from "@/test/http";
-import { runAsAdmin } from "@/test/wordpress";
+import { addLibraryFile } from "@/test/media-library";
 import { GET } from "./route";
 
 useTestDatabase();
@@ -22,20 +20,8 @@ let wp: AgentTestSite;
 let owner: { cookie: string; id: string };
 let siteId: string;
 
-/**
- * A file put in the media library as wp-admin's uploader leaves it: the file in uploads, its attachment, and (when
- * `sizes`) the smaller copies WordPress makes, `thumbnail` among them.
- */
-async function libraryFile(name: string, bytes: Buffer, mime: string, sizes = true): Promise<number> {
-  const uploads = path.join(wp.local.wpPath, "wp-content", "uploads");
-  mkdirSync(uploads, { recursive: true });
-  writeFileSync(path.join(uploads, name), bytes);
-  return runAsAdmin<number>(
-    wp.local.wpPath,
-    "require_once ABSPATH . 'wp-admin/includes/image.php'; $file = wp_upload_dir()['basedir'] . '/' . $args[0]; $id = wp_insert_attachment(array('post_title' => $args[0], 'post_mime_type' => $args[1], 'post_status' => 'inherit'), $file); if ($args[2]) { wp_update_attachment_metadata($id, wp_generate_attachment_metadata($id, $file)); } echo json_encode($id);",
-    [name, mime, sizes],
-  );
-}
+const libraryFile = (name: string, bytes: Buffer, mime: string, sizes = true) =>
+  addLibraryFile(wp.local.wpPath, { name, bytes, mime, sizes });
 
 const thumbnail = (attachmentId: number | string, cookie?: string) =>
   call(GET, {
