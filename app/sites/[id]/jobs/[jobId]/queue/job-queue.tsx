@@ -79,6 +79,35 @@ function EditItem({ siteId, changeSetId, item }: { siteId: string; changeSetId: 
   );
 }
 
+/** One item of the queue: its picture (media), a checkbox while it waits, its diff, and its rewording. */
+function QueueItem(props: {
+  siteId: string;
+  changeSetId: string;
+  item: PublicChangeItem;
+  chosen: boolean;
+  onToggle: () => void;
+}) {
+  const { siteId, changeSetId, item } = props;
+  return (
+    <li data-testid="queue-item" data-status={item.status} className={styles.item}>
+      <ItemPicture siteId={siteId} item={item} />
+      <div className={styles.body}>
+        {item.status === "pending" ? (
+          <label>
+            <input type="checkbox" checked={props.chosen} onChange={props.onToggle} /> Choose “{item.title}”
+          </label>
+        ) : (
+          <p>
+            <strong>{item.title}</strong> — {item.status}
+          </p>
+        )}
+        <ChangeItemDiff item={item} />
+        <EditItem siteId={siteId} changeSetId={changeSetId} item={item} />
+      </div>
+    </li>
+  );
+}
+
 export function JobQueue({ siteId, job, items }: { siteId: string; job: JobView; items: PublicChangeItem[] }) {
   const [chosen, setChosen] = useState<Set<string>>(new Set());
   const { busy, outcome, act } = useQueueActions(siteId, job.changeSetId);
@@ -140,23 +169,14 @@ export function JobQueue({ siteId, job, items }: { siteId: string; job: JobView;
       ) : null}
       <ol data-testid="job-queue">
         {items.map((item) => (
-          <li key={item.id} data-testid="queue-item" data-status={item.status} className={styles.item}>
-            <ItemPicture siteId={siteId} item={item} />
-            <div className={styles.body}>
-              {item.status === "pending" ? (
-                <label>
-                  <input type="checkbox" checked={chosen.has(item.id)} onChange={() => toggle(item.id)} /> Choose “
-                  {item.title}”
-                </label>
-              ) : (
-                <p>
-                  <strong>{item.title}</strong> — {item.status}
-                </p>
-              )}
-              <ChangeItemDiff item={item} />
-              <EditItem siteId={siteId} changeSetId={job.changeSetId} item={item} />
-            </div>
-          </li>
+          <QueueItem
+            key={item.id}
+            siteId={siteId}
+            changeSetId={job.changeSetId}
+            item={item}
+            chosen={chosen.has(item.id)}
+            onToggle={() => toggle(item.id)}
+          />
         ))}
       </ol>
     </section>
