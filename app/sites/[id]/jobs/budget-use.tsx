@@ -6,17 +6,19 @@ type Figure = { name: string; used: number; max: number; text: string };
 
 export function BudgetUse({ label, figures, testId }: { label: string; figures: Figure[]; testId: string }) {
   if (figures.length === 0) return null;
+  // A plain line, not a landmark: every turn has one, and a list of same-named regions confuses screen readers.
   return (
-    <section aria-label={label} data-testid={testId}>
+    <p data-testid={testId}>
       <small>
-        <strong>{label}:</strong>{" "}
+        {label}:{" "}
         {figures.map((figure, index) => (
           <span key={figure.name} data-budget={figure.name} data-used={figure.used} data-max={figure.max}>
             {index > 0 ? ", " : null}
             {figure.text}
           </span>
         ))}
+        .
       </small>
-    </section>
+    </p>
   );
 }
