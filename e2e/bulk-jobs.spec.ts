@@ -1,6 +1,7 @@
 /**
  * A bulk job in Chromium against the real WordPress (issue #23): "write alt text for every image that has none"
- * makes one job with a progress bar; its review lists every image with the proposed text; the owner edits one,
+ * makes one job with a progress bar, its own budget shown beside the chat turn's; its review lists every image (the
+ * site's thumbnail, through our own route) with the proposed text; the owner edits one,
  * rejects two and approves the rest; an image whose alt text a person set in wp-admin meanwhile is skipped and named;
  * the live site has the rest; one Undo puts every approved item back.
  */
@@ -21,9 +22,10 @@ test("alt text for every image without it: one job, one queue, edited, rejected,
   const { appUrl } = e2eState();
   const { siteId } = await connectSite(await signUp(page, "bulk"));
   const tag = `bulkphoto${Date.now()}`;
-  // Twelve photos a published gallery page shows: their alt text is visible, so each waits in the queue.
+  // Twelve photos a published gallery page shows: their alt text is visible, so each waits in the queue. Each has its
+  // file and the smaller copies WordPress makes (GD), as wp-admin's uploader leaves them.
   const images = await php<number[]>(
-    "$ids = array(); for ($i = 1; $i <= 12; $i++) { $ids[] = wp_insert_attachment(array('post_title' => $args . ' ' . $i, 'post_mime_type' => 'image/jpeg', 'post_status' => 'inherit')); } $blocks = ''; foreach ($ids as $id) { $blocks .= '<!-- wp:image {\"id\":' . $id . '} --><figure class=\"wp-block-image\"><img class=\"wp-image-' . $id . '\" alt=\"\"/></figure><!-- /wp:image -->'; } wp_insert_post(array('post_type' => 'page', 'post_status' => 'publish', 'post_title' => 'Gallery ' . $args, 'post_content' => $blocks)); echo json_encode($ids);",
+    "require_once ABSPATH . 'wp-admin/includes/image.php'; $dir = wp_upload_dir()['basedir']; wp_mkdir_p($dir); $ids = array(); for ($i = 1; $i <= 12; $i++) { $file = $dir . '/' . $args . '-' . $i . '.jpg'; $im = imagecreatetruecolor(600, 400); imagefill($im, 0, 0, imagecolorallocate($im, 40 + $i * 15, 80, 160)); imagejpeg($im, $file); $id = wp_insert_attachment(array('post_title' => $args . ' ' . $i, 'post_mime_type' => 'image/jpeg', 'post_status' => 'inherit'), $file); wp_update_attachment_metadata($id, wp_generate_attachment_metadata($id, $file)); $ids[] = $id; } $blocks = ''; foreach ($ids as $id) { $blocks .= '<!-- wp:image {\"id\":' . $id . '} --><figure class=\"wp-block-image\"><img class=\"wp-image-' . $id . '\" alt=\"\"/></figure><!-- /wp:image -->'; } wp_insert_post(array('post_type' => 'page', 'post_status' => 'publish', 'post_title' => 'Gallery ' . $args, 'post_content' => $blocks)); echo json_encode($ids);",
     tag,
   );
 
@@ -36,15 +38,39 @@ test("alt text for every image without it: one job, one queue, edited, rejected,
   await page.getByLabel("Message").fill(`call start_bulk_job ${JSON.stringify(spec)}`);
   await page.getByRole("button", { name: "Send" }).click();
   await expect(page.getByTestId("job-link")).toContainText("12 images without alt text");
+  // Both budgets, side by side in the turn that started the job: the job's own and the turn's own.
+  const turn = page.locator('li[data-role="assistant"]').filter({ has: page.getByTestId("job-card") });
+  await expect(turn.getByTestId("job-budget")).toContainText(/12 of [\d,]+ items, [\d,]+ of [\d,]+ model tokens/);
+  await expect(turn.getByTestId("job-budget")).toContainText(/of [\d,]+ minutes/);
+  await expect(turn.getByTestId("turn-budget")).toContainText(
+    /\d+ of \d+ model steps, \d+ of \d+ tool calls, [\d,]+ of [\d,]+ model tokens, [\d.]+ of [\d.]+ s/,
+  );
+  await expect(turn.getByTestId("job-budget")).toBeVisible();
+  await expect(turn.getByTestId("turn-budget")).toBeVisible();
   await page.getByRole("link", { name: "Follow the job and review its changes" }).click();
 
   const job = page.getByTestId("job");
   await expect(job).toHaveAttribute("data-status", "ready", { timeout: 60_000 });
   await expect(page.getByRole("progressbar", { name: "Items handled" })).toBeVisible();
+  await expect(page.getByTestId("job-budget")).toContainText(/12 of [\d,]+ items/);
   const queue = page.getByTestId("queue-item");
   await expect(queue).toHaveCount(12);
   await expect(queue.first()).toContainText("Alt text");
   await expect(queue.first()).toContainText(`A photo of ${tag}`);
+
+  // Every image beside its proposed text, loaded from our own route (the site's thumbnail), never from the site.
+  const pictures = page.getByTestId("queue-picture");
+  await expect(pictures).toHaveCount(12);
+  const sources: string[] = [];
+  for (let index = 0; index < images.length; index++) {
+    const picture = queue.nth(index).getByTestId("queue-picture");
+    await picture.scrollIntoViewIfNeeded();
+    await expect
+      .poll(() => picture.evaluate((img: HTMLImageElement) => (img.complete ? img.naturalWidth : 0)))
+      .toBe(150);
+    sources.push((await picture.getAttribute("src")) ?? "");
+  }
+  expect(sources.sort()).toEqual(images.map((id) => `/sites/${siteId}/media/${id}/thumbnail`).sort());
 
   // The owner rewords the first, rejects the second and third.
   const first = queue.nth(0);

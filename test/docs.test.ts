@@ -270,6 +270,7 @@ const LIMITS_NOT_FIGURES: Record<string, Record<string, string>> = {
     "10 MiB": "the attachment limit's default (UPLOAD_MAX_BYTES)",
     "16 MiB": "the plugin's hard cap on one file (Sitewright_Media::HARD_MAX_BYTES)",
     "120 KB": "an example of the line the model reads",
+    "512 KiB": "a site picture's cap for the queue's thumbnails (lib/media/site-images.ts)",
   },
   "docs/signing.md": { "10 MiB": "safeFetch's response cap" },
   "docs/verification.md": { "5 MiB": "the visitor's look's response cap (PAGE_LIMITS)" },

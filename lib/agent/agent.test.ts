@@ -152,7 +152,10 @@ describe("a chat turn", () => {
       before: { title: "About Zorbaville" },
       after: { title: "About our bakery" },
     });
-    expect(turn.metadata).toMatchObject({ stopReason: "finished", steps: 3, toolCalls: 2 });
+    // The turn's own budget goes with it, to be shown beside what it used (and beside a bulk job's own).
+    expect(turn.metadata).toMatchObject({ stopReason: "finished", steps: 3, toolCalls: 2, limits });
+    expect(turn.metadata?.ms as number).toBeGreaterThan(0);
+    expect(turn.metadata?.ms as number).toBeLessThan(limits.timeoutMs);
 
     const audit = await listToolAudit({ conversationId: turn.conversationId! });
     expect(audit.map((a) => [a.operation, a.status, a.userId, a.siteId])).toEqual([

@@ -32,6 +32,8 @@ export class RunBudget {
   toolCalls = 0;
   tokens = 0;
   stopReason?: StopReason;
+  /** When the run began (the time limit counts from here). */
+  readonly startedAt = Date.now();
   private readonly controller = new AbortController();
   private readonly timer: ReturnType<typeof setTimeout>;
 
@@ -95,6 +97,11 @@ export class RunBudget {
       }
       return false;
     };
+  }
+
+  /** Wall time spent so far, in ms. */
+  get elapsedMs(): number {
+    return Date.now() - this.startedAt;
   }
 
   get timedOut(): boolean {

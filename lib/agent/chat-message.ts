@@ -5,7 +5,7 @@
  */
 import type { InferUITool, Tool, UIMessage } from "ai";
 import type { z } from "zod";
-import type { StopReason } from "./budget";
+import type { BudgetLimits, StopReason } from "./budget";
 import type { OPERATIONS } from "./operations";
 import type { ToolOutput } from "./tools";
 import type { ChangePart } from "./writes";
@@ -23,6 +23,10 @@ export type TurnMetadata = {
   steps: number;
   toolCalls: number;
   tokens: number;
+  /** Wall time the turn took, in ms. */
+  ms?: number;
+  /** The turn's own budget (AGENT_MAX_*), shown beside what it used; a bulk job it starts has its own. */
+  limits?: BudgetLimits;
   /** The turn's change set (on the live site, or in the sandbox), when the turn changed (or waits to change) anything. */
   changeSetId?: string;
   /** Where the turn worked: the live site, or a sandbox copy of it. */
@@ -47,7 +51,20 @@ export type JobPart = {
   changeSetId: string;
   status: string;
   selection: { description: string; count: number };
-  progress: { planned: number; skipped: number; failed: number; applied: number; tokens: number };
+  progress: JobProgressPart;
+  /** The job's own budget (BULK_JOB_MAX_*), apart from the turn's. */
+  limits: { maxItems: number; maxTokens: number; maxMinutes: number };
+  createdAt: string;
+  updatedAt: string;
+};
+export type JobProgressPart = {
+  planned: number;
+  skipped: number;
+  failed: number;
+  applied: number;
+  tokens: number;
+  /** How long planning took, once it stopped (the job's time limit bounds planning). */
+  planningMs?: number;
 };
 
 export type ChatDataParts = {

@@ -1,16 +1,19 @@
 /**
  * The model's text for a bulk job's items, a batch at a time (docs/bulk-jobs.md): one call per batch with the
  * owner's instruction and what names each item, answered as JSON. The job's own budget counts the tokens; the
- * text is only ever a proposal the owner reviews. Alt text is based on the pictures themselves when the model can
- * see images (`AGENT_VISION`: each item's image, small, goes with the batch), else on the facts given.
+ * text is only ever a proposal the owner reviews. Alt text and captions are based on the pictures themselves when the
+ * model can see images (`AGENT_VISION`: each item's image, small, goes with the batch), else on the facts given. The
+ * pictures are fetched as the review queue's thumbnails are (lib/media/site-images.ts): from the site's own origin
+ * only, no redirects, size-capped, PNG, JPEG, GIF or WebP by their own bytes.
  */
 import { type ModelMessage, streamText } from "ai";
 import { z } from "zod";
 import { log } from "@/lib/log";
+import { fetchSiteImage } from "@/lib/media/site-images";
 import type { SiteClient } from "@/lib/sites/types";
 import { UNTRUSTED_NOTICE } from "./untrusted";
 import { agentModel } from "./model";
-import { fetchImageForModel, mediaImage, type SeenImage, visionEnabled } from "./vision";
+import { mediaImage, type SeenImage, shrinkForModel, visionEnabled } from "./vision";
 
 const answerSchema = z.object({ items: z.array(z.object({ id: z.number().int(), text: z.string().max(2000) })) });
 
@@ -27,6 +30,8 @@ const FIELD_WORDS: Record<string, string> = {
 /** What a batch sends per image: smaller than the chat's look, since a batch carries up to ten. */
 export const JOB_IMAGE_SIDE = 384;
 const JOB_IMAGE_MAX_BYTES = 4 * 1024 * 1024;
+/** The fields the model writes about a picture: it is shown each item's picture for these. */
+const PICTURE_FIELDS = new Set(["alt", "caption"]);
 
 type JobItems = Array<Record<string, unknown> & { id: number }>;
 
@@ -34,15 +39,17 @@ export async function writeJobTexts(input: {
   field: string;
   instruction: string;
   items: JobItems;
-  /** The site, to fetch the items' images from when the model can see them (alt text only). */
+  /** The site, to fetch the items' images from when the model can see them (alt text and captions only). */
   client?: SiteClient;
+  /** The site's address: only pictures at its own origin are fetched. */
+  siteUrl?: string;
   signal?: AbortSignal;
 }): Promise<WrittenTexts> {
   const model = agentModel();
   if (!model) throw new Error("No language model is configured, so the job cannot write text.");
   const images =
-    input.field === "alt" && input.client && visionEnabled()
-      ? await itemImages(input.client, input.items, input.signal)
+    PICTURE_FIELDS.has(input.field) && input.client && input.siteUrl && visionEnabled()
+      ? await itemImages(input.client, input.siteUrl, input.items, input.signal)
       : new Map<number, SeenImage>();
   // Streamed as the chat's calls are (every OpenAI-compatible endpoint streams; the scripted test server only streams).
   const result = streamText({
@@ -89,17 +96,15 @@ function batchMessages(instruction: string, items: JobItems, images: Map<number,
 }
 
 /** Each item's picture, small; an item whose picture cannot be loaded is written from its facts. */
-async function itemImages(client: SiteClient, items: JobItems, signal?: AbortSignal) {
+async function itemImages(client: SiteClient, siteUrl: string, items: JobItems, signal?: AbortSignal) {
   const images = new Map<number, SeenImage>();
   for (const item of items) {
     if (signal?.aborted) break;
     try {
       const media = await mediaImage(client, item.id, JOB_IMAGE_SIDE);
-      if (media)
-        images.set(
-          item.id,
-          await fetchImageForModel(media.url, { side: JOB_IMAGE_SIDE, maxBytes: JOB_IMAGE_MAX_BYTES, signal }),
-        );
+      if (!media) continue;
+      const picture = await fetchSiteImage(media.url, { siteUrl, maxBytes: JOB_IMAGE_MAX_BYTES, signal });
+      images.set(item.id, await shrinkForModel(picture.bytes, JOB_IMAGE_SIDE));
     } catch (error) {
       log.warn("a bulk job could not load an item's image; writing its text from the facts", { error, id: item.id });
     }

@@ -279,6 +279,8 @@ async function turnMetadata(input: TurnInput, messageId: string, budget: RunBudg
     steps: budget.steps,
     toolCalls: budget.toolCalls,
     tokens: budget.tokens,
+    ms: budget.elapsedMs,
+    limits: budget.limits,
     ...(changeSet ? { changeSetId: changeSet.id } : {}),
     mode: input.sandboxId ? "sandbox" : "live",
     ...(input.sandboxId ? { sandboxId: input.sandboxId } : {}),

@@ -150,6 +150,7 @@ describe("alt text the model can base on the image", () => {
         instruction: "Describe each image",
         items: [{ id: imageId, title: "Shop window" }],
         client: wp.admin,
+        siteUrl: wp.local.url,
       });
       expect(written.texts.get(imageId)).toBe("A blue shop window");
       const request = server.requests[0]!.body;

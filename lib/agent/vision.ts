@@ -55,9 +55,13 @@ export async function fetchImageForModel(
   const kind = sniffMedia(response.body);
   if (!kind || kind === "pdf")
     throw new OperationError("That address is not a PNG, JPEG, GIF or WebP image.", "not_an_image");
-  const side = options.side ?? VISION_SIDE;
+  return shrinkForModel(response.body, options.side ?? VISION_SIDE);
+}
+
+/** An image's bytes as the model sees it: a JPEG at most `side` pixels on its longest side, base64. */
+export async function shrinkForModel(bytes: Uint8Array, side: number): Promise<SeenImage> {
   try {
-    const { data, info } = await (await loadSharp())(response.body, { limitInputPixels: MAX_PIXELS })
+    const { data, info } = await (await loadSharp())(bytes, { limitInputPixels: MAX_PIXELS })
       .rotate()
       .resize({ width: side, height: side, fit: "inside", withoutEnlargement: true })
       .flatten({ background: "#ffffff" })

@@ -627,6 +627,8 @@ export type JobProgress = {
   applied: number;
   /** Model tokens the job spent (model-written text only). */
   tokens: number;
+  /** How long planning took, set when the job stops planning (the job's time limit bounds planning). */
+  planningMs?: number;
 };
 
 /**

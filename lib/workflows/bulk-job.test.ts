@@ -3,7 +3,8 @@
  * runs; the runner plans every item into one change set (drafts written at once, published pages waiting); the owner
  * edits one proposed value, rejects two and approves the rest, and an item a person changed in between is skipped and
  * named; one undo puts back every approved item except the one a person changed since; a job a crashed runner left
- * is taken over and finished without writing any item twice; cancel stops it.
+ * is taken over and finished without writing any item twice; cancel stops it. A media `write` job shows the model
+ * (the real provider path against a scripted Chat Completions server) each item's picture when AGENT_VISION is on.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { readItem } from "@/lib/changes/site-items";
@@ -14,7 +15,12 @@ import { jobs } from "@/lib/db/schema";
 import { STORES, useStore } from "@/lib/db/testing";
 import { newUser } from "@/test/accounts";
 import { type AgentTestSite, insertSiteRow, startAgentSite } from "@/test/agent-site";
+import { writeJobTexts } from "@/lib/agent/job-writer";
+import { resetEnvForTests } from "@/lib/env";
+import { addLibraryFile, solidJpeg } from "@/test/media-library";
+import { type OpenAIChatRequest, startOpenAIScriptedServer } from "@/test/openai-scripted-server";
 import { runAsAdmin } from "@/test/wordpress";
+import sharp from "sharp";
 import { eq } from "drizzle-orm";
 import type { JobSpec } from "@/lib/jobs/spec";
 import {
@@ -35,14 +41,41 @@ beforeAll(async () => {
   wp = await startAgentSite();
   const client = () => wp.clientFor(wp.local.url);
   setChangeDepsForTests({ siteClient: client });
-  setJobDepsForTests({
-    siteClient: client,
-    writeTexts: async ({ items }) => ({
-      texts: new Map(items.map((item) => [item.id, `A photo titled ${String(item.title)}`])),
-      tokens: 40 * items.length,
-    }),
-  });
+  setJobDepsForTests({ siteClient: client, writeTexts: fakeWriter });
 });
+
+/** The scripted writer most tests use: a text per item from its title, 40 tokens each. */
+const fakeWriter: typeof writeJobTexts = async ({ items }) => ({
+  texts: new Map(items.map((item) => [item.id, `A photo titled ${String(item.title)}`])),
+  tokens: 40 * items.length,
+});
+
+/** Every picture the model was sent, with the item it was labelled as ("The image of item <id>:" before it). */
+function picturesIn(request: OpenAIChatRequest): Array<{ id: number; url: string }> {
+  const parts = request.messages.flatMap((message) =>
+    message.role === "user" && Array.isArray(message.content)
+      ? (message.content as Array<{ type: string; text?: string; image_url?: { url: string } }>)
+      : [],
+  );
+  return parts.flatMap((part, index) => {
+    if (part.type !== "image_url") return [];
+    const label = /The image of item (\d+):/.exec(parts[index - 1]?.text ?? "");
+    return [{ id: Number(label?.[1]), url: part.image_url!.url }];
+  });
+}
+
+/** The scripted model's answer to a batch: a text for each item listed, saying whether any picture came with it. */
+function describeEachItem(request: OpenAIChatRequest) {
+  const user = request.messages.find((message) => message.role === "user")!;
+  const text = Array.isArray(user.content)
+    ? (user.content as Array<{ type: string; text?: string }>)[0]!.text!
+    : String(user.content);
+  const items = JSON.parse(text.slice(text.indexOf("["))) as Array<{ id: number }>;
+  const seen = picturesIn(request).length > 0 ? "Seen" : "Unseen";
+  return {
+    text: JSON.stringify({ items: items.map((item) => ({ id: item.id, text: `${seen} item ${item.id}` })) }),
+  };
+}
 afterAll(async () => {
   setChangeDepsForTests(undefined);
   setJobDepsForTests(undefined);
@@ -89,6 +122,9 @@ describe.each(STORES)("bulk jobs (%s)", (store) => {
     const job = await startAndRun(userId, siteId, spec);
     expect(job).toMatchObject({ status: "ready", selection: { count: 15 } });
     expect(job.progress).toMatchObject({ planned: 12, applied: 3, skipped: 0 });
+    // Leaving planning records how long it took: the job's time budget, shown beside BULK_JOB_MAX_MINUTES.
+    expect(job.progress.planningMs).toBeGreaterThan(0);
+    expect(job.progress.planningMs).toBeLessThan(job.limits.maxMinutes * 60_000);
     for (const id of drafts) expect(await content(id)).toContain("555-0199"); // invisible: written at once
     for (const id of published) expect(await content(id)).toContain("555-0100"); // visible: waits
 
@@ -152,6 +188,83 @@ describe.each(STORES)("bulk jobs (%s)", (store) => {
     expect(
       await php<string>("echo json_encode(get_post_meta((int) $args, '_wp_attachment_image_alt', true));", ids[0]),
     ).toBe("A photo titled Shop photo 1");
+  });
+
+  it("shows the model each picture of a media write job when it can see images, and none when it cannot", async () => {
+    const tag = `seen${store.length}x${Date.now()}`;
+    const photos: number[] = [];
+    for (const [i, colour] of ["#c03050", "#3050c0", "#30c050"].entries())
+      photos.push(
+        await addLibraryFile(wp.local.wpPath, {
+          name: `${tag}-${i}.jpg`,
+          bytes: await solidJpeg(1200, 800, colour),
+          mime: "image/jpeg",
+          title: `${tag} photo ${i}`,
+        }),
+      );
+    // A "photo" whose file is not a picture: written from its facts, shown to the model as nothing.
+    const fake = await addLibraryFile(wp.local.wpPath, {
+      name: `${tag}-fake.jpg`,
+      bytes: Buffer.from("<html>not a picture</html>"),
+      mime: "image/jpeg",
+      title: `${tag} photo fake`,
+      sizes: false,
+    });
+    const model = await startOpenAIScriptedServer([describeEachItem], { apiKey: "sk-test-jobs" });
+    const writeJob = (field: "alt" | "caption") =>
+      startAndRun(userId, siteId, {
+        description: `images to describe (${field})`,
+        selection: { type: "media", search: tag, status: "any" },
+        change: { kind: "write", field, instruction: "Describe what each photo shows." },
+      });
+    setJobDepsForTests({ siteClient: () => wp.clientFor(wp.local.url), writeTexts: writeJobTexts });
+    try {
+      for (const [vision, field] of [
+        [true, "alt"],
+        [true, "caption"],
+        [false, "caption"],
+      ] as const) {
+        resetEnvForTests({
+          OPENAI_API_KEY: "sk-test-jobs",
+          OPENAI_BASE_URL: model.baseURL,
+          AGENT_MODEL: "scripted-model",
+          AGENT_VISION: vision ? "true" : "false",
+        });
+        model.requests.length = 0;
+        const job = await writeJob(field);
+        expect(job).toMatchObject({ status: "done", selection: { count: 4 } });
+        expect(model.requests).toHaveLength(1); // one batch of four
+        const request = model.requests[0]!.body;
+        const pictures = picturesIn(request);
+        if (vision) {
+          // Each real photo, after its id, as a small JPEG (the batch's 384 px, not the 1200 px original).
+          expect(pictures.map((p) => p.id).sort()).toEqual([...photos].sort());
+          for (const picture of pictures) {
+            const meta = await sharp(Buffer.from(picture.url.split(",")[1]!, "base64")).metadata();
+            expect([meta.format, meta.width, meta.height]).toEqual(["jpeg", 384, 256]);
+          }
+        } else expect(pictures).toEqual([]);
+        const key = field === "alt" ? "_wp_attachment_image_alt" : "";
+        for (const id of [...photos, fake]) {
+          const written = await php<string>(
+            key
+              ? "echo json_encode(get_post_meta((int) $args[0], $args[1], true));"
+              : "echo json_encode(get_post((int) $args[0])->post_excerpt);",
+            [id, key],
+          );
+          expect(written).toBe(`${vision ? "Seen" : "Unseen"} item ${id}`);
+        }
+      }
+    } finally {
+      setJobDepsForTests({ siteClient: () => wp.clientFor(wp.local.url), writeTexts: fakeWriter });
+      resetEnvForTests({
+        OPENAI_API_KEY: "",
+        OPENAI_BASE_URL: undefined,
+        AGENT_MODEL: undefined,
+        AGENT_VISION: undefined,
+      });
+      await model.close();
+    }
   });
 
   it("takes over a job a crashed runner left half planned, without planning or writing an item twice", async () => {

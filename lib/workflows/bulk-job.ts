@@ -177,7 +177,7 @@ async function runJob(job: Job) {
     if (spec.change.kind === "write" && tokens >= job.limits.maxTokens)
       throw new Error(`The job spent its ${job.limits.maxTokens} model tokens.`);
     const ids = job.selection.ids.slice(cursor, cursor + batchSize);
-    const batch = await planBatch(client, job, spec, ids);
+    const batch = await planBatch(client, job, spec, ids, site.url);
     tokens += batch.delta.tokens ?? 0;
     const stored = await recordPlannedBatch({
       id: job.id,
@@ -205,7 +205,7 @@ async function runJob(job: Job) {
 }
 
 /** Reads a batch's items, computes each one's change, writes the invisible ones at once; returns what to store. */
-async function planBatch(client: SiteClient, job: Job, spec: JobSpec, ids: number[]) {
+async function planBatch(client: SiteClient, job: Job, spec: JobSpec, ids: number[], siteUrl: string) {
   const target = fieldTarget(spec.change.field).ref;
   const known = await listChangeSetRefs(job.changeSetId);
   const fresh = ids.filter((id) => !known.has(`${target}:${id}`));
@@ -217,6 +217,7 @@ async function planBatch(client: SiteClient, job: Job, spec: JobSpec, ids: numbe
       field: spec.change.field,
       instruction: spec.change.instruction ?? "",
       client,
+      siteUrl,
       items: subjects.map((s) => subjectFacts(s.subject) as Record<string, unknown> & { id: number }),
     });
     texts = written.texts;

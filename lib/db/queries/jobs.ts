@@ -134,6 +134,8 @@ export async function transitionJob(input: {
     .update(jobs)
     .set({
       status: input.to,
+      // Leaving planning: how long it took, for the job's time budget shown beside its limit.
+      progress: sql`case when ${jobs.status} = 'planning' and ${input.to}::text <> 'planning' then ${jobs.progress} || jsonb_build_object('planningMs', greatest(0, floor(extract(epoch from (${input.now.toISOString()}::timestamptz - ${jobs.createdAt})) * 1000))::bigint) else ${jobs.progress} end`,
       updatedAt: input.now,
       ...(input.error !== undefined ? { error: input.error } : {}),
       ...(input.to !== "planning" ? { leaseOwner: null, leaseUntil: null } : {}),

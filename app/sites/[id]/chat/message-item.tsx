@@ -4,8 +4,10 @@
  */
 import { isToolUIPart } from "ai";
 import type { ReactNode } from "react";
+import { turnBudgetUse } from "@/lib/agent/budget-use";
 import { STOP_REASON_WORDS } from "@/lib/agent/chat-constants";
 import type { ChatMessage } from "@/lib/agent/chat-message";
+import { BudgetUse } from "../jobs/budget-use";
 import styles from "./chat.module.css";
 import { Markdown } from "./markdown";
 import { AttachmentChip } from "./attachments";
@@ -98,6 +100,9 @@ export function MessageItem(props: Props) {
       {children}
       {siteId ? <TurnLinks message={message} siteId={siteId} /> : null}
       {stopWords ? <small className="muted">{stopWords}</small> : null}
+      {message.role === "assistant" ? (
+        <BudgetUse label="This turn's own budget" figures={turnBudgetUse(message.metadata)} testId="turn-budget" />
+      ) : null}
     </li>
   );
 }

@@ -5,6 +5,9 @@ import { getToolName } from "ai";
 import type { ChatPart } from "@/lib/agent/chat-message";
 import { useParams } from "next/navigation";
 import type { ReactNode } from "react";
+import { jobBudgetUse } from "@/lib/jobs/budget-use";
+import { BudgetUse } from "../jobs/budget-use";
+import { useLiveJob } from "../jobs/use-live-job";
 import { VerificationStatus } from "../verification-status";
 import { ChangeDiff, type ChangeItemView } from "./change-diff";
 import styles from "./chat.module.css";
@@ -145,13 +148,20 @@ type SuccessfulOutput = Extract<
 /** The bulk job a start_bulk_job call started (its data), if this is one. */
 const jobOf = (output: SuccessfulOutput) => (output.data as { job?: JobPart } | undefined)?.job;
 
-/** A started bulk job in the chat: what was selected and counted, and where its review queue is. */
-function JobLink({ siteId, job }: { siteId: string; job: JobPart }) {
+/**
+ * A started bulk job in the chat: what was selected and counted, where its review queue is, and its own budget as it
+ * runs (polled), beside the turn's budget under the message.
+ */
+function JobLink({ siteId, job: started }: { siteId: string; job: JobPart }) {
+  const [job] = useLiveJob(siteId, started);
   return (
-    <p data-testid="job-link">
-      {job.selection.count} {job.selection.description}.{" "}
-      <a href={`/sites/${siteId}/jobs/${job.id}/queue`}>Follow the job and review its changes</a>
-    </p>
+    <div data-testid="job-card" data-status={job.status}>
+      <p data-testid="job-link">
+        {job.selection.count} {job.selection.description}.{" "}
+        <a href={`/sites/${siteId}/jobs/${job.id}/queue`}>Follow the job and review its changes</a>
+      </p>
+      {job.limits ? <BudgetUse label="This job's own budget" figures={jobBudgetUse(job)} testId="job-budget" /> : null}
+    </div>
   );
 }
 

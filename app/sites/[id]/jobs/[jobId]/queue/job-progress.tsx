@@ -1,29 +1,15 @@
 "use client";
-/** A job's progress as it runs: a bar of the items planned so far, what was skipped or failed, and Cancel. */
+/** A job's progress as it runs: a bar of the items planned so far, what was skipped or failed, its budget, Cancel. */
 import { useRouter } from "next/navigation";
-import { useEffect, useState } from "react";
+import { jobBudgetUse } from "@/lib/jobs/budget-use";
 import type { JobView } from "@/lib/workflows/bulk-job";
-
-const RUNNING = new Set(["planning", "applying"]);
+import { BudgetUse } from "../../budget-use";
+import { useLiveJob } from "../../use-live-job";
 
 /** Polls the job while it runs; the page is refreshed once it stops, so the queue shows what was planned. */
 export function useJob(siteId: string, initial: JobView) {
   const router = useRouter();
-  const [job, setJob] = useState(initial);
-  // The page refreshed after an action (approve, undo): its server answer is newer than what was polled.
-  useEffect(() => setJob(initial), [initial]);
-  useEffect(() => {
-    if (!RUNNING.has(job.status)) return;
-    const timer = setTimeout(async () => {
-      const response = await fetch(`/sites/${siteId}/jobs/${job.id}`).catch(() => undefined);
-      const body = response?.ok ? ((await response.json()) as { job: JobView }) : undefined;
-      if (!body) return setJob({ ...job });
-      setJob(body.job);
-      if (!RUNNING.has(body.job.status)) router.refresh();
-    }, 1500);
-    return () => clearTimeout(timer);
-  }, [job, siteId, router]);
-  return [job, setJob] as const;
+  return useLiveJob(siteId, initial, router.refresh);
 }
 
 const STATUS: Record<string, string> = {
@@ -37,7 +23,7 @@ const STATUS: Record<string, string> = {
 
 export function JobProgressView({ siteId, initial }: { siteId: string; initial: JobView }) {
   const [job, setJob] = useJob(siteId, initial);
-  const { planned, skipped, failed, applied, tokens } = job.progress;
+  const { planned, skipped, failed, applied } = job.progress;
   const handled = Math.min(job.selection.count, planned + skipped + failed + applied);
   const cancel = async () => {
     const response = await fetch(`/sites/${siteId}/jobs/${job.id}/cancel`, { method: "POST" });
@@ -55,8 +41,8 @@ export function JobProgressView({ siteId, initial }: { siteId: string; initial: 
       <p data-testid="job-counts">
         {handled} of {job.selection.count} items: {planned} waiting for your review, {applied} written (not visible to
         visitors, or approved), {skipped} skipped, {failed} failed.
-        {tokens ? ` Model tokens: ${tokens} of ${job.limits.maxTokens}.` : null}
       </p>
+      <BudgetUse label="This job's own budget" figures={jobBudgetUse(job)} testId="job-budget" />
       {job.status === "planning" || job.status === "ready" ? (
         <button type="button" onClick={cancel}>
           Cancel the job

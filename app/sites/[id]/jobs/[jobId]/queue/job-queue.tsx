@@ -1,6 +1,6 @@
 "use client";
 /**
- * A bulk job's queue: every planned item with its diff; the owner ticks some and approves or rejects them (or all
+ * A bulk job's queue: every planned item with its diff (and a media item's picture beside it); the owner ticks some and approves or rejects them (or all
  * that wait), rewords one before it is written, and undoes what was written as one. Items a person changed since
  * planning are skipped and named in the answer.
  */
@@ -9,6 +9,8 @@ import { useState } from "react";
 import type { PublicChangeItem } from "@/lib/changes/change-sets";
 import type { JobView } from "@/lib/workflows/bulk-job";
 import { ChangeItemDiff } from "../../../chat/change-diff";
+import { ItemPicture } from "./item-picture";
+import styles from "./queue.module.css";
 
 type Skipped = { id: string; title: string; reason: string };
 type Answer = { details?: { skipped?: Skipped[] }; error?: { message?: string } };
@@ -77,6 +79,35 @@ function EditItem({ siteId, changeSetId, item }: { siteId: string; changeSetId: 
   );
 }
 
+/** One item of the queue: its picture (media), a checkbox while it waits, its diff, and its rewording. */
+function QueueItem(props: {
+  siteId: string;
+  changeSetId: string;
+  item: PublicChangeItem;
+  chosen: boolean;
+  onToggle: () => void;
+}) {
+  const { siteId, changeSetId, item } = props;
+  return (
+    <li data-testid="queue-item" data-status={item.status} className={styles.item}>
+      <ItemPicture siteId={siteId} item={item} />
+      <div className={styles.body}>
+        {item.status === "pending" ? (
+          <label>
+            <input type="checkbox" checked={props.chosen} onChange={props.onToggle} /> Choose “{item.title}”
+          </label>
+        ) : (
+          <p>
+            <strong>{item.title}</strong> — {item.status}
+          </p>
+        )}
+        <ChangeItemDiff item={item} />
+        <EditItem siteId={siteId} changeSetId={changeSetId} item={item} />
+      </div>
+    </li>
+  );
+}
+
 export function JobQueue({ siteId, job, items }: { siteId: string; job: JobView; items: PublicChangeItem[] }) {
   const [chosen, setChosen] = useState<Set<string>>(new Set());
   const { busy, outcome, act } = useQueueActions(siteId, job.changeSetId);
@@ -138,20 +169,14 @@ export function JobQueue({ siteId, job, items }: { siteId: string; job: JobView;
       ) : null}
       <ol data-testid="job-queue">
         {items.map((item) => (
-          <li key={item.id} data-testid="queue-item" data-status={item.status}>
-            {item.status === "pending" ? (
-              <label>
-                <input type="checkbox" checked={chosen.has(item.id)} onChange={() => toggle(item.id)} /> Choose “
-                {item.title}”
-              </label>
-            ) : (
-              <p>
-                <strong>{item.title}</strong> — {item.status}
-              </p>
-            )}
-            <ChangeItemDiff item={item} />
-            <EditItem siteId={siteId} changeSetId={job.changeSetId} item={item} />
-          </li>
+          <QueueItem
+            key={item.id}
+            siteId={siteId}
+            changeSetId={job.changeSetId}
+            item={item}
+            chosen={chosen.has(item.id)}
+            onToggle={() => toggle(item.id)}
+          />
         ))}
       </ol>
     </section>
