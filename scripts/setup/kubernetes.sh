@@ -224,13 +224,15 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
     conf_dir = "$K/cni"
 EOF
   # A bridge of its own, no masquerade: pods reach nothing (the host firewall drops what they start). isGateway
-  # gives the bridge the gateway address, so the host reaches pods on their addresses.
+  # gives the bridge the gateway address, so the host reaches pods on their addresses; the default route through
+  # it is there as on a real cluster, so it is the firewall, not a missing route, that stops a pod.
   cat > "$K/cni/10-sitewright-pods.conflist" <<EOF
 {"cniVersion": "0.4.0", "name": "sitewright-pods", "plugins": [{"type": "bridge", "bridge": "$POD_BRIDGE",
- "isGateway": true, "ipMasq": false, "hairpinMode": false,
+ "isGateway": true, "isDefaultGateway": true, "ipMasq": false, "hairpinMode": false,
  "ipam": {"type": "host-local", "dataDir": "$K/cni-ipam", "ranges": [[{"subnet": "$POD_CIDR", "gateway": "$POD_GATEWAY"}]]}}]}
 EOF
   # cgroupsPerQOS: the per-pod pids limit needs pod cgroups. oomScoreAdj 0: lowering it needs CAP_SYS_RESOURCE.
+  # SizeMemoryBackedVolumes (default from 1.22): a memory-backed emptyDir's tmpfs gets its sizeLimit as its size.
   cat > "$K/kubelet.yaml" <<EOF
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
@@ -254,6 +256,7 @@ imageGCHighThresholdPercent: 100
 imageGCLowThresholdPercent: 99
 podPidsLimit: 64
 maxPods: 40
+featureGates: {SizeMemoryBackedVolumes: true}
 EOF
 }
 
@@ -332,7 +335,8 @@ start_processes() {
 
 # --- images ---------------------------------------------------------------------------------------------------------
 
-has_image() { ctr_ images ls -q | grep -qxF "$1"; }
+# grep reads the whole list: with pipefail, grep -q quitting early would fail ctr with SIGPIPE.
+has_image() { ctr_ images ls -q | grep -xF "$1" >/dev/null; }
 
 # The pause binary from the same source tree as a one-layer docker-archive (what ctr imports), made with tar alone.
 import_pause_image() {
@@ -416,6 +420,7 @@ pod_running() { [ "$(kctl -n "$1" get pod "$2" -o 'jsonpath={.status.phase}' 2>/
 apply_namespace() {
   kctl apply -f scripts/setup/kubernetes-sandboxes.yaml >/dev/null
   wait_for "the default service account of $NAMESPACE" 60 kctl -n "$NAMESPACE" get serviceaccount default
+  kctl -n "$NAMESPACE" patch serviceaccount default -p '{"automountServiceAccountToken": false}' >/dev/null
   local as_sitewright=("$RUNTIME/usr/bin/kubectl" --kubeconfig "$K/sitewright.kubeconfig")
   [ "$("${as_sitewright[@]}" auth can-i create pods/exec -n "$NAMESPACE")" = yes ] ||
     fail "the sitewright user cannot exec into pods in $NAMESPACE"
@@ -453,11 +458,13 @@ start() {
     bash scripts/setup/sandbox-network.sh
     log "starting (binaries: $bin)"
     start_processes "$bin"
+    # While the kubelet registers the node.
+    import_sandbox_image "$image"
     wait_for "the node $NODE Ready" 120 node_ready
     log "node $NODE Ready ($(elapsed))"
   fi
-  apply_namespace
   import_sandbox_image "$image"
+  apply_namespace
   check_pod
   log "ready in $(elapsed); sandbox image $image; admin: KUBECONFIG=$K/admin.kubeconfig"
   echo "KUBECONFIG=$K/sitewright.kubeconfig"
