@@ -470,17 +470,25 @@ start() {
   echo "KUBECONFIG=$K/sitewright.kubeconfig"
 }
 
-# $1 pid; waits up to 10 s for it to end after SIGTERM, then kills it.
-end_process() {
-  kill "$1" 2>/dev/null || return 0
-  for _ in $(seq 1 50); do [ -d "/proc/$1" ] || return 0; sleep 0.2; done
-  kill -9 "$1" 2>/dev/null || true
+# The pids given; waits up to 10 s for them to end after SIGTERM, then kills what is left.
+end_processes() {
+  local pid left
+  [ $# -gt 0 ] || return 0
+  kill "$@" 2>/dev/null || true
+  for _ in $(seq 1 100); do
+    left=0
+    for pid in "$@"; do [ -d "/proc/$pid" ] && left=1; done
+    [ $left = 0 ] && return 0
+    sleep 0.1
+  done
+  kill -9 "$@" 2>/dev/null || true
 }
 
 stop_cluster() {
   local quiet=${1:-} pid name netns=() id
   [ -d "$K" ] || return 0
-  pid=$(pid_of kubelet) && end_process "$pid"
+  # The kubelet first, so it restarts nothing.
+  pid=$(pid_of kubelet) && end_processes "$pid"
   # The pods' network namespaces (named in their OCI specs), before their state goes.
   mapfile -t netns < <(grep -rhoE '/var/run/netns/cni-[0-9a-f-]+' "$K/containerd/state" 2>/dev/null | sort -u)
   if [ -d "$K/containerd/runc/k8s.io" ]; then
@@ -489,13 +497,13 @@ stop_cluster() {
       runc --root "$K/containerd/runc/k8s.io" delete -f "$id" 2>/dev/null || true
     done
   fi
-  # The shims of our containerd (named by its socket on their command lines).
-  for pid in $(pgrep -f -- "containerd-shim-runc-v2 .*-address $K/containerd/containerd.sock" || true); do
-    end_process "$pid"
-  done
+  # The shims of our containerd (named by its socket on their command lines), and the other processes.
+  local pids=()
+  mapfile -t pids < <(pgrep -f -- "containerd-shim-runc-v2 .*-address $K/containerd/containerd.sock" || true)
   for name in kube-scheduler kube-controller-manager kube-apiserver containerd etcd; do
-    pid=$(pid_of "$name") && end_process "$pid"
+    pid=$(pid_of "$name") && pids+=("$pid")
   done
+  end_processes "${pids[@]}"
   # Everything mounted under $K (overlay roots, memory-backed emptyDirs, the kubelet's own bind mount), deepest first.
   awk -v k="$K" '$2 == k || index($2, k "/") == 1 {print $2}' /proc/mounts | sort -r | while read -r mount; do
     umount "$mount" 2>/dev/null || umount -l "$mount" 2>/dev/null || true
