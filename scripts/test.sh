@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The whole test suite, on a fresh machine of this kind (run as root): installs and starts what the tests need,
-# then builds the app (which type-checks it), runs the vitest suites (unit + integration against real PostgreSQL, WordPress with our
-# plugin over https, and Podman), the plugin's PHP checks and tests, the end-to-end specs in Chromium, and last the
-# Kubernetes suites on a real single-node cluster (docs/kubernetes.md), whose server binaries build in the background
-# meanwhile (about 25 minutes on 2 cores when not cached). Ends with one line: "Summary: N passed, N failed, N skipped".
+# then builds the app (which type-checks it), runs the vitest suites (unit + integration against real PostgreSQL,
+# WordPress with our plugin over https, and Podman), the plugin's PHP checks and tests, the end-to-end specs in
+# Chromium, and last the Kubernetes suites on a real single-node cluster (docs/kubernetes.md), whose server binaries
+# build in the background meanwhile (about 25 minutes on 2 cores when not cached).
+# Ends with one line: "Summary: N passed, N failed, N skipped".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -68,11 +69,14 @@ kubernetes_cluster() {
   if ! wait "$kubernetes_build"; then
     echo "the Kubernetes build failed:"; tail -n 40 "$kubernetes_build_log"; return 1
   fi
-  echo "Kubernetes server binaries: $(tail -n 1 "$kubernetes_build_log"), ready after $(cat "$results/kubernetes-build.seconds") s" \
+  local bin started_log="$results/kubernetes-start.log"
+  bin=$(tail -n 1 "$kubernetes_build_log")
+  echo "Kubernetes server binaries: $bin, ready after $(cat "$results/kubernetes-build.seconds") s" \
     "($((SECONDS - waited)) s waited here; $(grep -c '^kubernetes-build: building' "$kubernetes_build_log") builds)"
-  out=$(SITEWRIGHT_K8S_BIN=$(tail -n 1 "$kubernetes_build_log") bash scripts/setup/kubernetes.sh start "$sandbox_image" \
-    2> "$results/kubernetes-start.log") || { echo "the cluster did not start:"; tail -n 40 "$results/kubernetes-start.log"; return 1; }
-  grep -E '^kubernetes: (node|ready)' "$results/kubernetes-start.log" || true
+  if ! out=$(SITEWRIGHT_K8S_BIN=$bin bash scripts/setup/kubernetes.sh start "$sandbox_image" 2> "$started_log"); then
+    echo "the cluster did not start:"; tail -n 40 "$started_log"; return 1
+  fi
+  grep -E '^kubernetes: (node|ready)' "$started_log" || true
   export KUBECONFIG=${out##*KUBECONFIG=} SANDBOX_IMAGE=$sandbox_image
 }
 # The rehearsal journey in Chromium on Kubernetes (issue 26): a playwright.kubernetes.config.ts that writes

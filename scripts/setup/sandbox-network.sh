@@ -96,4 +96,5 @@ for family in iptables ip6tables; do
   if [ -f "$knob" ]; then echo 1 > "$knob"; fi
 done
 
-echo "sandbox-network.sh: sandboxes in $POOL and pods in $POD_CIDR can start no connection over $families (chain $CHAIN on INPUT and FORWARD)" >&2
+echo "sandbox-network.sh: sandboxes in $POOL and pods in $POD_CIDR can start no connection over $families" \
+  "(chain $CHAIN on INPUT and FORWARD)" >&2
