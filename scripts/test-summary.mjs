@@ -16,15 +16,22 @@ const read = (name) => {
   return readFileSync(file, "utf8");
 };
 
-const vitest = read("vitest.json");
-if (vitest) {
-  const report = JSON.parse(vitest);
+// vitest's two runs: the main suites, and the Kubernetes suites on the test cluster (vitest.kubernetes.config.ts).
+for (const [file, label] of [
+  ["vitest.json", "vitest"],
+  ["vitest-kubernetes.json", "vitest (Kubernetes)"],
+]) {
+  const text = read(file);
+  if (!text) continue;
+  const report = JSON.parse(text);
   totals.passed += report.numPassedTests;
   // numFailedTestSuites counts describe blocks too; a file that failed to load has no failed test, so count files.
-  const failedFiles = (report.testResults ?? []).filter((file) => file.status === "failed").length;
+  const failedFiles = (report.testResults ?? []).filter((result) => result.status === "failed").length;
   totals.failed += report.numFailedTests + (failedFiles > 0 && report.numFailedTests === 0 ? failedFiles : 0);
   totals.skipped += report.numPendingTests + (report.numTodoTests ?? 0);
-  console.log(`vitest: ${report.numPassedTests} passed, ${report.numFailedTests} failed, ${failedFiles} files failed`);
+  console.log(
+    `${label}: ${report.numPassedTests} passed, ${report.numFailedTests} failed, ${failedFiles} files failed`,
+  );
 }
 
 const phpunit = read("phpunit.xml");
@@ -40,9 +47,14 @@ if (phpunit) {
   console.log(`phpunit: ${passed} passed, ${failed} failed, ${skipped} skipped`);
 }
 
+// The rehearsal journey on Kubernetes is expected once its config exists (scripts/test.sh, kubernetes_journey).
+const kubernetesJourney = existsSync("playwright.kubernetes.config.ts")
+  ? [["playwright-kubernetes.json", "playwright (Kubernetes)"]]
+  : [];
 for (const [file, label] of [
   ["playwright.json", "playwright"],
   ["playwright-sandbox.json", "playwright (sandboxes)"],
+  ...kubernetesJourney,
 ]) {
   const report = read(file);
   if (!report) continue;

@@ -82,7 +82,7 @@ const GENERATED_PATHS: Record<string, string> = {
 };
 
 const REPO_PATH =
-  /^(?:(?:app|lib|test|e2e|bench|scripts|plugin|deploy|docs|drizzle|public)\/\S*|server\.mjs|proxy\.ts|instrumentation\.ts|next\.config\.ts|package\.json|\.env\.example|vitest\.config\.ts|playwright(?:\.sandbox)?\.config\.ts)$/;
+  /^(?:(?:app|lib|test|e2e|bench|scripts|plugin|deploy|docs|drizzle|public)\/\S*|server\.mjs|proxy\.ts|instrumentation\.ts|next\.config\.ts|package\.json|\.env\.example|vitest(?:\.kubernetes)?\.config\.ts|playwright(?:\.sandbox)?\.config\.ts)$/;
 
 describe("the docs' file paths", () => {
   it("name files and folders that exist, wherever a backticked path looks like one of ours", () => {
@@ -180,6 +180,9 @@ const NOT_OUR_ENV: Record<string, { usedIn: string; what: string }> = {
   WINDOW_MS: { usedIn: "plugin/includes/class-sitewright-auth.php", what: "a constant in the plugin" },
   HOSTILE_CONTENT: { usedIn: "lib/agent/testing/injection-corpus.ts", what: "a constant in our tests" },
   POLITE_CONTENT: { usedIn: "lib/agent/testing/injection-corpus.ts", what: "a constant in our tests" },
+  SITEWRIGHT_K8S_BIN: { usedIn: "scripts/setup/kubernetes.sh", what: "the test cluster's server binaries" },
+  SITEWRIGHT_K8S_DIR: { usedIn: "scripts/setup/kubernetes.sh", what: "the test cluster's state directory" },
+  CAP_SYS_RESOURCE: { usedIn: "scripts/setup/kubernetes.sh", what: "a Linux capability root lacks here" },
 };
 
 describe("the environment variables the docs name", () => {

@@ -50,7 +50,7 @@ describe("commands that run as root without sudo", () => {
     expect(calling).toEqual([]);
   });
 
-  it.each(["system.sh", "podman.sh", "sandbox-network.sh"])(
+  it.each(["system.sh", "podman.sh", "sandbox-network.sh", "kubernetes.sh"])(
     "tells a user to run %s as root or with sudo, and changes nothing",
     (script) => {
       // As `nobody`: the check comes first, so no apt-get, no /etc write is even tried.

@@ -21,6 +21,7 @@ const nextBin = path.join(repoRoot, "node_modules", "next", "dist", "bin", "next
 const SOURCE_DIRS = ["app", "lib", "drizzle", "public"];
 const SKIPPED_ROOT_FILES = new Set([
   "vitest.config.ts",
+  "vitest.kubernetes.config.ts",
   "playwright.config.ts",
   "playwright.sandbox.config.ts",
   "drizzle.config.ts",

@@ -6,6 +6,11 @@
 #   PostgreSQL, anything listening on the bridge's gateway or another host address: INPUT), to other sandboxes and to
 #   the internet (FORWARD) — while replies to connections the host opened (the service reaching a sandbox through its
 #   port published on 127.0.0.1) pass.
+# - The test cluster's pods (scripts/setup/kubernetes.sh; docs/kubernetes.md) get the same chain for their CIDR and
+#   bridge (scripts/setup/kubernetes-network.sh): that cluster's network enforces no NetworkPolicy, so the host does.
+#   Its pods share one bridge, so traffic between two of them is bridged, not routed: the kernel passes it through
+#   iptables only with br_netfilter's bridge-nf-call-iptables on (turned on here; kubernetes.sh refuses to start
+#   without it). ebtables' --logical-in, the other way to stop it, is not supported by this kind of machine's kernel.
 # - IPv6: sandboxes start with IPv6 turned off (a sysctl at create), and as a second lock every IPv6 packet that
 #   arrives from a sandbox's bridge (named swsbx…, lib/sandbox/engine.ts) is dropped: link-local addresses need no
 #   route, and Node listens on `::`, so without this a sandbox reached the app through the gateway's fe80:: address.
@@ -23,6 +28,8 @@ fi
 POOL="${SANDBOX_NETWORK_POOL:-10.213.0.0/16}"
 CHAIN=SITEWRIGHT-SANDBOX
 BRIDGES="swsbx+"
+# shellcheck source=scripts/setup/kubernetes-network.sh
+. "$(dirname "$0")/kubernetes-network.sh"
 
 if ! command -v iptables >/dev/null || ! command -v ip6tables-restore >/dev/null; then
   echo "sandbox-network.sh: installing iptables" >&2
@@ -64,19 +71,30 @@ podman_uses_cni() {
   command -v podman >/dev/null && [ "$(podman info --format '{{.Host.NetworkBackend}}' 2>/dev/null)" = cni ]
 }
 
+# $1: a source range. Replies to connections the host opened pass; everything the range starts is dropped.
+drop_from() { printf '%s\n' "-s $1 -m conntrack --ctstate ESTABLISHED,RELATED -j RETURN" "-s $1 -j DROP"; }
+
 # The host talking to its own bridge address goes over lo with that source address: not a sandbox's packet.
 replace_chain iptables "-i lo -j RETURN
--s $POOL -m conntrack --ctstate ESTABLISHED,RELATED -j RETURN
--s $POOL -j DROP"
+$(drop_from "$POOL")
+$(drop_from "$POD_CIDR")"
 hook_family iptables
 
 if [ -d /proc/sys/net/ipv6 ]; then
-  # Nothing of a sandbox's needs IPv6: the service reaches it over IPv4 on 127.0.0.1.
-  replace_chain ip6tables "-i $BRIDGES -j DROP"
+  # Nothing of a sandbox's needs IPv6: the service reaches it over IPv4 on 127.0.0.1 (a pod: on its pod address).
+  replace_chain ip6tables "-i $BRIDGES -j DROP
+-i $POD_BRIDGE -j DROP"
   hook_family ip6tables
-  families="IPv4 and IPv6 (bridges $BRIDGES)"
+  families="IPv4 and IPv6 (bridges $BRIDGES $POD_BRIDGE)"
 else
   families="IPv4 (this kernel has no IPv6)"
 fi
 
-echo "sandbox-network.sh: sandboxes in $POOL can start no connection over $families (chain $CHAIN on INPUT and FORWARD)" >&2
+# Pods on the one pod bridge: packets bridged from one pod to another go through the chain above too.
+for family in iptables ip6tables; do
+  knob=/proc/sys/net/bridge/bridge-nf-call-$family
+  if [ -f "$knob" ]; then echo 1 > "$knob"; fi
+done
+
+echo "sandbox-network.sh: sandboxes in $POOL and pods in $POD_CIDR can start no connection over $families" \
+  "(chain $CHAIN on INPUT and FORWARD)" >&2
