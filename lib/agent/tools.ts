@@ -185,8 +185,7 @@ export function needsApproval(op: Operation, state: RunState, toolCallId: string
 /** The operation itself: reads and plan-less writes run; planned writes go through the write path. */
 async function perform(ctx: ToolContext, op: Operation, input: unknown, toolCallId: string): Promise<OperationResult> {
   if (op.startsJob) {
-    if (!ctx.startJob)
-      throw new OperationError("Bulk jobs run on the live site only (not in a sandbox).", "job_unavailable");
+    if (!ctx.startJob) throw new OperationError("Bulk jobs cannot be started from here.", "job_unavailable");
     return ctx.startJob(input);
   }
   if (!op.plan) return op.run!(ctx.client, input);

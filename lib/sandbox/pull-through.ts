@@ -40,7 +40,8 @@ const ITEMS = "/sitewright/v1/items";
 /** The most posts one list may pull in (a list answers at most 50 anyway). */
 const MAX_PULL = 50;
 
-function copiedOf(items: SandboxManifestItem[]): Copied {
+/** The live → sandbox ids of the posts and media a manifest's items say were copied. */
+export function copiedOf(items: SandboxManifestItem[]): Copied {
   const copied: Copied = { posts: new Map(), media: new Map() };
   for (const item of items) {
     if (typeof item.sourceId !== "number" || typeof item.sandboxId !== "number") continue;

@@ -17,10 +17,10 @@ import {
   linkConversationSandbox,
   upsertSandboxManifest,
 } from "@/lib/db/queries";
-import type { Sandbox, SandboxManifest } from "@/lib/db/schema";
+import type { Sandbox, SandboxManifest, SandboxManifestItem } from "@/lib/db/schema";
 import { log } from "@/lib/log";
 import type { SiteClient } from "@/lib/sites/types";
-import { pullThroughClient } from "./pull-through";
+import { copiedOf, pullThroughClient } from "./pull-through";
 import { pullIntoSandbox, readLiveVersions } from "./subset";
 
 /** What the rehearsal needs of the sandbox manager: a narrow view of it. */
@@ -141,4 +141,53 @@ export async function rehearsalFor(input: {
   await linkConversationSandbox({ conversationId: input.conversationId, sandboxId: sandbox.id, now: now() });
   const client = rehearsalClient({ sandbox, manifest, live: input.live, sandboxes: input.sandboxes });
   return { sandbox, manifest, client, fresh: true, ...(replaced ? { replaced } : {}) };
+}
+
+/**
+ * A bulk job's view of a conversation's rehearsal sandbox (lib/workflows/bulk-job.ts): the sandbox's own client (the
+ * job names sandbox ids), and the copying in of the live posts it selected that the sandbox does not hold yet —
+ * content only, with their live versions, as pull-through copies (docs/bulk-jobs.md, "In sandbox mode").
+ */
+export type JobSandbox = {
+  client: SiteClient;
+  /** Live post ids → sandbox ids, after copying in those the sandbox lacks; ids the live site lacks are left out. */
+  copyIn(liveIds: number[]): Promise<Map<number, number>>;
+};
+
+const manifestKey = (item: SandboxManifestItem) => `${item.kind}:${String(item.sourceId)}`;
+
+export function jobSandboxFor(input: {
+  sandboxId: string;
+  live: SiteClient;
+  client: SiteClient;
+  mediaBaseUrl: string;
+}): JobSandbox {
+  const { sandboxId } = input;
+  return {
+    client: input.client,
+    async copyIn(liveIds) {
+      const manifest = await findSandboxManifest({ sandboxId });
+      if (!manifest) throw new Error("The rehearsal sandbox has no manifest any more.");
+      const copied = copiedOf(manifest.items);
+      const missing = liveIds.filter((id) => !copied.posts.has(id));
+      if (missing.length > 0) {
+        const pulled = await pullIntoSandbox({
+          source: input.live,
+          target: input.client,
+          ids: missing,
+          copied,
+          mediaBaseUrl: input.mediaBaseUrl,
+          uploadsBaseUrl: manifest.sourceUploadsUrl,
+        });
+        // Read again just before writing: a chat turn of the same conversation may have copied something meanwhile.
+        const current = (await findSandboxManifest({ sandboxId })) ?? manifest;
+        const known = new Set(current.items.map(manifestKey));
+        const added = pulled.items.filter((item) => !known.has(manifestKey(item)));
+        if (added.length > 0) await upsertSandboxManifest({ ...current, items: [...current.items, ...added] });
+        const merged = copiedOf([...current.items, ...added]);
+        for (const [live, local] of merged.posts) copied.posts.set(live, local);
+      }
+      return new Map(liveIds.flatMap((id) => (copied.posts.has(id) ? [[id, copied.posts.get(id)!] as const] : [])));
+    },
+  };
 }

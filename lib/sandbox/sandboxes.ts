@@ -31,7 +31,7 @@ import { defaultImagePaths, type ImagePaths } from "./image";
 import { fetchSandboxMedia, type MediaFile } from "./media-proxy";
 import { SandboxPool } from "./pool";
 import { previewUrl } from "./preview";
-import { rehearsalFor } from "./rehearsal";
+import { type JobSandbox, jobSandboxFor, rehearsalFor } from "./rehearsal";
 import { createSignInLink } from "./sign-in";
 import { copySubset } from "./subset";
 
@@ -370,6 +370,12 @@ export class SandboxManager implements Collectable {
     const sandbox = await this.ownedSandbox(userId, id);
     if (sandbox.status !== "ready") throw notFound();
     return { sandbox, client: this.fleet.clientFor(sandbox) };
+  }
+
+  /** A bulk job's access to the user's rehearsal sandbox it runs in (rehearsal.ts); 404 when the sandbox is gone. */
+  async jobSandbox(input: { userId: string; id: string; live: SiteClient }): Promise<JobSandbox> {
+    const { client } = await this.clientForOwned(input);
+    return jobSandboxFor({ sandboxId: input.id, live: input.live, client, mediaBaseUrl: this.mediaBaseUrl(input.id) });
   }
 
   /** What apply and discard of a rehearsal need (apply.ts). */

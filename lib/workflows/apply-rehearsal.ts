@@ -43,10 +43,10 @@ export type RehearsalRequest = {
 const notApplicable = (message: string, details?: Record<string, unknown>) =>
   new AppError("not_applicable", message, { ...(details ? { details } : {}) });
 
-type Chosen = { sets: string[]; items: ChangeItem[] };
+export type Chosen = { sets: string[]; items: ChangeItem[] };
 
 /** Which items an Apply writes: every waiting item of the chosen sets, or the chosen items of this one. */
-async function chooseItems(request: RehearsalRequest): Promise<Chosen> {
+export async function chooseItems(request: RehearsalRequest): Promise<Chosen> {
   const set = await getChangeSet(request);
   if (set.target !== "sandbox")
     throw notApplicable("This change set was made on the live site: there is nothing to apply.");
@@ -79,7 +79,7 @@ async function chooseItems(request: RehearsalRequest): Promise<Chosen> {
   return { sets: sets.map((s) => s.id), items: [...chosen, ...alsoChosen] };
 }
 
-function addresses(manifest: SandboxManifest, appUrl: string, sandboxId: string, endpoint: string | null) {
+export function addresses(manifest: SandboxManifest, appUrl: string, sandboxId: string, endpoint: string | null) {
   const pairs: Array<[string, string]> = [];
   const liveUrl = (manifest.sourceUrl ?? "").replace(/\/+$/, "");
   if (manifest.sourceUploadsUrl) pairs.push([`${appUrl}/sandbox/media/${sandboxId}/`, manifest.sourceUploadsUrl]);
@@ -140,6 +140,20 @@ export async function applyRehearsal(
   sandboxes: RehearsalSandboxAccess,
   now: () => Date = clockNow,
 ) {
+  return withClaimedRehearsals(request, now, (set) => applyClaimed(request, set, live, sandboxes, now));
+}
+
+type RehearsalSet = Awaited<ReturnType<typeof getChangeSet>>;
+
+/**
+ * Claims the rehearsal and the other chosen sets for one Apply (`applying`), runs `apply`, and puts the sets back as
+ * they were when it throws; a set already claimed, applied or discarded is `409 not_applicable`.
+ */
+export async function withClaimedRehearsals<T>(
+  request: RehearsalRequest,
+  now: () => Date,
+  apply: (set: RehearsalSet) => Promise<T>,
+): Promise<T> {
   const set = await getChangeSet(request);
   if (set.target !== "sandbox")
     throw notApplicable("This change set was made on the live site: there is nothing to apply.");
@@ -156,7 +170,7 @@ export async function applyRehearsal(
     );
   }
   try {
-    return await applyClaimed(request, set, live, sandboxes, now);
+    return await apply(set);
   } catch (error) {
     await releaseRehearsals({ previous: claimed, now: now() });
     throw error;
@@ -164,7 +178,7 @@ export async function applyRehearsal(
 }
 
 /** The sandbox the set was rehearsed in, reachable and with its manifest; a 409 when it is gone. */
-async function rehearsalSandbox(
+export async function rehearsalSandbox(
   request: RehearsalRequest,
   set: Awaited<ReturnType<typeof getChangeSet>>,
   sandboxes: RehearsalSandboxAccess,
@@ -186,7 +200,7 @@ async function rehearsalSandbox(
  * The chosen items in the order they were written in the sandbox; refused (superseded) when an earlier set of the
  * sandbox, not live and not chosen, changed the same items.
  */
-async function inWrittenOrder(chosen: Chosen, sandboxId: string, userId: string) {
+export async function inWrittenOrder(chosen: Chosen, sandboxId: string, userId: string) {
   const history = await listSandboxItems({ sandboxId, userId });
   const order = new Map(history.map((item, index) => [item.id, index]));
   const items = [...chosen.items].sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
@@ -264,13 +278,14 @@ async function applyClaimed(
   return publicChangeSet(await getChangeSet({ ...request, changeSetId: recorded.changeSetId }));
 }
 
-/** What an Apply wrote, as its own live change set (undoable like any other). */
-function recordLive(
+/** What an Apply wrote, as its own live change set (undoable like any other); `turnId` names it (one per Apply). */
+export function recordLive(
   request: RehearsalRequest,
   set: Awaited<ReturnType<typeof getChangeSet>>,
   changes: LiveChange[],
   done: Awaited<ReturnType<typeof writeItems>>,
   now: () => Date,
+  turnId = `apply-${set.id}-${now().getTime()}`,
 ) {
   const planned: PlannedItem[] = changes.map((entry, index) => {
     const result = done[index];
@@ -294,10 +309,9 @@ function recordLive(
       versionRead: entry.change.expect,
     };
   });
-  const applyId = `apply-${set.id}-${now().getTime()}`;
   return recordWritten(
-    { userId: request.userId, siteId: set.siteId, conversationId: set.conversationId, turnId: applyId, target: "live" },
-    applyId,
+    { userId: request.userId, siteId: set.siteId, conversationId: set.conversationId, turnId, target: "live" },
+    turnId,
     planned,
     done,
   );

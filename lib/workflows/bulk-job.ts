@@ -4,6 +4,9 @@
  * batches into one change set — writing at once what visitors cannot see, leaving the rest pending for the owner's
  * review as one queue. The runner holds the job under a lease, moves its cursor in the same transaction as the items
  * it planned, and picks the job up again after a restart, so no item is planned or written twice.
+ * In sandbox mode the job's change set is a rehearsal of the conversation's sandbox: the selection is counted on the
+ * live site, the items are copied into the sandbox as the runner reaches them, and every item is written there at
+ * once (nothing visitors see changes); Apply replays them on the live site (./job-rehearsal.ts).
  */
 import { randomUUID } from "node:crypto";
 import { OperationError } from "@/lib/agent/operations/operation";
@@ -20,6 +23,7 @@ import {
   ensureChangeSet,
   findJob,
   findJobByChangeSet,
+  findChangeSet,
   findSiteById,
   getChangeSetItems,
   markChangeItemApplied,
@@ -40,6 +44,8 @@ import { fieldFits, fieldTarget, type JobSpec, jobSpecSchema } from "@/lib/jobs/
 import { selectIds } from "@/lib/jobs/selection";
 import { currentValue, type JobSubject, plannedFields, subjectFacts } from "@/lib/jobs/transform";
 import { log } from "@/lib/log";
+import { getSandboxManager } from "@/lib/sandbox";
+import type { JobSandbox } from "@/lib/sandbox/rehearsal";
 import { getOwnedSite, siteClientFor } from "@/lib/sites/sites";
 import type { SiteClient } from "@/lib/sites/types";
 
@@ -71,8 +77,17 @@ export const jobView = (job: Job): JobView => ({
   updatedAt: job.updatedAt.toISOString(),
 });
 
-type Deps = { siteClient(site: Site): SiteClient; writeTexts: typeof writeJobTexts };
-const defaults: Deps = { siteClient: (site) => siteClientFor(site), writeTexts: writeJobTexts };
+type Deps = {
+  siteClient(site: Site): SiteClient;
+  writeTexts: typeof writeJobTexts;
+  /** The rehearsal sandbox a sandbox-mode job runs in. */
+  sandbox(input: { userId: string; id: string; live: SiteClient }): Promise<JobSandbox>;
+};
+const defaults: Deps = {
+  siteClient: (site) => siteClientFor(site),
+  writeTexts: writeJobTexts,
+  sandbox: (input) => getSandboxManager().jobSandbox(input),
+};
 let override: Partial<Deps> | undefined;
 /** Tests: a site client trusting the local test CA, a scripted writer; `undefined` restores the defaults. */
 export function setJobDepsForTests(deps: Partial<Deps> | undefined) {
@@ -80,15 +95,24 @@ export function setJobDepsForTests(deps: Partial<Deps> | undefined) {
 }
 const deps = (): Deps => ({ ...defaults, ...override });
 
-/** Starts a job for the agent's tool call: counts the selection first, refuses what is over the limits. */
+/**
+ * Starts a job for the agent's tool call: counts the selection first (on the live site, `client`), refuses what is
+ * over the limits. With `sandboxId` (sandbox mode) the job rehearses in that sandbox: its change set is a rehearsal.
+ */
 export async function startBulkJob(input: {
   userId: string;
   siteId: string;
   conversationId: string;
   spec: JobSpec;
   client: SiteClient;
+  sandboxId?: string;
 }): Promise<JobView> {
   const { spec } = input;
+  if (input.sandboxId && (spec.selection.type === "media" || fieldTarget(spec.change.field).ref === "seo"))
+    throw new OperationError(
+      "In sandbox mode a bulk job changes the content, title or excerpt of pages and posts; alt text, captions and SEO fields cannot be applied from a sandbox yet. Ask the owner to switch the chat to live mode for this job.",
+      "job_unavailable",
+    );
   const limits = {
     maxItems: env().BULK_JOB_MAX_ITEMS,
     maxTokens: env().BULK_JOB_MAX_TOKENS,
@@ -113,7 +137,8 @@ export async function startBulkJob(input: {
     siteId: input.siteId,
     conversationId: input.conversationId,
     turnId: `job:${id}`,
-    target: "live",
+    target: input.sandboxId ? "sandbox" : "live",
+    sandboxId: input.sandboxId ?? null,
     now: at,
   });
   const job = await insertJob({
@@ -163,21 +188,44 @@ async function runWhileWork() {
 
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 300);
 
+/**
+ * Where a job writes: the live site (ids as selected), or the conversation's rehearsal sandbox, where every item is
+ * written at once and counted as `planned` (it waits for the owner's Apply; `applied` counts what is live).
+ */
+type Workplace = {
+  client: SiteClient;
+  rehearsal: boolean;
+  /** Selected (live) ids → the ids the job works on there, copying into the sandbox what it lacks. */
+  local(ids: number[]): Promise<Map<number, number>>;
+};
+
+async function workplaceFor(job: Job, live: SiteClient): Promise<Workplace> {
+  const set = await findChangeSet({ id: job.changeSetId, userId: job.userId, siteId: job.siteId });
+  if (set?.target !== "sandbox" || !set.sandboxId)
+    return { client: live, rehearsal: false, local: async (ids) => new Map(ids.map((id) => [id, id])) };
+  const sandbox = await deps()
+    .sandbox({ userId: job.userId, id: set.sandboxId, live })
+    .catch(() => {
+      throw new Error("The sandbox this job rehearses in is gone (it expired or was deleted).");
+    });
+  return { client: sandbox.client, rehearsal: true, local: (ids) => sandbox.copyIn(ids) };
+}
+
 async function runJob(job: Job) {
   const site = await findSiteById({ siteId: job.siteId });
   if (site?.status !== "active") throw new Error("The site is not connected any more.");
-  const client = deps().siteClient(site);
+  const place = await workplaceFor(job, deps().siteClient(site));
   const spec = jobSpecSchema.parse(job.spec);
   const deadline = job.createdAt.getTime() + job.limits.maxMinutes * 60_000;
   const batchSize = spec.change.kind === "write" ? 10 : 25;
   let tokens = job.progress.tokens ?? 0;
-  await finishInterruptedWrites(client, job);
+  await finishInterruptedWrites(place, job);
   for (let cursor = job.cursor; cursor < job.selection.ids.length; cursor += batchSize) {
     if (Date.now() > deadline) throw new Error(`The job ran over its ${job.limits.maxMinutes} minutes.`);
     if (spec.change.kind === "write" && tokens >= job.limits.maxTokens)
       throw new Error(`The job spent its ${job.limits.maxTokens} model tokens.`);
     const ids = job.selection.ids.slice(cursor, cursor + batchSize);
-    const batch = await planBatch(client, job, spec, ids, site.url);
+    const batch = await planBatch(place, job, spec, ids, site.url);
     tokens += batch.delta.tokens ?? 0;
     const stored = await recordPlannedBatch({
       id: job.id,
@@ -190,27 +238,27 @@ async function runJob(job: Job) {
     });
     if (!stored) return; // cancelled, or another runner holds it now
     await writeQuiet(
-      client,
+      place,
       job,
       batch.items.filter((item) => item.status === "writing"),
     );
   }
   const set = await refreshChangeSetStatus({ id: job.changeSetId, now: now() });
-  await transitionJob({
-    id: job.id,
-    from: ["planning"],
-    to: set?.status === "pending" ? "ready" : "done",
-    now: now(),
-  });
+  // A rehearsal waits for Apply (pending) unless nothing was written in the sandbox at all.
+  const waits = set?.status === "pending" && (!place.rehearsal || (await listChangeSetRefs(job.changeSetId)).size > 0);
+  await transitionJob({ id: job.id, from: ["planning"], to: waits ? "ready" : "done", now: now() });
 }
 
 /** Reads a batch's items, computes each one's change, writes the invisible ones at once; returns what to store. */
-async function planBatch(client: SiteClient, job: Job, spec: JobSpec, ids: number[], siteUrl: string) {
+async function planBatch(place: Workplace, job: Job, spec: JobSpec, selected: number[], siteUrl: string) {
+  const { client } = place;
   const target = fieldTarget(spec.change.field).ref;
+  const local = await place.local(selected);
+  const ids = selected.flatMap((id) => (local.has(id) ? [local.get(id)!] : [])); // not copyable: gone since
   const known = await listChangeSetRefs(job.changeSetId);
   const fresh = ids.filter((id) => !known.has(`${target}:${id}`));
   const subjects = (await readSubjects(client, fresh, target === "seo")).filter((read) => stillMissing(spec, read));
-  const delta: Partial<JobProgress> = { skipped: ids.length - subjects.length };
+  const delta: Partial<JobProgress> = { skipped: selected.length - subjects.length };
   let texts = new Map<number, string>();
   if (spec.change.kind === "write" && subjects.length > 0) {
     const written = await deps().writeTexts({
@@ -232,7 +280,7 @@ async function planBatch(client: SiteClient, job: Job, spec: JobSpec, ids: numbe
     }
     plans.push(planFor(fields.ref === post.ref ? post : seo!, fields.fields, subject.title, post));
   }
-  return { items: batchRows(job, plans, delta), delta };
+  return { items: batchRows(job, plans, delta, place.rehearsal), delta };
 }
 
 type Read = { subject: JobSubject; post: SiteItem; seo?: SiteItem };
@@ -276,9 +324,10 @@ function planFor(item: SiteItem, fields: Record<string, string>, title: string, 
 /**
  * The batch's items as stored: visible ones wait in the queue (`pending`), invisible ones (as a draft is) are stored
  * as `writing` and written right after they are recorded — write-ahead, so a crash between the two leaves a row the
- * next runner finishes (finishInterruptedWrites), never a write the job's undo does not know.
+ * next runner finishes (finishInterruptedWrites), never a write the job's undo does not know. In a sandbox every
+ * item is invisible to visitors: all are written at once (`writeAll`).
  */
-function batchRows(job: Job, plans: PlannedItem[], delta: Partial<JobProgress>): ChangeItemInsert[] {
+function batchRows(job: Job, plans: PlannedItem[], delta: Partial<JobProgress>, writeAll: boolean): ChangeItemInsert[] {
   const at = now();
   const row = (plan: PlannedItem): ChangeItemInsert => ({
     id: randomUUID(),
@@ -295,7 +344,7 @@ function batchRows(job: Job, plans: PlannedItem[], delta: Partial<JobProgress>):
     change: plan.change,
     beforeState: plan.beforeState,
     versionRead: plan.versionRead,
-    status: plan.visible ? "pending" : "writing",
+    status: plan.visible && !writeAll ? "pending" : "writing",
     now: at,
   });
   const rows = plans.map(row);
@@ -304,14 +353,10 @@ function batchRows(job: Job, plans: PlannedItem[], delta: Partial<JobProgress>):
 }
 
 /** Writes recorded invisible items; a person's newer edit skips the item (failed, named in the queue). */
-async function writeQuiet(
-  client: SiteClient,
-  job: Job,
-  items: Array<{ id: string; title: string; change: ItemChange }>,
-) {
+async function writeQuiet(place: Workplace, job: Job, items: Array<{ id: string; title: string; change: ItemChange }>) {
   if (items.length === 0) return;
   const result = await writeSkippingDrift(
-    client,
+    place.client,
     items.map((item) => ({ item, change: item.change })),
     async (batch) => {
       for (const { item, done } of batch)
@@ -327,18 +372,23 @@ async function writeQuiet(
     },
   );
   await transitionChangeItems({ ids: result.skipped.map((s) => s.id), from: "writing", to: "failed", now: now() });
-  await addJobProgress({ id: job.id, delta: { applied: result.written, skipped: result.skipped.length }, now: now() });
+  const counter = place.rehearsal ? "planned" : "applied";
+  await addJobProgress({
+    id: job.id,
+    delta: { [counter]: result.written, skipped: result.skipped.length },
+    now: now(),
+  });
 }
 
 /**
  * Items a crashed runner recorded but may not have written: written already (the site holds the planned values)
  * → recorded as written; untouched (the version read) → written now; changed by a person since → skipped.
  */
-async function finishInterruptedWrites(client: SiteClient, job: Job) {
+async function finishInterruptedWrites(place: Workplace, job: Job) {
   const waiting = (await getChangeSetItems(job.changeSetId)).filter((item) => item.status === "writing");
   if (waiting.length === 0) return;
   const current = await readItems(
-    client,
+    place.client,
     waiting.map((item) => item.ref),
   );
   const toWrite: typeof waiting = [];
@@ -355,10 +405,10 @@ async function finishInterruptedWrites(client: SiteClient, job: Job) {
         versionAfter: site.version,
         now: now(),
       });
-      await addJobProgress({ id: job.id, delta: { applied: 1 }, now: now() });
+      await addJobProgress({ id: job.id, delta: { [place.rehearsal ? "planned" : "applied"]: 1 }, now: now() });
     } else toWrite.push(item);
   }
-  await writeQuiet(client, job, toWrite);
+  await writeQuiet(place, job, toWrite);
 }
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
@@ -381,6 +431,11 @@ export async function cancelJobForOwner(input: { userId: string; siteId: string;
     () => undefined,
   );
   return jobView(job);
+}
+
+/** Stops a job from planning further (its rehearsal is being discarded); its items stay as they are. */
+export async function cancelJobPlanning(job: Job): Promise<void> {
+  await transitionJob({ id: job.id, from: ["planning", "ready"], to: "cancelled", now: now() });
 }
 
 /** Is this change set a job's queue? (Then apply and undo skip drifted items instead of refusing the set.) */

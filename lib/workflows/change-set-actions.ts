@@ -8,7 +8,8 @@ import { applyRehearsal, discardRehearsal } from "./apply-rehearsal";
 import { getOwnedSite, siteClientFor } from "@/lib/sites/sites";
 import type { SiteClient } from "@/lib/sites/types";
 import { scheduleVerification } from "./verify-change-set";
-import { applyJobItems, jobForChangeSet, rejectJobItems, undoJobItems } from "./bulk-job";
+import { applyJobItems, cancelJobPlanning, jobForChangeSet, rejectJobItems, undoJobItems } from "./bulk-job";
+import { applyJobRehearsal } from "./job-rehearsal";
 import { editQueueItem, type Skipped } from "@/lib/changes/queue";
 import {
   type ChangeSetList,
@@ -71,7 +72,8 @@ export type QueueOutcome = PublicChangeSet & { skipped?: Skipped[] };
 export async function undoChangeSetForOwner(request: ChangeSetRequest): Promise<QueueOutcome> {
   const site = await getOwnedSite(request);
   const before = await getChangeSet(request); // 404 before touching the site's credentials
-  if (await jobForChangeSet(before.id)) {
+  // A job's queue, or the live set an Apply of a job's rehearsal wrote (`job:<id>:apply-…`): undone as a queue.
+  if ((await jobForChangeSet(before.id)) || before.turnId.startsWith("job:")) {
     const { skipped } = await undoJobItems(request, deps().siteClient(site));
     void scheduleVerification({ ...request, trigger: "undo" });
     return { ...publicChangeSet(await getChangeSet(request)), skipped };
@@ -91,7 +93,13 @@ export async function applyChangeSetForOwner(
   const set = await getChangeSet(request);
   // A rehearsal (sandbox change set) is replayed on the live site: ./apply-rehearsal.ts.
   if (set.target === "sandbox") {
-    const applied = await applyRehearsal(request, deps().siteClient(site), getSandboxManager().rehearsals());
+    const job = await jobForChangeSet(set.id);
+    const outcome = job
+      ? await applyJobRehearsal(request, deps().siteClient(site), getSandboxManager().rehearsals(), job)
+      : { changeSet: await applyRehearsal(request, deps().siteClient(site), getSandboxManager().rehearsals()) };
+    const applied = outcome.changeSet;
+    const skipped = "skipped" in outcome ? { skipped: outcome.skipped } : {};
+    if (applied.target !== "live") return { ...applied, ...skipped }; // a job whose every item was skipped
     // `applied` is the live change set the Apply wrote: look at the live site for it (docs/verification.md).
     void scheduleVerification({
       userId: request.userId,
@@ -99,7 +107,7 @@ export async function applyChangeSetForOwner(
       changeSetId: applied.id,
       trigger: "apply",
     });
-    return { ...applied, verification: { status: "pending", urls: [] } };
+    return { ...applied, verification: { status: "pending", urls: [] }, ...skipped };
   }
   const job = await jobForChangeSet(set.id);
   if (job) {
@@ -118,7 +126,12 @@ export async function applyChangeSetForOwner(
 export async function discardChangeSetForOwner(request: ChangeSetRequest): Promise<PublicChangeSet> {
   await getOwnedSite(request);
   const set = await getChangeSet(request);
-  if (set.target === "sandbox") return discardRehearsal(request, getSandboxManager().rehearsals());
+  if (set.target === "sandbox") {
+    // A job rehearsing in the sandbox stops first, so it writes nothing more into what is thrown away.
+    const job = await jobForChangeSet(set.id);
+    if (job) await cancelJobPlanning(job);
+    return discardRehearsal(request, getSandboxManager().rehearsals());
+  }
   throw new AppError("not_applicable", "This change set was made on the live site: undo it instead of discarding it.");
 }
 

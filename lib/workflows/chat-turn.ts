@@ -363,7 +363,8 @@ export async function startChatTurn(
     ...(notVisible ? { notVisible } : {}),
     afterLiveWrite: ({ changeSetId, itemIds }) =>
       void scheduleVerification({ userId: request.userId, siteId: site.id, changeSetId, trigger: "write", itemIds }),
-    ...(rehearsal ? {} : { startJob: jobStarter(request.userId, site.id, scope.conversationId, liveClient) }),
+    // A job counts its selection on the live site; in sandbox mode it writes only into the conversation's sandbox.
+    startJob: jobStarter(request.userId, site.id, scope.conversationId, liveClient, rehearsal?.sandboxId),
   });
   return createUIMessageStreamResponse({
     stream,
@@ -466,11 +467,14 @@ async function lastChangeNotVisible(conversationId: string, userId: string): Pro
 }
 
 /** Live turns may start a bulk job (docs/bulk-jobs.md): the tool's input is its spec, checked by the operation. */
-function jobStarter(userId: string, siteId: string, conversationId: string, client: SiteClient) {
+function jobStarter(userId: string, siteId: string, conversationId: string, client: SiteClient, sandboxId?: string) {
   return async (spec: unknown) => {
-    const job = await startBulkJob({ userId, siteId, conversationId, spec: spec as JobSpec, client });
+    const job = await startBulkJob({ userId, siteId, conversationId, spec: spec as JobSpec, client, sandboxId });
+    const where = sandboxId
+      ? "It changes the sandbox copy only; the owner reviews it and applies it to the live site in one click."
+      : "Each change waits in one review queue.";
     return {
-      summary: `Started a bulk job: ${job.selection.count} ${job.selection.description}. Each change waits in one review queue.`,
+      summary: `Started a bulk job: ${job.selection.count} ${job.selection.description}. ${where}`,
       data: { job },
     };
   };

@@ -13,7 +13,9 @@ type Props = {
 };
 type Outcome = { kind: "ok" | "error"; text: string };
 type Answer = {
-  changeSet?: { id: string };
+  changeSet?: { id: string; target?: string };
+  /** A bulk job's Apply: the items a person changed on the live site since the copy, left as they made them. */
+  details?: { skipped?: Array<{ title: string; reason: string }> };
   error?: { code?: string; message?: string; details?: { items?: Array<{ changeSetId?: string }> } };
 };
 
@@ -148,8 +150,10 @@ export function ReviewActions({ siteId, changeSet, items = [] }: Props) {
   );
   const base = `/sites/${siteId}/changes`;
   const applied = (text: string) => (body: Answer) => {
-    setLiveSetId(body.changeSet?.id);
-    return { kind: "ok" as const, text };
+    if (body.changeSet?.target === "live") setLiveSetId(body.changeSet.id);
+    const skipped = body.details?.skipped ?? [];
+    const names = skipped.map((s) => `“${s.title}” (${s.reason})`).join("; ");
+    return { kind: "ok" as const, text: skipped.length ? `${text} Skipped ${skipped.length}: ${names}` : text };
   };
   const partly = changeSet.status === "partially_applied";
   const pending = (changeSet.status === "pending" || partly) && changeSet.target === "sandbox";

@@ -35,6 +35,12 @@ export default async function JobPage({
         {job.selection.count} {job.selection.description}
       </h1>
       <JobProgressView siteId={site.id} initial={job} />
+      {page.changeSet.target === "sandbox" ? (
+        <p data-testid="job-rehearsal">
+          This job works in the conversation's sandbox copy: your live site is unchanged until you apply it.{" "}
+          <Link href={`/sites/${site.id}/review/${job.changeSetId}`}>Review it and apply it to the live site</Link>
+        </p>
+      ) : null}
       <JobQueue siteId={site.id} job={job} items={page.changeSet.items} />
       {page.nextCursor ? (
         <p>
