@@ -64,7 +64,7 @@ export type TurnInput = {
   notVisible?: NotVisible;
   /** Called after an approved write lands on the live site (the look at the live site: docs/verification.md). */
   afterLiveWrite?: WriteContext["afterLiveWrite"];
-  /** Starts a bulk job for the turn (live mode). */
+  /** Starts a bulk job for the turn (on the live site, or in the turn's sandbox in sandbox mode). */
   startJob?: ToolContext["startJob"];
 };
 

@@ -62,7 +62,7 @@ export type ToolContext = {
   state: RunState;
   /** The turn's change set scope and plans (writes). */
   writes: WriteContext;
-  /** Starts a bulk job (live mode; absent where jobs cannot run): the operation's input is its spec. */
+  /** Starts a bulk job (absent where jobs cannot run): the operation's input is its spec. */
   startJob?: (spec: unknown) => Promise<{ summary: string; data: unknown }>;
   /**
    * Reads what the site's token may do again (its `/info`) and returns the names of the operations now allowed.

@@ -45,27 +45,54 @@ function rehearsalClient(input: {
   sandboxes: RehearsalSandboxes;
 }): SiteClient {
   const target = input.sandboxes.clientFor(input.sandbox);
+  const sandboxId = input.sandbox.id;
   return pullThroughClient({
     sandbox: target,
     live: input.live,
     items: input.manifest.items,
-    sandboxId: input.sandbox.id,
+    sandboxId,
     pull: async (ids, copied) => {
+      // A bulk job of the conversation may have copied some of them since this turn began: those are not copied
+      // twice, and this turn learns where they are.
+      const recorded = (await findSandboxManifest({ sandboxId }))?.items ?? [];
+      const known = copiedOf(recorded);
       const pulled = await pullIntoSandbox({
         source: input.live,
         target,
         ids,
-        copied,
-        mediaBaseUrl: input.sandboxes.mediaBaseUrl(input.sandbox.id),
+        copied: {
+          posts: new Map([...known.posts, ...copied.posts]),
+          media: new Map([...known.media, ...copied.media]),
+        },
+        mediaBaseUrl: input.sandboxes.mediaBaseUrl(sandboxId),
         uploadsBaseUrl: input.manifest.sourceUploadsUrl,
       });
-      return pulled.items;
+      const already = recorded.filter(
+        (item) =>
+          item.liveRef?.startsWith("post:") &&
+          ids.includes(Number(item.sourceId)) &&
+          !copied.posts.has(Number(item.sourceId)),
+      );
+      return [...already, ...pulled.items];
     },
     save: async (items) => {
-      const current = await findSandboxManifest({ sandboxId: input.sandbox.id });
-      await upsertSandboxManifest({ ...(current ?? input.manifest), items });
+      await appendToManifest(sandboxId, input.manifest, items);
     },
   });
+}
+
+const manifestKey = (item: SandboxManifestItem) => `${item.kind}:${String(item.sourceId)}`;
+
+/**
+ * Adds copied items to the manifest as it is now: what others recorded meanwhile (a bulk job's copies, the versions an
+ * Apply wrote) stays, and an item already there is not added again.
+ */
+async function appendToManifest(sandboxId: string, fallback: SandboxManifest, items: SandboxManifestItem[]) {
+  const current = (await findSandboxManifest({ sandboxId })) ?? fallback;
+  const known = new Set(current.items.map(manifestKey));
+  const added = items.filter((item) => !known.has(manifestKey(item)));
+  if (added.length > 0) await upsertSandboxManifest({ ...current, items: [...current.items, ...added] });
+  return [...current.items, ...added];
 }
 
 export type Rehearsal = {
@@ -154,8 +181,6 @@ export type JobSandbox = {
   copyIn(liveIds: number[]): Promise<Map<number, number>>;
 };
 
-const manifestKey = (item: SandboxManifestItem) => `${item.kind}:${String(item.sourceId)}`;
-
 export function jobSandboxFor(input: {
   sandboxId: string;
   live: SiteClient;
@@ -179,12 +204,8 @@ export function jobSandboxFor(input: {
           mediaBaseUrl: input.mediaBaseUrl,
           uploadsBaseUrl: manifest.sourceUploadsUrl,
         });
-        // Read again just before writing: a chat turn of the same conversation may have copied something meanwhile.
-        const current = (await findSandboxManifest({ sandboxId })) ?? manifest;
-        const known = new Set(current.items.map(manifestKey));
-        const added = pulled.items.filter((item) => !known.has(manifestKey(item)));
-        if (added.length > 0) await upsertSandboxManifest({ ...current, items: [...current.items, ...added] });
-        const merged = copiedOf([...current.items, ...added]);
+        // Added to the manifest as it is now: a chat turn of the same conversation may have copied something.
+        const merged = copiedOf(await appendToManifest(sandboxId, manifest, pulled.items));
         for (const [live, local] of merged.posts) copied.posts.set(live, local);
       }
       return new Map(liveIds.flatMap((id) => (copied.posts.has(id) ? [[id, copied.posts.get(id)!] as const] : [])));

@@ -129,6 +129,7 @@ describe("bulk jobs in sandbox mode", () => {
         { text: "Started in the sandbox." },
       ]),
     );
+    let started = performance.now();
     const res = await call(chatRoute, {
       body: { siteId, message: "Replace our old phone number everywhere", mode: "sandbox" },
       cookie: owner.cookie,
@@ -144,6 +145,7 @@ describe("bulk jobs in sandbox mode", () => {
     expect(finish.messageMetadata?.mode).toBe("sandbox");
 
     await kickJobRunner();
+    const planMs = performance.now() - started;
     const job = await showJobForOwner({ userId: owner.id, siteId, jobId: part.data.id });
     expect(job).toMatchObject({ status: "ready", selection: { count: 55 } });
     expect(job.progress).toMatchObject({ planned: 55, applied: 0, skipped: 0 });
@@ -168,7 +170,9 @@ describe("bulk jobs in sandbox mode", () => {
     await humanEditPost(wp.local.wpPath, published[3]!, { content: "<p>Call Ana on 555-0100.</p>" });
     const request = { userId: owner.id, siteId, changeSetId: job.changeSetId };
     const edited = rehearsal.items.find((i) => i.targetId === `post:${sandboxIdOf(manifest!.items, published[3]!)}`)!;
+    started = performance.now();
     const applied = await applyChangeSetForOwner(request);
+    const applyMs = performance.now() - started;
     expect(applied).toMatchObject({ target: "live", status: "applied" });
     expect(applied.skipped).toEqual([
       { id: edited.id, title: `${tag} 4`, reason: expect.stringContaining("changed it on the site") },
@@ -185,7 +189,13 @@ describe("bulk jobs in sandbox mode", () => {
     await expect(applyChangeSetForOwner(request)).rejects.toMatchObject({ code: "not_applicable" });
 
     // Undo as one: every applied page back, the person's edit kept.
+    started = performance.now();
     const undone = await undoChangeSetForOwner({ userId: owner.id, siteId, changeSetId: applied.id });
+    const undoMs = performance.now() - started;
+    // docs/performance.md, "Bulk jobs in sandbox mode".
+    console.info(
+      `sandbox job: message to job ready (first copy, 10 drafts copied in, 55 written in the sandbox) ${Math.round(planMs)} ms; apply 54 ${Math.round(applyMs)} ms; undo 54 ${Math.round(undoMs)} ms`,
+    );
     expect(undone.skipped).toEqual([]);
     expect(undone.status).toBe("undone");
     for (const id of all.filter((id) => id !== published[3])) expect(await liveContent(id)).toContain("555-0100");
