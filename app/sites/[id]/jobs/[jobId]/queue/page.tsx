@@ -36,19 +36,23 @@ export default async function JobPage({
       </h1>
       <JobProgressView siteId={site.id} initial={job} />
       {page.changeSet.target === "sandbox" ? (
+        // A rehearsal is applied, discarded and undone as one, on its review page (docs/bulk-jobs.md).
         <p data-testid="job-rehearsal">
           This job works in the conversation's sandbox copy: your live site is unchanged until you apply it.{" "}
           <Link href={`/sites/${site.id}/review/${job.changeSetId}`}>Review it and apply it to the live site</Link>
         </p>
-      ) : null}
-      <JobQueue siteId={site.id} job={job} items={page.changeSet.items} />
-      {page.nextCursor ? (
-        <p>
-          <Link href={`/sites/${site.id}/jobs/${job.id}/queue?cursor=${encodeURIComponent(page.nextCursor)}`}>
-            Next items
-          </Link>
-        </p>
-      ) : null}
+      ) : (
+        <>
+          <JobQueue siteId={site.id} job={job} items={page.changeSet.items} />
+          {page.nextCursor ? (
+            <p>
+              <Link href={`/sites/${site.id}/jobs/${job.id}/queue?cursor=${encodeURIComponent(page.nextCursor)}`}>
+                Next items
+              </Link>
+            </p>
+          ) : null}
+        </>
+      )}
     </main>
   );
 }
