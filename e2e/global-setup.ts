@@ -7,8 +7,9 @@ import { existsSync, mkdirSync, openSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net";
 import path from "node:path";
 import { createTestDatabase } from "../lib/db/testing";
-import { namespaceFor } from "../lib/sandbox/config";
-import { SandboxEngine } from "../lib/sandbox/engine";
+import { namespaceFor, sandboxConfig } from "../lib/sandbox/config";
+import type { DriverName } from "../lib/sandbox/driver";
+import { createDriver } from "../lib/sandbox/drivers";
 import { ensureTestCa } from "../scripts/lib/tls";
 import { startLocalSite } from "../scripts/site-local";
 import { startSmtpSink } from "../test/smtp-sink";
@@ -130,9 +131,9 @@ export default async function globalSetup() {
     // The app's sandboxes (its pool, the specs' rehearsals) are labelled with its namespace: remove them all, as GC
     // would on the app's next start (this database is dropped, so there is no next start).
     if (process.env.E2E_SANDBOX_DRIVER) {
-      const engine = new SandboxEngine({ dockerHost: process.env.DOCKER_HOST ?? "unix:///run/podman/podman.sock" });
-      for (const container of await engine.list(namespaceFor(database.url)).catch(() => [])) {
-        await engine.remove(container.containerId).catch(() => {});
+      const driver = createDriver(sandboxConfig({ driver: process.env.E2E_SANDBOX_DRIVER as DriverName }));
+      for (const sandbox of await driver.list(namespaceFor(database.url)).catch(() => [])) {
+        await driver.remove(sandbox.handle).catch(() => {});
       }
     }
     await proxy.close();

@@ -1,0 +1,15 @@
+import { defineConfig } from "@playwright/test";
+import base from "./playwright.config";
+
+// The rehearsal journey on Kubernetes (issue 26): the same app, WordPress, model and specs as the sandbox run, with
+// each sandbox a pod on the test cluster (scripts/test.sh exports its KUBECONFIG and SANDBOX_IMAGE). Run:
+// npx playwright test -c playwright.kubernetes.config.ts
+process.env.E2E_SANDBOX_DRIVER = "kubernetes";
+
+export default defineConfig({
+  ...base,
+  testMatch: "**/rehearsal.sandbox-spec.ts",
+  reporter: [["list"], ["json", { outputFile: ".cache/test-results/playwright-kubernetes.json" }]],
+  outputDir: ".cache/test-results/playwright-kubernetes",
+  timeout: 180_000,
+});
