@@ -7,7 +7,8 @@ export default defineConfig({
     environment: "node",
     pool: "forks",
     include: ["**/*.test.ts"],
-    exclude: ["node_modules/**", "e2e/**", "plugin/**", ".next/**", ".cache/**"],
+    // The Kubernetes suites (`*.k8s.test.ts`) need the test cluster: vitest.kubernetes.config.ts runs them.
+    exclude: ["node_modules/**", "e2e/**", "plugin/**", ".next/**", ".cache/**", "**/*.k8s.test.ts"],
     globalSetup: ["test/global-setup.ts"],
     setupFiles: ["test/setup.ts"],
     testTimeout: 30_000,
