@@ -6,7 +6,9 @@
 import { ObjectSerializer } from "@kubernetes/client-node/dist/serializer.js";
 import type { V1Pod } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
+import { isAppError } from "@/lib/errors";
 import type { SandboxSpec } from "./driver";
+import { createKubernetesDriver } from "./kubernetes";
 import { LABEL_EXPIRES, LABEL_NAMESPACE, LABEL_OWNER, LABEL_SANDBOX } from "./engine";
 import {
   BASELINE_POLICY,
@@ -263,5 +265,23 @@ describe("reading what the cluster answers", () => {
     expect(imageListed(["docker.io/acme/wp:1"], "acme/wp:1")).toBe(true);
     expect(imageListed(["registry.example/acme/wp:1"], "acme/wp:1")).toBe(false);
     expect(imageListed(["localhost/sitewright-sandbox:old"], "localhost/sitewright-sandbox:abc123")).toBe(false);
+  });
+});
+
+describe("a cluster that cannot be reached", () => {
+  it("answers 503 sandbox_unavailable, as an engine that cannot be reached does", async () => {
+    const { KubeConfig } = await import("@kubernetes/client-node");
+    const kubeConfig = new KubeConfig();
+    // Port 1 on loopback: nothing listens, the connection is refused at once.
+    kubeConfig.loadFromClusterAndUser(
+      { name: "down", server: "https://127.0.0.1:1", skipTLSVerify: true },
+      { name: "u" },
+    );
+    const driver = createKubernetesDriver({ kubeConfig });
+    for (const call of [() => driver.ping(), () => driver.start(spec), () => driver.list(), () => driver.remove("x")]) {
+      const error = await call().catch((e: unknown) => e);
+      expect(isAppError(error) && error.code).toBe("sandbox_unavailable");
+    }
+    expect(await driver.exec("x", ["true"]).catch((e: unknown) => isAppError(e) && e.code)).toBe("sandbox_unavailable");
   });
 });

@@ -39,6 +39,8 @@ export type KubernetesDriverOptions = {
   kubeConfig?: KubeConfig;
   /** How long `start` waits for the pod to run with an address. */
   startTimeoutMs?: number;
+  /** A policy younger than this may belong to a pod being made right now: `pruneLeftovers` leaves it. */
+  leftoverAgeMs?: number;
 };
 
 type Clients = { core: CoreV1Api; networking: NetworkingV1Api; exec: Exec };
@@ -47,7 +49,7 @@ const CALL_TIMEOUT_MS = 20_000;
 const START_TIMEOUT_MS = 60_000;
 const START_POLL_MS = 200;
 /** A policy younger than this may belong to a pod being created right now (the policy is made first). */
-const POLICY_ORPHAN_MS = 60_000;
+const LEFTOVER_AGE_MS = 60_000;
 
 const statusOf = (error: unknown) => {
   const code = (error as { code?: unknown } | undefined)?.code;
@@ -359,23 +361,27 @@ export class KubernetesDriver implements SandboxDriver {
       if (!name || name === BASELINE_POLICY || podNames.has(name)) continue;
       const sandboxId = policy.metadata?.annotations?.[LABEL_SANDBOX] ?? policy.metadata?.labels?.[LABEL_SANDBOX] ?? "";
       const created = new Date(policy.metadata?.creationTimestamp ?? 0).getTime();
-      if (liveSandboxIds.has(sandboxId) || Date.now() - created < POLICY_ORPHAN_MS) continue;
+      if (liveSandboxIds.has(sandboxId) || Date.now() - created < (this.options.leftoverAgeMs ?? LEFTOVER_AGE_MS))
+        continue;
       await this.deletePolicy(name).catch((error) => log.warn("could not remove a sandbox policy", { name, error }));
       removed.push(name);
     }
     return removed;
   }
 
+  /** Whether a node lists the image among its own (`status.images`, which holds a node's largest images only). */
+  async nodeHasImage(tag: string): Promise<boolean> {
+    const nodes = await this.call("list nodes", ({ core }) => core.listNode());
+    return nodes.items.some((node) => node.status?.images?.some((image) => imageListed(image.names ?? [], tag)));
+  }
+
   /**
-   * True when a node lists the image (`status.images`, which holds a node's largest images only); otherwise
-   * unknown, and true as well: a registry the nodes pull from may hold it (a pod that cannot get it fails to start,
-   * saying why).
+   * True when a node lists the image; otherwise unknown, and true as well: a registry the nodes pull from may hold
+   * it (a pod that cannot get it fails to start, saying why).
    */
   async imageExists(tag: string): Promise<boolean> {
     try {
-      const nodes = await this.call("list nodes", ({ core }) => core.listNode());
-      if (nodes.items.some((node) => node.status?.images?.some((image) => imageListed(image.names ?? [], tag))))
-        return true;
+      if (await this.nodeHasImage(tag)) return true;
       log.info("no node lists the sandbox image: assuming a registry holds it", { tag });
     } catch (error) {
       if ((error as { code?: unknown }).code === "sandbox_unavailable") throw error;
