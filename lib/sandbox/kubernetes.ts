@@ -80,7 +80,6 @@ export class KubernetesDriver implements SandboxDriver {
   /** The Kubernetes namespace sandboxes run in (not the deployment's namespace label). */
   readonly k8sNamespace: string;
   private clients?: Promise<Clients>;
-  private baseline?: Promise<void>;
 
   constructor(private readonly options: KubernetesDriverOptions = {}) {
     this.k8sNamespace = options.k8sNamespace || DEFAULT_K8S_NAMESPACE;
@@ -139,19 +138,18 @@ export class KubernetesDriver implements SandboxDriver {
     );
   }
 
-  /** The namespace's default-deny policy, made once per process (an existing one is kept). */
-  private ensureBaseline(): Promise<void> {
-    this.baseline ??= this.call("baseline policy", async ({ networking }) => {
+  /**
+   * The namespace's default-deny policy, ensured before every start (one create the API answers 409 to once it
+   * exists): one deleted by hand is back before the next sandbox runs.
+   */
+  private async ensureBaseline(): Promise<void> {
+    await this.call("baseline policy", async ({ networking }) => {
       await networking
         .createNamespacedNetworkPolicy({ namespace: this.k8sNamespace, body: baselinePolicyManifest() })
         .catch((error) => {
           if (statusOf(error) !== 409) throw error;
         });
-    }).catch((error) => {
-      this.baseline = undefined;
-      throw error;
     });
-    return this.baseline;
   }
 
   /**
