@@ -4,7 +4,14 @@ const nextConfig: NextConfig = {
   reactStrictMode: true,
   poweredByHeader: false,
   // Native and WASM server packages stay outside the bundle.
-  serverExternalPackages: ["@electric-sql/pglite", "dockerode", "postgres", "ssh2", "cpu-features"],
+  serverExternalPackages: [
+    "@electric-sql/pglite",
+    "dockerode",
+    "postgres",
+    "ssh2",
+    "cpu-features",
+    "@kubernetes/client-node",
+  ],
   typescript: { ignoreBuildErrors: false },
   experimental: {
     // Next.js 16.4 keeps Turbopack's dev cache on disk (.next/dev/cache/turbopack) across `next dev` sessions. Restored

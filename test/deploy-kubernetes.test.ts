@@ -231,6 +231,22 @@ describe("the sandbox namespace", () => {
     expect(manifests.filter(({ manifest }) => /^Cluster/.test(manifest.kind))).toEqual([]);
   });
 
+  it("gives the test cluster's app user the same rights in the sandbox namespace, so CI runs as production would", () => {
+    const harness = parseAllDocuments(read("scripts/setup/kubernetes-sandboxes.yaml")).map(
+      (document) => document.toJS() as Manifest,
+    );
+    const role = harness.find((manifest) => manifest.kind === "Role")!;
+    const granted = (role.rules as { apiGroups: string[]; resources: string[]; verbs: string[] }[]).flatMap((rule) =>
+      rule.apiGroups.flatMap((apiGroup) =>
+        rule.resources.map((resource) => ({ apiGroup, resource, verbs: [...rule.verbs].sort() })),
+      ),
+    );
+    const byResource = (a: { resource: string }, b: { resource: string }) => a.resource.localeCompare(b.resource);
+    expect(granted.sort(byResource)).toEqual(
+      rbac.rules.map((rule) => ({ ...rule, verbs: [...rule.verbs].sort() })).sort(byResource),
+    );
+  });
+
   it("denies all egress, and all ingress but the app's pods on the sandbox port", () => {
     const policy = one("NetworkPolicy", "default-deny");
     expect(read("lib/sandbox/image.ts")).toContain('"EXPOSE 8080"');

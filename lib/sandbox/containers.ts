@@ -231,6 +231,15 @@ export class SandboxContainers implements SandboxFleet {
   }
 
   /** The worst state among the deployment's nodes checked in the last day: one open node is `not_isolated`. */
+  /**
+   * A claimed pool member takes its user's expiry on the driver too (a pod's deadline), so it ends on time with
+   * every app instance down. A sandbox the driver no longer has is not usable: false.
+   */
+  async setExpiry(sandbox: Sandbox): Promise<boolean> {
+    if (!sandbox.containerId || !this.driver.setExpiry) return true;
+    return this.driver.setExpiry(sandbox.containerId, sandbox.expiresAt);
+  }
+
   async networkState(): Promise<NetworkState> {
     const since = new Date(this.now().getTime() - ISOLATION_REPORT_MS);
     const checks = await listNetworkChecks({ namespace: this.settings.namespace, since });

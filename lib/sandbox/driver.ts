@@ -71,4 +71,10 @@ export interface SandboxDriver {
   pruneLeftovers(namespace: string, liveSandboxIds: Set<string>): Promise<string[]>;
   /** Whether the image is where sandboxes can run it (the engine's store, the cluster's registry or nodes). */
   imageExists(tag: string): Promise<boolean>;
+  /**
+   * Brings a running sandbox's own end forward to `expiresAt`, where the driver ends sandboxes by itself (Kubernetes:
+   * `activeDeadlineSeconds`, which only goes down): a pool member handed to a user gets the user's expiry, so it
+   * dies with every app instance down. False when it is gone. Drivers whose sandboxes only end by GC leave it out.
+   */
+  setExpiry?(handle: string, expiresAt: Date): Promise<boolean>;
 }

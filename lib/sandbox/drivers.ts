@@ -8,7 +8,13 @@ import type { DriverName, SandboxDriver } from "./driver";
 
 export function createDriver(config: SandboxConfig): SandboxDriver {
   if (config.driver === "kubernetes") {
-    return lazyDriver("kubernetes", async () => (await import("./kubernetes")).createKubernetesDriver(config));
+    return lazyDriver("kubernetes", async () =>
+      (await import("./kubernetes")).createKubernetesDriver({
+        k8sNamespace: config.kubernetes.namespace,
+        k8sRuntimeClass: config.kubernetes.runtimeClass,
+        kubeconfig: config.kubernetes.kubeconfig,
+      }),
+    );
   }
   return new DockerDriver({ dockerHost: config.dockerHost, networkPool: config.networkPool });
 }
@@ -41,5 +47,6 @@ export function lazyDriver(name: DriverName, make: () => Promise<SandboxDriver> 
     isolationTarget: async (handle) => (await driver()).isolationTarget(handle),
     pruneLeftovers: async (namespace, live) => (await driver()).pruneLeftovers(namespace, live),
     imageExists: async (tag) => (await driver()).imageExists(tag),
+    setExpiry: async (handle, expiresAt) => (await driver()).setExpiry?.(handle, expiresAt) ?? true,
   };
 }

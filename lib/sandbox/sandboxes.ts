@@ -225,8 +225,11 @@ export class SandboxManager implements Collectable {
   /** False when the claimed pool member cannot be used: it is removed, and another round may claim again. */
   private async usablePoolMember(sandbox: Sandbox, mayReplace: boolean): Promise<boolean> {
     const problem = await this.poolMemberProblem(sandbox);
-    if (!problem) return true;
-    log.warn("claimed pool member cannot be used: replacing it", { sandboxId: sandbox.id, problem });
+    if (!problem && (await this.fleet.setExpiry(sandbox))) return true;
+    log.warn("claimed pool member cannot be used: replacing it", {
+      sandboxId: sandbox.id,
+      problem: problem ?? "gone before its expiry could be set",
+    });
     await this.fleet.destroy(sandbox).catch(() => {});
     if (!mayReplace) throw sandboxUnavailable();
     return false;
