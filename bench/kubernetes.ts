@@ -21,6 +21,7 @@ import { SANDBOX_LIMITS } from "@/lib/sandbox/engine";
 import { DEFAULT_K8S_NAMESPACE } from "@/lib/sandbox/kubernetes";
 import { POD_RESOURCES } from "@/lib/sandbox/kubernetes-pod";
 import { createTestSandboxes, type TestSandboxes } from "@/lib/sandbox/testing";
+import { kubernetesAbsent } from "./lib/kubernetes-env";
 import { percentile, round } from "./lib/stats";
 
 const COLD_STARTS = 5;
@@ -43,14 +44,6 @@ type Measured = {
 
 const log = (line: string) => process.stderr.write(`bench kubernetes: ${line}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Why the kubernetes run cannot happen here, or undefined when it can. */
-export function kubernetesAbsent(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  if (!env.KUBECONFIG) return "no KUBECONFIG";
-  if (!existsSync(env.KUBECONFIG)) return `no file at KUBECONFIG (${env.KUBECONFIG})`;
-  if (!env.SANDBOX_IMAGE) return "no SANDBOX_IMAGE (the image imported into the cluster)";
-  return undefined;
-}
 
 async function waitForPool(size: number, timeoutMs = 180_000) {
   const deadline = Date.now() + timeoutMs;

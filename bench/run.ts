@@ -13,8 +13,8 @@ import { createTestDatabase } from "@/lib/db/testing";
 import { benchAuth, burstFigures, healthDuringSignupBurst } from "./auth";
 import { benchHttp } from "./http";
 import { ensureBenchBuild, repoRoot, startApp, type RunningApp } from "./lib/app";
-import { kubernetesAbsent } from "./kubernetes";
 import { runExternal } from "./lib/external";
+import { kubernetesAbsent } from "./lib/kubernetes-env";
 import { figure, table, type Figure } from "./lib/figures";
 import { load } from "./lib/load";
 import { rssMiB } from "./lib/stats";
@@ -149,7 +149,7 @@ async function main() {
   }
 
   const absent = kubernetesAbsent();
-  if (absent) figures.push(figure("Kubernetes", "kubernetes: not measured", absent, ""));
+  if (absent) figures.push(figure("Kubernetes", "kubernetes", `not measured (${absent})`, ""));
 
   const machine = {
     cpus: os.cpus().length,
