@@ -14,6 +14,7 @@ import { benchAuth, burstFigures, healthDuringSignupBurst } from "./auth";
 import { benchHttp } from "./http";
 import { ensureBenchBuild, repoRoot, startApp, type RunningApp } from "./lib/app";
 import { runExternal } from "./lib/external";
+import { kubernetesAbsent } from "./lib/kubernetes-env";
 import { figure, table, type Figure } from "./lib/figures";
 import { load } from "./lib/load";
 import { rssMiB } from "./lib/stats";
@@ -57,6 +58,7 @@ function unitOf(name: string): string {
   if (/_ms(_|$)/.test(name)) return "ms";
   if (/_mb(_|$)/.test(name)) return "MB";
   if (/_over_/.test(name)) return "×";
+  if (/_per_gib_/.test(name)) return "per GiB";
   if (/^tool_tokens_/.test(name)) return "tokens";
   return "";
 }
@@ -132,6 +134,7 @@ async function main() {
     ["Bulk jobs", "bench/jobs.ts", "benchJobs", 10 * 60_000],
     ["Sandbox", "bench/sandbox.ts", "benchSandbox", 15 * 60_000],
     ["Rehearsal", "bench/rehearsal.ts", "benchRehearsal", 15 * 60_000],
+    ["Kubernetes", "bench/kubernetes.ts", "benchKubernetes", 15 * 60_000],
   ] as const) {
     log(`${part} (${file})...`);
     const result = await runExternal(file, exportName, timeoutMs);
@@ -144,6 +147,9 @@ async function main() {
       figures.push(figure(part, "not available", result.reason, ""));
     }
   }
+
+  const absent = kubernetesAbsent();
+  if (absent) figures.push(figure("Kubernetes", "kubernetes", `not measured (${absent})`, ""));
 
   const machine = {
     cpus: os.cpus().length,
