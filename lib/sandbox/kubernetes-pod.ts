@@ -15,6 +15,8 @@ export const CONTAINER_NAME = "sandbox";
 export const SANDBOX_UID = 10001;
 /** The label the app's own pods carry: only they may open a sandbox's port (docs/kubernetes.md). */
 export const APP_LABEL = { "app.kubernetes.io/name": "sitewright" } as const;
+/** The app's namespace in deploy/kubernetes/, when the app does not run in the cluster to read its own. */
+export const DEFAULT_APP_NAMESPACE = "sitewright";
 /** Every sandbox pod and policy also carries these (for people: `kubectl get pods -l app.kubernetes.io/name=…`). */
 const COMMON_LABELS = {
   "app.kubernetes.io/name": "sitewright-sandbox",
@@ -162,10 +164,12 @@ export function podManifest(spec: SandboxSpec, options: { runtimeClass?: string;
 
 /**
  * The sandbox's own policy: it selects its pod, denies all egress (`Egress` listed with no rule), and admits only
- * the app's pods (labelled `app.kubernetes.io/name: sitewright`, in any namespace) on the sandbox's port. Made
- * before the pod, removed after it.
+ * the app's pods (labelled `app.kubernetes.io/name: sitewright`) in the app's own namespace on the sandbox's port.
+ * Policies add up, so a wider rule here (any namespace) would undo the operator's default-deny for whoever may
+ * label a pod so anywhere. The namespace is matched by `kubernetes.io/metadata.name` (set by clusters since 1.21;
+ * deploy/kubernetes/namespaces.yaml writes it for older ones). Made before the pod, removed after it.
  */
-export function sandboxPolicyManifest(spec: SandboxSpec): V1NetworkPolicy {
+export function sandboxPolicyManifest(spec: SandboxSpec, appNamespace = DEFAULT_APP_NAMESPACE): V1NetworkPolicy {
   const { annotations, ...metadata } = sandboxMetadata(spec);
   return {
     apiVersion: "networking.k8s.io/v1",
@@ -183,7 +187,12 @@ export function sandboxPolicyManifest(spec: SandboxSpec): V1NetworkPolicy {
       ingress: [
         {
           // `_from` is the client's name for the API's `from` (a reserved word in its generator).
-          _from: [{ namespaceSelector: {}, podSelector: { matchLabels: { ...APP_LABEL } } }],
+          _from: [
+            {
+              namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": appNamespace } },
+              podSelector: { matchLabels: { ...APP_LABEL } },
+            },
+          ],
           ports: [{ protocol: "TCP", port: SANDBOX_PORT }],
         },
       ],

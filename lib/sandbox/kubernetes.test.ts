@@ -164,8 +164,8 @@ describe("label values and names", () => {
 });
 
 describe("the network policies", () => {
-  it("give a sandbox no egress and admit only the app's pods, on 8080", () => {
-    const policy = wire(sandboxPolicyManifest(spec), "V1NetworkPolicy");
+  it("give a sandbox no egress and admit only the app's pods in the app's own namespace, on 8080", () => {
+    const policy = wire(sandboxPolicyManifest(spec, "apps"), "V1NetworkPolicy");
     expect(policy.metadata.name).toBe(objectName(spec.sandboxId));
     expect(policy.metadata.labels).toMatchObject({
       [LABEL_SANDBOX]: spec.sandboxId,
@@ -176,11 +176,20 @@ describe("the network policies", () => {
       policyTypes: ["Ingress", "Egress"],
       ingress: [
         {
-          from: [{ namespaceSelector: {}, podSelector: { matchLabels: { "app.kubernetes.io/name": "sitewright" } } }],
+          // Any namespace would widen the operator's default-deny (policies add up) to whoever labels a pod so.
+          from: [
+            {
+              namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "apps" } },
+              podSelector: { matchLabels: { "app.kubernetes.io/name": "sitewright" } },
+            },
+          ],
           ports: [{ protocol: "TCP", port: 8080 }],
         },
       ],
       egress: [],
+    });
+    expect(wire(sandboxPolicyManifest(spec), "V1NetworkPolicy").spec.ingress[0].from[0].namespaceSelector).toEqual({
+      matchLabels: { "kubernetes.io/metadata.name": "sitewright" },
     });
   });
 

@@ -4,6 +4,7 @@
  * `@kubernetes/client-node` 1.x (loaded on first use: a Docker deployment never loads it). What it asks the
  * cluster for is in kubernetes-pod.ts; docs/kubernetes.md ("The driver") says what the cluster must allow.
  */
+import { readFileSync } from "node:fs";
 import { Writable } from "node:stream";
 import type { CoreV1Api, Exec, KubeConfig, NetworkingV1Api, V1Pod, V1Status } from "@kubernetes/client-node";
 import { log } from "@/lib/log";
@@ -23,6 +24,7 @@ import {
   podManifest,
   podPending,
   podReady,
+  DEFAULT_APP_NAMESPACE,
   sandboxPolicyManifest,
   sandboxSelector,
 } from "./kubernetes-pod";
@@ -161,7 +163,10 @@ export class KubernetesDriver implements SandboxDriver {
     await this.ensureBaseline();
     await this.call("create policy", async ({ networking }) => {
       await networking
-        .createNamespacedNetworkPolicy({ namespace: this.k8sNamespace, body: sandboxPolicyManifest(spec) })
+        .createNamespacedNetworkPolicy({
+          namespace: this.k8sNamespace,
+          body: sandboxPolicyManifest(spec, appNamespace()),
+        })
         .catch((error) => {
           if (statusOf(error) !== 409) throw error; // left by an earlier attempt for this sandbox: the same policy
         });
@@ -393,3 +398,16 @@ export class KubernetesDriver implements SandboxDriver {
 export function createKubernetesDriver(options: KubernetesDriverOptions = {}): KubernetesDriver {
   return new KubernetesDriver(options);
 }
+
+/**
+ * The namespace the app's pods run in, which alone may reach sandboxes: its own service account's namespace when it
+ * runs in the cluster, else the manifests' (an app outside the cluster is no pod a policy could admit anyway).
+ */
+function appNamespace(): string {
+  try {
+    return readFileSync(IN_CLUSTER_NAMESPACE_FILE, "utf8").trim() || DEFAULT_APP_NAMESPACE;
+  } catch {
+    return DEFAULT_APP_NAMESPACE;
+  }
+}
+const IN_CLUSTER_NAMESPACE_FILE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace";
