@@ -216,6 +216,27 @@ export async function inWrittenOrder(chosen: Chosen, sandboxId: string, userId: 
   return items;
 }
 
+/**
+ * What an Apply of the claimed rehearsal writes: the chosen waiting items in the order the sandbox wrote them, and
+ * their replay on the live site (sandbox addresses mapped to the live ones). Nothing chosen is `not_applicable`.
+ */
+export async function plannedApply(
+  request: RehearsalRequest,
+  set: Awaited<ReturnType<typeof getChangeSet>>,
+  sandboxes: RehearsalSandboxAccess,
+) {
+  const chosen = await chooseItems(request);
+  if (chosen.items.length === 0) throw notApplicable("Nothing in this change set waits to be applied.");
+  const { sandboxId, manifest, access } = await rehearsalSandbox(request, set, sandboxes);
+  const items = await inWrittenOrder(chosen, sandboxId, request.userId);
+  const plan = planReplay({
+    chosen: items,
+    manifest,
+    addresses: addresses(manifest, sandboxes.appUrl, sandboxId, access.endpoint),
+  });
+  return { chosen, sandboxId, manifest, items, plan };
+}
+
 async function applyClaimed(
   request: RehearsalRequest,
   set: Awaited<ReturnType<typeof getChangeSet>>,
@@ -223,15 +244,7 @@ async function applyClaimed(
   sandboxes: RehearsalSandboxAccess,
   now: () => Date,
 ) {
-  const chosen = await chooseItems(request);
-  if (chosen.items.length === 0) throw notApplicable("Nothing in this change set waits to be applied.");
-  const { sandboxId, access, manifest } = await rehearsalSandbox(request, set, sandboxes);
-  const items = await inWrittenOrder(chosen, sandboxId, request.userId);
-  const plan = planReplay({
-    chosen: items,
-    manifest,
-    addresses: addresses(manifest, sandboxes.appUrl, sandboxId, access.endpoint),
-  });
+  const { chosen, sandboxId, manifest, items, plan } = await plannedApply(request, set, sandboxes);
   const audit = (outcome: string, detail?: string) =>
     auditChange({
       changeSetId: set.id,

@@ -8,7 +8,7 @@
 import { auditChange, getChangeSet, publicChangeSet } from "@/lib/changes/change-sets";
 import { currentTitles } from "@/lib/changes/drift";
 import { type Skipped, writeSkippingDrift } from "@/lib/changes/queue";
-import { type LiveChange, manifestAfterApply, manifestEntry, planReplay } from "@/lib/changes/replay";
+import { type LiveChange, manifestAfterApply, manifestEntry, type planReplay } from "@/lib/changes/replay";
 import type { WrittenItem } from "@/lib/changes/site-items";
 import { now as clockNow } from "@/lib/clock";
 import {
@@ -24,15 +24,7 @@ import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import type { RehearsalSandboxAccess } from "@/lib/sandbox";
 import type { SiteClient } from "@/lib/sites/types";
-import {
-  addresses,
-  chooseItems,
-  inWrittenOrder,
-  type RehearsalRequest,
-  recordLive,
-  rehearsalSandbox,
-  withClaimedRehearsals,
-} from "./apply-rehearsal";
+import { plannedApply, type RehearsalRequest, recordLive, withClaimedRehearsals } from "./apply-rehearsal";
 
 type RehearsalSet = Awaited<ReturnType<typeof getChangeSet>>;
 type Planned = { set: RehearsalSet; chosen: { sets: string[]; items: ChangeItem[] }; manifest: SandboxManifest };
@@ -50,16 +42,7 @@ export async function applyJobRehearsal(
   if (job.status === "planning")
     throw new AppError("not_applicable", "The job is still working in the sandbox; apply it when it is ready.");
   return withClaimedRehearsals(request, now, async (set) => {
-    const chosen = await chooseItems(request);
-    if (chosen.items.length === 0)
-      throw new AppError("not_applicable", "Nothing in this change set waits to be applied.");
-    const { sandboxId, access, manifest } = await rehearsalSandbox(request, set, sandboxes);
-    const items = await inWrittenOrder(chosen, sandboxId, request.userId);
-    const plan = planReplay({
-      chosen: items,
-      manifest,
-      addresses: addresses(manifest, sandboxes.appUrl, sandboxId, access.endpoint),
-    });
+    const { chosen, manifest, items, plan } = await plannedApply(request, set, sandboxes);
     await transitionJob({ id: job.id, from: ["ready", "done"], to: "applying", now: now() });
     // From here on the live site may change: whatever happens, the sets' status is computed from their items.
     try {
