@@ -4,7 +4,7 @@
 # (scripts/setup/kubernetes.sh) runs them; nothing here is a production recommendation.
 #
 # Cached by the source package's version: ${SITEWRIGHT_CACHE:-/var/cache/sitewright}/kubernetes-<version>/bin. A
-# complete cache makes this a no-op; a missing or partial one is rebuilt (about 25 minutes on 2 cores), so a fresh
+# complete cache makes this a no-op; a missing or partial one is rebuilt (times: docs/performance.md), so a fresh
 # machine never depends on it. Prints the bin directory as its last line. Run as root.
 set -euo pipefail
 CACHE="${SITEWRIGHT_CACHE:-/var/cache/sitewright}"
@@ -49,7 +49,7 @@ VERSION=$(source_version)
 OUT="$CACHE/kubernetes-$VERSION-$RECIPE"
 if complete "$OUT/bin"; then echo "$OUT/bin"; exit 0; fi
 
-echo "kubernetes-build: building $VERSION into $OUT (about 25 minutes on 2 busy cores)" >&2
+echo "kubernetes-build: building $VERSION into $OUT (the longest setup step: docs/performance.md)" >&2
 "${APT[@]}" install -y golang-go gcc libc6-dev >&2
 WORK=$(mktemp -d /var/tmp/sitewright-k8s-build.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
