@@ -3,7 +3,7 @@
 # Debian's own `kubernetes` source package with Debian's Go, offline but for Debian's mirror. The test harness
 # (scripts/setup/kubernetes.sh) runs them; nothing here is a production recommendation.
 #
-# Cached by the source package's version: ${SITEWRIGHT_CACHE:-/var/cache/sitewright}/kubernetes-<version>/bin. A
+# Cached by the source package's version and this recipe: ${SITEWRIGHT_CACHE:-/var/cache/sitewright}/kubernetes-<version>-<recipe>/bin. A
 # complete cache makes this a no-op; a missing or partial one is rebuilt (times: docs/performance.md), so a fresh
 # machine never depends on it. Prints the bin directory as its last line. Run as root.
 set -euo pipefail
