@@ -133,7 +133,9 @@ export async function changePasswordAction(_state: FormState, form: FormData): P
   } catch (error) {
     return failure(error, {}, "change your password", "currentPassword");
   }
-  return { notice: "Password changed. Every other session was signed out." };
+  return {
+    notice: "Password changed. Every other session was signed out and every connected application disconnected.",
+  };
 }
 
 export async function signOutEverywhereAction() {

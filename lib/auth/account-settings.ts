@@ -1,21 +1,25 @@
 /**
  * What a signed-in person can do to their own account: change name and email (a new email needs the current
- * password), change the password (the current one required; every other session signed out), sign out
- * everywhere, delete the account and its data (the password required; every connected site is told to revoke
- * Sitewright's key first). Route handlers and the account page's server actions both call these.
+ * password), change the password (the current one required; every other session signed out and every connected
+ * application disconnected), sign out everywhere (the same, this session included), delete the account and its
+ * data (the password required; every connected site is told to revoke Sitewright's key first). Route handlers and
+ * the account page's server actions both call these. Why every application, not a chosen few: docs/security.md,
+ * "Account recovery ends every door".
  */
 import { z } from "zod";
+import { now } from "@/lib/clock";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
+import { inBackground, sendMail } from "@/lib/mail/mailer";
+import { passwordChangedMail } from "@/lib/mail/messages";
 import { enforceAccountAttemptLimits } from "@/lib/rate-limit";
 import {
   deleteAccountTokensForUser,
-  deleteSessionsForUser,
   deleteUserAndData,
+  endAccountAccess,
   findUserById,
   listSitesForUser,
-  updateUserPasswordHash,
   updateUserProfile,
 } from "@/lib/db/queries";
 import { disconnectSite } from "@/lib/sites/sites";
@@ -106,7 +110,11 @@ export async function updateProfile(input: {
   return toPublicUser(user);
 }
 
-/** Sets a new password and signs out every other session, so a stolen session ends with the old password. */
+/**
+ * Sets a new password and ends every other way in, together: the other sessions and every connected application
+ * (OAuth grant, its access and refresh tokens), so whoever held a session or connected a client with it is out. A
+ * notice naming those applications goes to the account's address afterwards.
+ */
 export async function changePassword(input: {
   userId: string;
   currentPassword: string;
@@ -114,23 +122,35 @@ export async function changePassword(input: {
   keepSessionIdHash: string;
   ip: string;
 }) {
-  await checkPassword({
+  const user = await checkPassword({
     userId: input.userId,
     password: input.currentPassword,
     ip: input.ip,
     field: "currentPassword",
   });
-  await updateUserPasswordHash({ id: input.userId, passwordHash: await hashPassword(input.newPassword) });
-  const signedOut = await deleteSessionsForUser({ userId: input.userId, keepIdHash: input.keepSessionIdHash });
-  log.info("password changed", { userId: input.userId, signedOut });
+  const { signedOut, applications } = await endAccountAccess({
+    userId: input.userId,
+    now: now(),
+    keepIdHash: input.keepSessionIdHash,
+    passwordHash: await hashPassword(input.newPassword),
+  });
+  log.info("password changed", { userId: input.userId, signedOut, applicationsDisconnected: applications.length });
+  inBackground("password changed mail", () =>
+    sendMail(passwordChangedMail({ to: user.email, appUrl: env().APP_URL, how: "change", applications })),
+  );
 }
 
+/** Ends every session of the account, this one included, and disconnects every connected application. */
 export async function signOutEverywhere({ userId }: { userId: string }) {
-  const signedOut = await deleteSessionsForUser({ userId });
-  log.info("signed out everywhere", { userId, signedOut });
+  const { signedOut, applications } = await endAccountAccess({ userId, now: now() });
+  log.info("signed out everywhere", { userId, signedOut, applicationsDisconnected: applications.length });
 }
 
-/** Revokes every connection (the plugin is told when it can be reached), then deletes the user and their data. */
+/**
+ * Revokes every connection (the plugin is told when it can be reached), then deletes the user and their data: their
+ * OAuth grants, codes and tokens go with the user row (`on delete cascade`), so a connected application's next call
+ * and its refresh are refused.
+ */
 export async function deleteAccount(input: { userId: string; password: string; ip: string }) {
   await checkPassword({ userId: input.userId, password: input.password, ip: input.ip });
   for (const site of await listSitesForUser({ userId: input.userId })) {

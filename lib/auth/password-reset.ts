@@ -73,20 +73,22 @@ async function mailResetLink(address: string) {
 
 /**
  * Sets the new password with a reset link's token: the token is used up first (one statement; a used, unknown or
- * expired one costs no scrypt), then the password is replaced and every session of the user deleted, together.
- * A notice goes to the address afterwards.
+ * expired one costs no scrypt), then the password is replaced, every session of the user deleted and every connected
+ * application (OAuth grant) disconnected, together. A notice naming those applications goes to the address afterwards.
  */
 export async function resetPassword(input: { token: string; password: string; ip: string }) {
   await enforceRateLimit({ key: `reset:ip:${input.ip}`, limit: env().AUTH_RATE_LIMIT });
   const token = await redeemAccountToken({ token: input.token, purpose: "password_reset" });
   const passwordHash = await hashPassword(input.password);
-  const { user, signedOut } = await replacePasswordAndSignOut({
+  const { user, signedOut, applications } = await replacePasswordAndSignOut({
     userId: token.userId,
     passwordHash,
     mailedTo: token.email,
     at: now(),
   });
   if (!user) throw invalidToken(); // the account was deleted meanwhile
-  log.info("password reset", { userId: user.id, signedOut });
-  inBackground("password changed mail", () => sendMail(passwordChangedMail({ to: user.email, appUrl: env().APP_URL })));
+  log.info("password reset", { userId: user.id, signedOut, applicationsDisconnected: applications.length });
+  inBackground("password changed mail", () =>
+    sendMail(passwordChangedMail({ to: user.email, appUrl: env().APP_URL, how: "reset", applications })),
+  );
 }

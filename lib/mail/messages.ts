@@ -18,15 +18,41 @@ If you did not ask for this, ignore this message: your password stays as it is.$
   };
 }
 
-export function passwordChangedMail({ to, appUrl }: { to: string; appUrl: string }): MailMessage {
+/** An application's self-given name, on one line and clipped: it is the application's text, not ours. */
+const applicationName = (name: string) =>
+  name
+    .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, " ")
+    .trim()
+    .slice(0, 100);
+
+export function passwordChangedMail(input: {
+  to: string;
+  appUrl: string;
+  /** A reset link, or the account page's form. */
+  how: "reset" | "change";
+  /** The applications (MCP clients) that were connected and were disconnected with it. */
+  applications: Array<{ clientName: string; connectedAt: Date }>;
+}): MailMessage {
+  const how =
+    input.how === "reset"
+      ? "was just changed with a reset link, and every session was signed out"
+      : "was just changed on the account page, and every other session was signed out";
+  const applications =
+    input.applications.length === 0
+      ? "No application was connected to your account."
+      : `These applications were connected to your account and have been disconnected (each is named as it named itself):
+${input.applications.map((a) => `- "${applicationName(a.clientName)}", connected ${a.connectedAt.toISOString().slice(0, 10)}`).join("\n")}
+Connect again the ones you use, from the application itself.`;
   return {
     kind: "password_changed",
-    to,
+    to: input.to,
     subject: "Your Sitewright password was changed",
-    text: `The password of your Sitewright account was just changed with a reset link, and every session was signed out.
+    text: `The password of your Sitewright account ${how}.
 
-If that was you, there is nothing to do. If it was not, reset your password again at once:
-${appUrl}/forgot-password${signature}`,
+${applications}
+
+If that was you, there is nothing else to do. If it was not, reset your password again at once:
+${input.appUrl}/forgot-password${signature}`,
   };
 }
 

@@ -54,7 +54,7 @@ export function ChangePasswordForm() {
           type: "password",
           autoComplete: "new-password",
           required: true,
-          hint: "At least 15 characters. Your other sessions are signed out.",
+          hint: "At least 15 characters. Your other sessions are signed out and connected applications disconnected.",
         },
       ]}
     />
@@ -65,7 +65,9 @@ export function SignOutEverywhere() {
   return (
     <section className="card" aria-labelledby="everywhere-title">
       <h2 id="everywhere-title">Sign out everywhere</h2>
-      <p>Ends every session of this account, on this device and all others.</p>
+      <p>
+        Ends every session of this account, on this device and all others, and disconnects every connected application.
+      </p>
       <ConfirmButton
         label="Sign out everywhere"
         title="Sign out everywhere?"
@@ -73,7 +75,10 @@ export function SignOutEverywhere() {
         action={signOutEverywhereAction}
         className="secondary"
       >
-        <p>You will need to log in again on every device, this one included.</p>
+        <p>
+          You will need to log in again on every device, this one included, and to connect again the applications you
+          use.
+        </p>
       </ConfirmButton>
     </section>
   );

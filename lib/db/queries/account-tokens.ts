@@ -5,6 +5,7 @@
 import { and, eq, lte, sql } from "drizzle-orm";
 import { getDb } from "../index";
 import { accountTokens, sessions, users, type AccountToken, type AccountTokenPurpose, type User } from "../schema";
+import { type EndedConnection, revokeGrantsForUserIn } from "./oauth";
 
 /** Stores a new token and deletes the user's earlier ones of that purpose, in one transaction. */
 export async function replaceAccountToken(input: AccountToken) {
@@ -52,15 +53,15 @@ export async function deleteAccountTokensForUser({
 }
 
 /**
- * A password reset's writes, in one transaction: the new hash, every session and every other reset link of the
- * user gone. The link proved the mailbox, so the address counts as verified too (when it is still the one mailed).
+ * A password reset's writes, in one transaction: the new hash, every session, every OAuth grant with its tokens and
+ * every other reset link of the user gone. The link proved the mailbox, so the address counts as verified too (when it is still the one mailed).
  */
 export async function replacePasswordAndSignOut(input: {
   userId: string;
   passwordHash: string;
   mailedTo: string;
   at: Date;
-}): Promise<{ user: User | undefined; signedOut: number }> {
+}): Promise<{ user: User | undefined; signedOut: number; applications: EndedConnection[] }> {
   const db = await getDb();
   return db.transaction(async (tx) => {
     const [user] = await tx
@@ -79,7 +80,8 @@ export async function replacePasswordAndSignOut(input: {
     await tx
       .delete(accountTokens)
       .where(and(eq(accountTokens.userId, input.userId), eq(accountTokens.purpose, "password_reset")));
-    return { user, signedOut: signedOut.length };
+    const applications = await revokeGrantsForUserIn(tx, { userId: input.userId, now: input.at });
+    return { user, signedOut: signedOut.length, applications };
   });
 }
 

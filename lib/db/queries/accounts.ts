@@ -2,6 +2,7 @@ import { and, eq, lt, lte, ne, or, sql } from "drizzle-orm";
 import { findCause } from "@/lib/errors";
 import { getDb } from "../index";
 import { changeAudit, rateLimits, sessions, toolAudit, users, type Session, type User } from "../schema";
+import { type EndedConnection, revokeGrantsForUserIn } from "./oauth";
 
 const isUniqueViolation = (error: unknown) =>
   findCause(error, (link) => (link as { code?: unknown }).code === "23505") !== undefined;
@@ -204,14 +205,31 @@ export async function updateUserProfile({
   }
 }
 
-/** Signs a user out of every session, or of every session but one (`keepIdHash`). */
-export async function deleteSessionsForUser({ userId, keepIdHash }: { userId: string; keepIdHash?: string }) {
+/**
+ * Ends every way into the account but one login session (`keepIdHash`, when given), in one transaction: the other
+ * login sessions, and every OAuth grant with its access and refresh tokens (SECURITY.md, "Account recovery ends every
+ * door"); with `passwordHash`, the new password is set in the same transaction. Returns how many sessions ended and
+ * the applications that were connected.
+ */
+export async function endAccountAccess(input: {
+  userId: string;
+  now: Date;
+  keepIdHash?: string;
+  passwordHash?: string;
+}): Promise<{ signedOut: number; applications: EndedConnection[] }> {
   const db = await getDb();
-  const deleted = await db
-    .delete(sessions)
-    .where(keepIdHash ? and(eq(sessions.userId, userId), ne(sessions.idHash, keepIdHash)) : eq(sessions.userId, userId))
-    .returning({ idHash: sessions.idHash });
-  return deleted.length;
+  return db.transaction(async (tx) => {
+    if (input.passwordHash) {
+      await tx.update(users).set({ passwordHash: input.passwordHash }).where(eq(users.id, input.userId));
+    }
+    const mine = eq(sessions.userId, input.userId);
+    const deleted = await tx
+      .delete(sessions)
+      .where(input.keepIdHash ? and(mine, ne(sessions.idHash, input.keepIdHash)) : mine)
+      .returning({ idHash: sessions.idHash });
+    const applications = await revokeGrantsForUserIn(tx, { userId: input.userId, now: input.now });
+    return { signedOut: deleted.length, applications };
+  });
 }
 
 /**

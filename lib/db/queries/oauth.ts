@@ -1,5 +1,5 @@
 /** MCP clients over OAuth 2.1 (docs/mcp.md): clients, the owner's grants, codes and tokens (hashes only). */
-import { and, desc, eq, gt, isNull, lt } from "drizzle-orm";
+import { and, desc, eq, gt, inArray, isNull, lt } from "drizzle-orm";
 import { getDb } from "../index";
 import {
   type McpAccess,
@@ -91,6 +91,46 @@ export async function revokeGrant(input: { id: string; userId: string; now: Date
       .where(and(eq(oauthTokens.grantId, input.id), isNull(oauthTokens.revokedAt)));
     return true;
   });
+}
+
+type Transaction = Parameters<Parameters<Awaited<ReturnType<typeof getDb>>["transaction"]>[0]>[0];
+
+/** An application that was connected to the account until a recovery step ended its grant. */
+export type EndedConnection = { clientName: string; connectedAt: Date };
+
+/**
+ * Ends every grant of the user still in force and every token issued under them (codes die with their grant), in
+ * the caller's transaction: what a password change, a reset and "sign out everywhere" do together with ending
+ * the login sessions. Returns the applications that were connected, oldest first, for the notice mail.
+ */
+export async function revokeGrantsForUserIn(
+  tx: Transaction,
+  input: { userId: string; now: Date },
+): Promise<EndedConnection[]> {
+  const grants = await tx
+    .update(oauthGrants)
+    .set({ revokedAt: input.now })
+    .where(and(eq(oauthGrants.userId, input.userId), isNull(oauthGrants.revokedAt)))
+    .returning({ id: oauthGrants.id, clientId: oauthGrants.clientId, createdAt: oauthGrants.createdAt });
+  if (grants.length === 0) return [];
+  const ids = grants.map((grant) => grant.id);
+  await tx
+    .update(oauthTokens)
+    .set({ revokedAt: input.now })
+    .where(and(inArray(oauthTokens.grantId, ids), isNull(oauthTokens.revokedAt)));
+  const clients = await tx
+    .select({ id: oauthClients.id, name: oauthClients.name })
+    .from(oauthClients)
+    .where(
+      inArray(
+        oauthClients.id,
+        grants.map((grant) => grant.clientId),
+      ),
+    );
+  const names = new Map(clients.map((client) => [client.id, client.name]));
+  return grants
+    .map((grant) => ({ clientName: names.get(grant.clientId) ?? "Unnamed client", connectedAt: grant.createdAt }))
+    .sort((a, b) => a.connectedAt.getTime() - b.connectedAt.getTime());
 }
 
 export async function touchGrant(input: { id: string; now: Date }): Promise<void> {
