@@ -34,7 +34,15 @@ export type CheckedHost = {
   allowlisted: boolean;
 };
 
-export type SafeFetchReason = "dns" | "connect" | "tls" | "timeout" | "network" | "too_large" | "too_many_redirects";
+export type SafeFetchReason =
+  | "dns"
+  | "connect"
+  | "tls"
+  | "timeout"
+  | "network"
+  | "too_large"
+  | "too_many_redirects"
+  | "off_origin";
 
 /** A failure to get a response from a user-given URL; shown as `502 site_unreachable` unless mapped. */
 export class SafeFetchError extends AppError {
@@ -118,6 +126,8 @@ export type SafeFetchOptions = HostCheckOptions & {
   allowHttp?: boolean;
   /** Redirects followed, each hop checked again; 0 returns the 3xx response itself. Default 3, at most 3. */
   maxRedirects?: number;
+  /** An origin redirects may not leave: a hop to any other is refused (`off_origin`) before it is requested. */
+  redirectsWithin?: string;
   connectTimeoutMs?: number;
   timeoutMs?: number;
   maxResponseBytes?: number;
@@ -338,6 +348,9 @@ export async function safeFetch(input: string | URL, options: SafeFetchOptions =
       throw new SafeFetchError("too_many_redirects", `${url.hostname} redirected more than ${maxRedirects} times.`);
     }
     const next = parseUrl(new URL(location, url));
+    if (options.redirectsWithin !== undefined && next.origin !== options.redirectsWithin) {
+      throw new SafeFetchError("off_origin", `${url.hostname} redirected to another site (${next.origin}).`);
+    }
     if (next.origin !== url.origin) {
       headers = Object.fromEntries(
         Object.entries(headers).filter(([name]) => !CREDENTIAL_HEADERS.includes(name.toLowerCase())),

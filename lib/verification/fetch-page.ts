@@ -1,6 +1,7 @@
 /**
  * A public page as an anonymous visitor gets it: the SSRF-safe fetch (SECURITY.md, "SSRF"), no cookies or
- * credentials, redirects followed and re-checked, bounded in time and size.
+ * credentials, redirects followed and re-checked but never off the site's own origin (SECURITY.md, "Requests the
+ * service makes for a site"), bounded in time and size.
  */
 import { type SafeFetchOptions, safeFetch } from "@/lib/sites/safe-fetch";
 import type { FetchedPage, PageFetcher } from "./verify";
@@ -8,9 +9,10 @@ import type { FetchedPage, PageFetcher } from "./verify";
 export const PAGE_LIMITS = { timeoutMs: 10_000, maxResponseBytes: 5 * 1024 * 1024 } as const;
 
 export function anonymousFetcher(options: Pick<SafeFetchOptions, "ca" | "allowlist" | "resolver"> = {}): PageFetcher {
-  return async (url: string): Promise<FetchedPage> => {
+  return async (url: string, siteOrigin: string): Promise<FetchedPage> => {
     const response = await safeFetch(url, {
       ...options,
+      redirectsWithin: siteOrigin,
       method: "GET",
       headers: {
         accept: "text/html,application/xhtml+xml",

@@ -2,13 +2,18 @@
  * The look at the live site on the real WordPress with our plugin: a change a visitor sees is verified on its public
  * page; a page cache that Sitewright can purge (WP Rocket's functions) is purged first; a cache nobody can purge is
  * reported as "not visible yet" with the reason; a plugin that puts the content back after the write is named as
- * the cause; an undo is verified the same way.
+ * the cause; an undo is verified the same way; a site whose purge answer or pages point to another origin gets no
+ * request sent there.
  */
 import { readFileSync } from "node:fs";
+import { createServer } from "node:https";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startAgentSite, type AgentTestSite } from "@/test/agent-site";
 import { readItem, writeItems } from "@/lib/changes/site-items";
+import { log } from "@/lib/log";
+import { ensureTestCa } from "@/scripts/lib/tls";
 import { installMuPlugin, runAsAdmin } from "@/test/wordpress";
 import { anonymousFetcher } from "./fetch-page";
 import { verifyLiveChange } from "./verify";
@@ -23,7 +28,28 @@ beforeAll(async () => {
     "sitewright-test-page-cache.php",
     readFileSync(path.resolve(import.meta.dirname, "../../test/fixtures/page-cache-mu-plugin.php"), "utf8"),
   );
+  installMuPlugin(
+    wp.local.wpPath,
+    "sitewright-test-off-site-purge.php",
+    readFileSync(path.resolve(import.meta.dirname, "../../test/fixtures/off-site-purge-mu-plugin.php"), "utf8"),
+  );
 }, 120_000);
+
+/** Another origin on this machine (https, trusted like the site): it records every request that reaches it. */
+async function anotherOrigin() {
+  const ca = ensureTestCa();
+  const requests: string[] = [];
+  const server = createServer({ cert: readFileSync(ca.cert), key: readFileSync(ca.key) }, (req, res) => {
+    requests.push(`${req.method} ${req.url}`);
+    res.writeHead(200, { "content-type": "text/html" }).end("<p>Bakery times. We bake at five.</p>");
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    origin: `https://localhost:${(server.address() as AddressInfo).port}`,
+    requests,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
 
 afterAll(async () => {
   await wp?.local.stop();
@@ -61,6 +87,8 @@ async function edit(id: number, title: string, sentence: string) {
   };
 }
 
+const siteOrigin = () => new URL(wp.local.url).origin;
+
 const verify = (items: Awaited<ReturnType<typeof edit>>[]) =>
   verifyLiveChange({ client: wp.admin, siteUrl: wp.local.url, items, fetchPage, delays: [0, 300] });
 
@@ -81,8 +109,8 @@ describe("verification on the live site", () => {
     const id = await publishedPage("Menu", "Soup of the day: tomato.");
     const page = await readItem(wp.admin, `post:${id}`);
     const url = `${wp.local.url}/?page_id=${id}`;
-    await fetchPage(url); // a visitor fills the cache with the old page
-    expect((await fetchPage(url)).headers.get("x-sitewright-test-cache")).toBe("HIT");
+    await fetchPage(url, siteOrigin()); // a visitor fills the cache with the old page
+    expect((await fetchPage(url, siteOrigin())).headers.get("x-sitewright-test-cache")).toBe("HIT");
     const item = await edit(id, "Menu", "Soup of the day: lentil.");
     expect(page.version).not.toBe(item.version);
     const result = await verify([item]);
@@ -94,7 +122,7 @@ describe("verification on the live site", () => {
     await setOption("sitewright_test_cache_mode", "stubborn");
     const id = await publishedPage("Prices", "A coffee costs two euros.");
     const url = `${wp.local.url}/?page_id=${id}`;
-    await fetchPage(url);
+    await fetchPage(url, siteOrigin());
     const item = await edit(id, "Prices", "A coffee costs three euros.");
     const result = await verify([item]);
     expect(result?.status).toBe("not_visible");
@@ -137,5 +165,45 @@ describe("verification on the live site", () => {
     );
     const item = await edit(id, "Plan B", "Draft text.");
     expect(await verify([item])).toBeNull();
+  });
+
+  it("sends no request to another origin that the site's purge answer names, and looks on the site instead", async () => {
+    await setOption("sitewright_test_cache_mode", "off");
+    const elsewhere = await anotherOrigin();
+    await setOption("sitewright_test_purge_origin", elsewhere.origin);
+    const warn = vi.spyOn(log, "warn");
+    try {
+      const id = await publishedPage("Bakery hours", "We bake at dawn.");
+      const item = await edit(id, "Bakery times", "We bake at five.");
+      const result = await verify([item]);
+      expect(elsewhere.requests).toEqual([]);
+      expect(result?.status).toBe("verified");
+      expect(result?.urls.map((u) => new URL(u.url).origin)).toEqual([siteOrigin()]);
+      expect(warn).toHaveBeenCalledWith("the site's purge answer named addresses off its own origin: ignored", {
+        siteOrigin: siteOrigin(),
+        ignored: [`${elsewhere.origin}/`, `${elsewhere.origin}/elsewhere/post%3A${id}`],
+      });
+    } finally {
+      warn.mockRestore();
+      await setOption("sitewright_test_purge_origin", "");
+      await elsewhere.close();
+    }
+  });
+
+  it("follows no redirect from the site's page to another origin", async () => {
+    await setOption("sitewright_test_cache_mode", "off");
+    const elsewhere = await anotherOrigin();
+    const id = await publishedPage("Bread", "Rye on Mondays.");
+    const item = await edit(id, "Bread", "Rye on Tuesdays.");
+    await setOption("sitewright_test_redirect_to", elsewhere.origin);
+    try {
+      const result = await verify([item]);
+      expect(elsewhere.requests).toEqual([]);
+      expect(result?.status).toBe("unreachable");
+      expect(result?.urls[0]?.reason).toContain(`redirected to another site (${elsewhere.origin})`);
+    } finally {
+      await setOption("sitewright_test_redirect_to", "");
+      await elsewhere.close();
+    }
   });
 });

@@ -2,11 +2,13 @@
  * The look at the live site after a write, an Apply or an Undo (docs/verification.md): the plugin purges the caches
  * it can name for the items, then the service fetches each affected public page as an anonymous visitor (through
  * the SSRF-safe fetch, no cookies) and checks that what the change set says changed is what the page shows —
- * within a bounded number of attempts. A page that still shows the earlier version is "not visible yet", with the
+ * within a bounded number of attempts. Only addresses on the site's own origin (its URL as recorded at pairing) are
+ * fetched: whatever else the plugin's answer names is ignored and logged, and no redirect leaves the origin. A page that still shows the earlier version is "not visible yet", with the
  * reason in words; a page that cannot be fetched is "unreachable"; never a success that was not seen.
  */
 import { z } from "zod";
 import { readItems } from "@/lib/changes/site-items";
+import { log } from "@/lib/log";
 import type { SiteClient } from "@/lib/sites/types";
 import { type Expectation, expectationFor, type VerifiableItem } from "./expectations";
 import { pageText, sourceForSearch } from "./page-text";
@@ -21,12 +23,12 @@ export type Verification = {
 };
 
 export type FetchedPage = { status: number; body: string; headers: Headers };
-/** Fetches a public page as an anonymous visitor; throws when there is no answer. */
-export type PageFetcher = (url: string) => Promise<FetchedPage>;
+/** Fetches a public page as an anonymous visitor, never following a redirect off `siteOrigin`; throws on no answer. */
+export type PageFetcher = (url: string, siteOrigin: string) => Promise<FetchedPage>;
 
 export type VerifyInput = {
   client: SiteClient;
-  /** The site's home URL (used when the plugin cannot name the pages). */
+  /** The site's URL as recorded at pairing: its origin is the only one fetched; its home when the plugin names none. */
   siteUrl: string;
   /** The items and the version each should now have on the site (what the write left). */
   items: Array<VerifiableItem & { version: string | null }>;
@@ -59,8 +61,25 @@ async function purge(client: SiteClient, refs: string[]): Promise<Purge | null> 
 
 type Target = { url: string; expectations: Expectation[] };
 
+const originOf = (url: string | null | undefined): string | undefined => {
+  try {
+    return url ? new URL(url).origin : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/** The addresses in the plugin's answer that are not on the site's own origin: never fetched, only logged. */
+function offSite(purged: Purge | null, siteOrigin: string): string[] {
+  if (!purged) return [];
+  const named = [purged.home, ...purged.urls.map((u) => u.url)].filter((url): url is string => url !== null);
+  return [...new Set(named.filter((url) => originOf(url) !== siteOrigin))];
+}
+
 function targets(expectations: Expectation[], purged: Purge | null, siteUrl: string): Target[] {
-  const home = purged?.home ?? `${siteUrl.replace(/\/+$/, "")}/`;
+  const siteOrigin = originOf(siteUrl);
+  const onSite = (url: string | null | undefined): url is string => Boolean(url) && originOf(url) === siteOrigin;
+  const home = onSite(purged?.home) ? purged.home : `${siteUrl.replace(/\/+$/, "")}/`;
   const byUrl = new Map<string, Expectation[]>();
   for (const expectation of expectations) {
     let url = home;
@@ -68,7 +87,7 @@ function targets(expectations: Expectation[], purged: Purge | null, siteUrl: str
       const id = expectation.ref.slice("post:".length);
       const entry = purged?.urls.find((u) => u.ref === expectation.ref);
       // A page that is gone is looked up by id: its permalink changes when it is trashed.
-      url = expectation.gone || !entry?.url ? `${home}?p=${id}` : entry.url;
+      url = expectation.gone || !onSite(entry?.url) ? `${home}?p=${id}` : entry.url;
     }
     byUrl.set(url, [...(byUrl.get(url) ?? []), expectation]);
   }
@@ -122,6 +141,14 @@ export async function verifyLiveChange(input: VerifyInput): Promise<Verification
     input.client,
     input.items.map((i) => i.ref),
   );
+  const siteOrigin = new URL(input.siteUrl).origin;
+  const ignored = offSite(purged, siteOrigin);
+  if (ignored.length > 0) {
+    log.warn("the site's purge answer named addresses off its own origin: ignored", {
+      siteOrigin,
+      ignored: ignored.slice(0, 10),
+    });
+  }
   const checks: UrlCheck[] = [];
   for (const target of targets(expectations, purged, input.siteUrl)) {
     let last: Look | null = null;
@@ -129,7 +156,7 @@ export async function verifyLiveChange(input: VerifyInput): Promise<Verification
     for (const delay of input.delays ?? DEFAULT_DELAYS) {
       if (delay > 0) await sleep(delay);
       try {
-        const page = await input.fetchPage(target.url);
+        const page = await input.fetchPage(target.url, siteOrigin);
         failure = page.status >= 500 ? `The page answered ${page.status}.` : null;
         last = look(page, target.expectations);
         if (last.ok) break;
