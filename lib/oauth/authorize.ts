@@ -90,6 +90,23 @@ export async function checkAuthorizeRequest(params: AuthorizeParams): Promise<Au
   };
 }
 
+/**
+ * What the consent page may say above its form when the owner's answer could not be taken. The page's link carries
+ * only a code from this list, and the page prints only our sentence for it: never text from the link, which anyone
+ * can write ("This application is verified by Sitewright"). SECURITY.md, "Requests the service makes for a site".
+ */
+export const CONSENT_PROBLEMS = {
+  no_site_chosen: "Choose at least one of your connected sites.",
+} as const;
+export type ConsentProblem = keyof typeof CONSENT_PROBLEMS;
+
+/** Our sentence for a code from the consent page's link; nothing for anything else. */
+export function consentProblemText(code: unknown): string | undefined {
+  return typeof code === "string" && Object.hasOwn(CONSENT_PROBLEMS, code)
+    ? CONSENT_PROBLEMS[code as ConsentProblem]
+    : undefined;
+}
+
 /** The sites the owner can grant: their connected ones. */
 export async function grantableSites(userId: string) {
   return (await listSites({ userId })).filter((site) => site.status === "active");
@@ -102,14 +119,14 @@ export async function decideAuthorization(input: {
   approve: boolean;
   siteIds: string[];
   access: McpAccess;
-}): Promise<{ redirect: string } | { error: string }> {
+}): Promise<{ redirect: string } | { problem: ConsentProblem }> {
   const { request } = input;
   if (!input.approve) {
     return { redirect: errorRedirect(request.redirectUri, "access_denied", "The owner declined.", request.state) };
   }
   const own = new Set((await grantableSites(input.userId)).map((site) => site.id));
   const siteIds = [...new Set(input.siteIds)].filter((id) => own.has(id));
-  if (siteIds.length === 0) return { error: "Choose at least one of your connected sites." };
+  if (siteIds.length === 0) return { problem: "no_site_chosen" };
   const access: McpAccess = request.maxAccess === "read" ? "read" : input.access;
   const at = now();
   const grant = await insertOAuthGrant({

@@ -10,6 +10,7 @@ import {
   type AuthorizeParams,
   type AuthorizeRequest,
   checkAuthorizeRequest,
+  consentProblemText,
   grantableSites,
 } from "@/lib/oauth/authorize";
 
@@ -47,7 +48,8 @@ export default async function AuthorizePage({
     );
   }
   const sites = await grantableSites(session.user.id);
-  const problem = typeof raw.problem === "string" ? raw.problem : undefined;
+  // The link carries a code; only our own sentence for it is shown, never the link's text.
+  const problem = consentProblemText(raw.problem);
   return <Consent request={check.request} params={params} sites={sites} problem={problem} />;
 }
 

@@ -32,6 +32,6 @@ export const POST = route({ auth: "session" }, async ({ request, session }) => {
   });
   if ("redirect" in decision) return seeOther(decision.redirect);
   const again = new URLSearchParams(params as Record<string, string>);
-  again.set("problem", decision.error);
+  again.set("problem", decision.problem);
   return seeOther(`/oauth/authorize?${again.toString()}`);
 });
