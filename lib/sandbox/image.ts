@@ -120,12 +120,31 @@ export async function ensureWordPressTree(paths: ImagePaths, progress: Progress 
 
 export type ImageInputs = { baseTag: string; imageTag: string; wordpressTree: string };
 
-/** Tags from the hashes of everything that goes into each layer. */
-export async function computeImageInputs(paths: ImagePaths, wordpressTree: string): Promise<ImageInputs> {
+/** The base layer's inputs: the Debian packages and the script that bootstraps them. */
+async function baseHashOf(paths: ImagePaths): Promise<string> {
   const base = createHash("sha256");
   base.update(`packages:${ROOTFS_PACKAGES.join(",")}\n`);
   base.update(await readFile(rootfsScript(paths.root)));
-  const baseHash = base.digest("hex").slice(0, 16);
+  return base.digest("hex").slice(0, 16);
+}
+
+/**
+ * The sandbox image's base (Debian's root filesystem with PHP, no WordPress), imported when missing; its tag. The
+ * app's Containerfile can be built from it where no registry is reachable (scripts/deploy/local-base.ts).
+ */
+export async function ensureSandboxBaseImage(
+  engine: SandboxEngine,
+  paths: ImagePaths,
+  progress: Progress = () => {},
+): Promise<string> {
+  const baseTag = `${BASE_REPOSITORY}:${await baseHashOf(paths)}`;
+  await ensureBaseImage(engine, paths, baseTag, progress);
+  return baseTag;
+}
+
+/** Tags from the hashes of everything that goes into each layer. */
+export async function computeImageInputs(paths: ImagePaths, wordpressTree: string): Promise<ImageInputs> {
+  const baseHash = await baseHashOf(paths);
 
   const top = createHash("sha256");
   top.update(`base:${baseHash}\n`);

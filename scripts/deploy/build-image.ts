@@ -5,11 +5,13 @@
  *   else; DNS and /etc/hosts are inside glibc 2.36), the CA bundle, and an unprivileged user `sitewright` (10002);
  * - the production build (`.next` without its cache) and the files `npm start` reads at run time (server.mjs and
  *   its two .mjs helpers, drizzle/ migrations, public/, plugin/ for the plugin download, package.json,
- *   next.config.ts);
+ *   next.config.ts) and the engine proxy's (scripts/engine-proxy.mjs and lib/sandbox/engine-proxy/);
  * - production dependencies only (`npm install --omit=dev`), cached in $SITEWRIGHT_CACHE/deploy by the lock file's
  *   hash: the one slow step, done once per lock file;
  * and imports it with `podman import` as `localhost/sitewright-app:<hash of the inputs>`. An image with that tag
- * already present is reused. Prints progress on stderr and the tag on the last line of stdout.
+ * already present is reused. Images this script made before (its `sitewright.inputs` label) are removed, but for
+ * the current one and the one before it (a way back) and those a container uses; an image it did not make is never
+ * touched, whatever its name. Prints progress on stderr and the tag on the last line of stdout.
  *
  *   npm run deploy:image [-- --force]
  */
@@ -45,6 +47,9 @@ const APP_FILES = [
   "lib/http/forwarded.mjs",
   "lib/http/request-context.mjs",
   "scripts/lib/listen-port.mjs",
+  "scripts/engine-proxy.mjs",
+  "lib/sandbox/engine-proxy/policy.mjs",
+  "lib/sandbox/engine-proxy/server.mjs",
   "drizzle",
   "public",
   "plugin",
@@ -190,13 +195,30 @@ function assembleRootfs(target: string, depsDir: string) {
   });
 }
 
-/** Earlier builds of the app image (one layer each, ~600 MB): removed unless a container still uses them. */
+/** The label this script puts on every image it makes (its inputs' hash): how it knows its own. */
+const MADE_HERE = "sitewright.inputs";
+
+/**
+ * Earlier builds of this script (one layer each, ~600 MB), newest first: all but the current one and the one
+ * before it are removed, unless a container still uses them. Images without our label are never listed.
+ */
 async function removeOlderImages(current: string) {
-  const listed = await run("podman", ["images", "--format", "{{.Repository}}:{{.Tag}}", IMAGE_REPOSITORY]);
-  for (const image of listed.split("\n").map((line) => line.trim())) {
-    if (image.startsWith(`${IMAGE_REPOSITORY}:`) && image !== current) {
-      await run("podman", ["rmi", image]).catch(() => {}); // in use by a container: kept
-    }
+  const listed = await run("podman", [
+    "images",
+    "--filter",
+    `label=${MADE_HERE}`,
+    "--sort",
+    "created",
+    "--format",
+    "{{.Repository}}:{{.Tag}}",
+  ]);
+  const ours = listed
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((image) => image.startsWith(`${IMAGE_REPOSITORY}:`) && image !== current);
+  // `--sort created` lists newest first: the first of the others is the way back.
+  for (const image of ours.slice(1)) {
+    await run("podman", ["rmi", image]).catch(() => {}); // in use by a container: kept
   }
 }
 
@@ -224,6 +246,7 @@ async function main() {
   );
   if (exists && !force) {
     progress(`${tag} is up to date`);
+    await removeOlderImages(tag);
     console.log(tag);
     return;
   }
@@ -244,7 +267,7 @@ async function main() {
       "EXPOSE 3000",
       "STOPSIGNAL SIGTERM",
       `LABEL org.opencontainers.image.title=sitewright-app`,
-      `LABEL sitewright.inputs=${inputs}`,
+      `LABEL ${MADE_HERE}=${inputs}`,
       'ENTRYPOINT ["/usr/bin/node", "server.mjs"]',
     ];
     await run("podman", ["import", ...changes.flatMap((change) => ["--change", change]), "-", tag], {
