@@ -99,6 +99,19 @@ describe("the docs' file paths", () => {
   });
 });
 
+describe("the docs' relative paths", () => {
+  it("stay inside this repository and name what exists, code blocks included", () => {
+    const outside: string[] = [];
+    for (const doc of DOCS) {
+      for (const [, relative] of read(doc).matchAll(/(?<![\w/.])(\.\.?\/[\w.\-/]+)/g)) {
+        const target = path.resolve(root, path.dirname(doc), relative!.replace(/[.,:;]+$/, "").split("#")[0]!);
+        if (!target.startsWith(`${root}/`) || !existsSync(target)) outside.push(`${doc}: ${relative}`);
+      }
+    }
+    expect(outside).toEqual([]);
+  });
+});
+
 describe("the docs' code names", () => {
   it("name functions, classes, fields and codes that the code has (camelCase, snake_case, Class::method)", () => {
     const sources = execFileSync("git", ["ls-files"], { cwd: root, encoding: "utf8" })
@@ -183,6 +196,13 @@ const NOT_OUR_ENV: Record<string, { usedIn: string; what: string }> = {
   SITEWRIGHT_K8S_BIN: { usedIn: "scripts/setup/kubernetes.sh", what: "the test cluster's server binaries" },
   SITEWRIGHT_K8S_DIR: { usedIn: "scripts/setup/kubernetes.sh", what: "the test cluster's state directory" },
   CAP_SYS_RESOURCE: { usedIn: "scripts/setup/kubernetes.sh", what: "a Linux capability root lacks here" },
+  BASE_IMAGE: { usedIn: "Containerfile", what: "the Containerfile's build argument" },
+  CONSENT_PROBLEMS: { usedIn: "lib/oauth/authorize.ts", what: "a constant in our code" },
+  SANDBOX_IMAGE_REPOSITORY: { usedIn: "lib/sandbox/engine-proxy/policy.mjs", what: "the engine proxy's setting" },
+  ENGINE_PROXY_MAX_SANDBOXES: { usedIn: "lib/sandbox/engine-proxy/policy.mjs", what: "the engine proxy's setting" },
+  ENGINE_SOCKET: { usedIn: "deploy/compose.yaml", what: "compose.yaml's setting: the engine's API socket" },
+  ENGINE_SOCKET_GID: { usedIn: "deploy/compose.yaml", what: "compose.yaml's setting: that socket's group id" },
+  ENGINE_PROXY_DIR: { usedIn: "deploy/compose.yaml", what: "compose.yaml's setting: the proxy's socket folder" },
 };
 
 describe("the environment variables the docs name", () => {
