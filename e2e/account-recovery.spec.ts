@@ -12,6 +12,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { expect, type Page, test } from "@playwright/test";
 import { memoryOAuthProvider } from "../test/mcp-client";
 import { readMailDir } from "../test/smtp-sink";
+import { expectAccessible } from "./support/checks";
 import { connectSite, PASSWORD, signUp, useAppDatabase } from "./support/owner";
 import { e2eState } from "./support/state";
 
@@ -172,4 +173,5 @@ test("the consent page shows only our own sentences, whatever text its link carr
   await page.getByRole("button", { name: "Connect" }).click();
   await expect(page).toHaveURL(/problem=no_site_chosen/);
   await expect(page.locator("main").getByRole("alert")).toHaveText("Choose at least one of your connected sites.");
+  await expectAccessible(page, "consent-with-a-problem");
 });

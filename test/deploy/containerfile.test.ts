@@ -4,7 +4,7 @@
  * (`npm run deploy:base`). The image runs as a non-root user and answers /health, read-only and without
  * capabilities as the unit runs it; the engine proxy starts from the same image; and the build context holds no
  * .env, .dev-secrets.json or .git. The build is cached by its inputs (the base's tag, the Containerfile and every file
- * of the context), as the sandbox image is: an unchanged tree reuses the image.
+ * of the context, which leaves out tests and docs), as the sandbox image is: an unchanged app reuses the image.
  */
 import { execFile, execFileSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
@@ -25,18 +25,24 @@ let base = "";
 let image = "";
 let url = "";
 
-/** The context's files as .containerignore leaves them (its entries: names, folders, `*` globs, `!` exceptions). */
+/** A .containerignore pattern as a regular expression: `**` spans folders, `*` and `?` do not; a folder takes its files. */
+function ignorePattern(pattern: string): RegExp {
+  const body = pattern
+    .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+    .replace(/\*\*\//g, "\u0000")
+    .replace(/\*/g, "[^/]*")
+    .replace(/\?/g, "[^/]")
+    .replaceAll("\u0000", "(?:.*/)?");
+  return new RegExp(`^${body}(?:/.*)?$`);
+}
+
+/** The context's files as .containerignore leaves them (later lines win; `!` lines take a file back). */
 function contextFiles(): string[] {
   const rules = readFileSync(path.join(root, ".containerignore"), "utf8")
     .split("\n")
     .map((line) => line.trim())
     .filter((line) => line && !line.startsWith("#"))
-    .map((line) => {
-      const keep = line.startsWith("!");
-      const pattern = keep ? line.slice(1) : line;
-      const glob = new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, "[^/]*")}(/.*)?$`);
-      return { keep, glob };
-    });
+    .map((line) => ({ keep: line.startsWith("!"), glob: ignorePattern(line.replace(/^!/, "")) }));
   const listed = execFileSync("git", ["ls-files", "--cached", "--others", "--exclude-standard"], {
     cwd: root,
     encoding: "utf8",
@@ -48,8 +54,12 @@ function contextFiles(): string[] {
     .sort();
 }
 
+/** What the image is made of: the base, the Containerfile, and every file of the context. */
 function inputsHash(baseTag: string): string {
-  const hash = createHash("sha256").update(baseTag).update("\0");
+  const hash = createHash("sha256")
+    .update(baseTag)
+    .update("\0")
+    .update(readFileSync(path.join(root, "Containerfile")));
   for (const file of contextFiles())
     hash
       .update(file)
