@@ -1,6 +1,7 @@
 /**
  * Account recovery ends every door, where the owner meets it (SECURITY.md v1.3): an MCP client connected through
- * the consent page keeps nothing after "Change password" or "Sign out everywhere" on the account page — its access
+ * the consent page keeps nothing after "Change password" or "Sign out everywhere" on the account page, or a reset by
+ * the mailed link — its access
  * token gets 401, its refresh token is refused, the official SDK client can no longer call a tool — and the mail
  * names the application that was disconnected. And the consent page prints only our own sentences, whatever text
  * its link carries.
@@ -11,7 +12,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { expect, type Page, test } from "@playwright/test";
 import { memoryOAuthProvider } from "../test/mcp-client";
-import { readMailDir } from "../test/smtp-sink";
+import { linkIn, readMailDir } from "../test/smtp-sink";
 import { expectAccessible } from "./support/checks";
 import { connectSite, PASSWORD, signUp, useAppDatabase } from "./support/owner";
 import { e2eState } from "./support/state";
@@ -134,6 +135,34 @@ test("after Sign out everywhere, an agent connected before is refused", async ({
   await page.getByRole("dialog").getByRole("button", { name: "Sign out everywhere" }).click();
   await expect(page.getByRole("heading", { name: "Log in" })).toBeVisible();
   await expectLockedOut(agent);
+});
+
+test("after a password reset by the mailed link, an agent connected before is refused and the mail names it", async ({
+  page,
+}) => {
+  const { appUrl, mailDir } = e2eState();
+  const { email } = await signedUpWithSite(page, "reset");
+  // Four scrypt hashes (sign-up, reset, the log-ins around it) queue behind others' on a busy machine.
+  test.slow();
+  const agent = await connectAgent(page, "Acme Reset Agent");
+  await page.goto(`${appUrl}/account`);
+  await page.getByRole("button", { name: "Log out" }).click();
+  await expect(page.getByRole("heading", { name: "Log in" })).toBeVisible();
+  await page.goto(`${appUrl}/forgot-password`);
+  await page.getByLabel("Email").fill(email);
+  await page.getByRole("button", { name: "Send the link" }).click();
+  const mailTo = (subject: string) =>
+    readMailDir(mailDir).find((mail) => mail.to.includes(email) && mail.subject === subject);
+  await expect.poll(() => mailTo("Reset your Sitewright password")?.text, { timeout: 30_000 }).toBeTruthy();
+  await page.goto(linkIn(mailTo("Reset your Sitewright password")!, "/reset-password").url);
+  await page.getByLabel("New password").fill(NEW_PASSWORD);
+  await page.getByRole("button", { name: "Set the new password" }).click();
+  await expect(page.getByRole("status")).toContainText("Your password was changed", { timeout: 60_000 });
+
+  await expectLockedOut(agent);
+  await expect
+    .poll(() => mailTo("Your Sitewright password was changed")?.text, { timeout: 30_000 })
+    .toContain('"Acme Reset Agent", connected');
 });
 
 test("the consent page shows only our own sentences, whatever text its link carries", async ({ page }) => {
