@@ -98,6 +98,7 @@ test("after Change password on the account page, an agent connected before is re
   page,
 }) => {
   const { appUrl, mailDir } = e2eState();
+  test.slow(); // three scrypt hashes (sign-up, the current password checked, the new one hashed) on a busy machine
   const { email } = await signedUpWithSite(page, "recovery");
   const agent = await connectAgent(page, "Acme Night Agent");
 
