@@ -107,6 +107,11 @@ beforeAll(async () => {
       ["build", "--quiet", "-f", "Containerfile", "--build-arg", `BASE_IMAGE=${base}`, "-t", image, "."],
       { cwd: root, maxBuffer: 64 * 1024 * 1024, timeout: 3_600_000 },
     );
+    // Earlier builds of this test (its own repository, about a gigabyte each) make way for the new one.
+    const listed = (await run("podman", ["images", "--format", "{{.Repository}}:{{.Tag}}", REPOSITORY])).stdout;
+    for (const older of listed.split("\n").filter((tag) => tag.startsWith(`${REPOSITORY}:`) && tag !== image)) {
+      await run("podman", ["rmi", older]).catch(() => {}); // in use: kept
+    }
   }
   await adminSql(`create database "${database}"`);
   const databaseUrl = new URL(adminUrl());
