@@ -164,6 +164,19 @@ describe("the Containerfile and its ignore files", () => {
     }
   });
 
+  it("copies into its last stage every run-time file npm run deploy:image ships", () => {
+    const script = read("scripts/deploy/build-image.ts");
+    const shipped = [.../const APP_FILES = \[([\s\S]*?)\];/.exec(script)![1]!.matchAll(/"([^"]+)"/g)].map(
+      ([, file]) => file!,
+    );
+    const runtime = containerfile.slice(containerfile.lastIndexOf("\nFROM "));
+    const copied = [...runtime.matchAll(/^COPY --from=build (.+) \S+$/gm)].flatMap(([, sources]) =>
+      sources!.split(/\s+/).map((source) => source.replace(/^\/src\//, "")),
+    );
+    expect(shipped.length).toBeGreaterThan(5);
+    expect(shipped.filter((file) => !copied.includes(file))).toEqual([]);
+  });
+
   it("takes its base image as an argument, builds in stages and runs as a non-root user", () => {
     expect(containerfile).toMatch(/^ARG BASE_IMAGE=\S+$/m);
     const froms = [...containerfile.matchAll(/^FROM (\S+)(?: AS (\S+))?$/gm)];
