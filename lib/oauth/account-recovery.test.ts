@@ -103,7 +103,9 @@ async function changedMail(email: string, before: number) {
   );
 }
 
-describe("account recovery ends every OAuth grant", () => {
+// Each test signs up (a scrypt hash) and connects clients through the whole OAuth flow: more than the default 30 s
+// when the machine is busy.
+describe("account recovery ends every OAuth grant", { timeout: 60_000 }, () => {
   it("refuses a client connected before a password change, keeps this session, and names the client in the mail", async () => {
     const { owner, siteId } = await ownerWithSite("change");
     const bystander = await ownerWithSite("bystander");
@@ -134,7 +136,7 @@ describe("account recovery ends every OAuth grant", () => {
     // Connecting again afterwards works: the owner is not locked out of MCP, only the old grants are.
     const again = await connected(owner, siteId, "Helpful Agent");
     expect(await mcpStatus(again.tokens.access_token)).toBe(200);
-  });
+  }, 120_000); // two accounts and four clients connected through the whole flow, three scrypt hashes
 
   it("refuses a client connected before a password reset, and names it in the mail", async () => {
     const { owner, siteId } = await ownerWithSite("reset");
