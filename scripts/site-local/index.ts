@@ -71,6 +71,13 @@ export type LocalSiteOptions = {
    * wp-admin and wp-includes stay hard links into the shared cache, which plugin installs never write.
    */
   fileMods?: boolean;
+  /** The https port (default: a free one). A port in use fails the start. */
+  port?: number;
+  /**
+   * Stands in for Yoast SEO (scripts/site-local/seo-stand-in.php as a must-use plugin): its version constant and
+   * meta keys, so SEO operations can be tried locally. Default false.
+   */
+  seoStandIn?: boolean;
   /** Site title (default "Sitewright Local"). */
   title?: string;
   /** Keep the temp directory after stop() (for debugging). */
@@ -360,8 +367,17 @@ async function startLocalSiteOnce(options: LocalSiteOptions): Promise<LocalSite>
     }
     mkdirSync(join(dir, "database"));
 
+    if (options.seoStandIn) {
+      mkdirSync(join(wpPath, "wp-content/mu-plugins"), { recursive: true });
+      cpSync(join(HERE, "seo-stand-in.php"), join(wpPath, "wp-content/mu-plugins/sitewright-seo-stand-in.php"));
+    }
+
     const ipv6 = await canListen(0, "::1");
-    const port = await freePort(ipv6 ? ["127.0.0.1", "::1"] : ["127.0.0.1"]);
+    const hosts = ipv6 ? ["127.0.0.1", "::1"] : ["127.0.0.1"];
+    const port = options.port ?? (await freePort(hosts));
+    if (options.port !== undefined && !(await Promise.all(hosts.map((host) => canListen(port, host)))).every(Boolean)) {
+      throw new Error(`Port ${port} is in use: pick another with --port, or leave it out for a free one`);
+    }
     const url = `https://localhost:${port}`;
 
     writeFileSync(
