@@ -85,7 +85,7 @@ describe("the site:local command line", () => {
       // The plugin sees "Yoast SEO" through the stand-in's version constant.
       const { stdout } = await execFileAsync("php", [
         "-r",
-        "require $argv[1] . '/wp-load.php'; echo wp_json_encode( Sitewright_Seo_Items::active() );",
+        "require $argv[1] . '/wp-load.php'; echo wp_json_encode( Sitewright_Site_Info::collect()['seo'] );",
         files,
       ]);
       expect(JSON.parse(stdout)).toMatchObject({ plugin: "yoast", name: "Yoast SEO" });
