@@ -179,6 +179,7 @@ final class Sitewright_Abilities {
 		$user      = wp_get_current_user();
 		$body      = (string) wp_json_encode(
 			array(
+				'siteUrl'   => home_url(),
 				'operation' => $operation,
 				'input'     => (object) $input,
 				'actor'     => array(

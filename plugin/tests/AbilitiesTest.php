@@ -274,6 +274,7 @@ final class AbilitiesTest extends Sitewright_Test_Case {
 		);
 		$this->assertSame( $expected, $headers['X-Sitewright-Signature'] );
 		$sent = json_decode( $call['args']['body'], true );
+		$this->assertSame( home_url(), $sent['siteUrl'] );
 		$this->assertSame( 'update_page', $sent['operation'] );
 		$this->assertSame( array( 'id' => $id, 'title' => 'Open late' ), $sent['input'] );
 		$this->assertSame( $admin, $sent['actor']['wpUserId'] );
