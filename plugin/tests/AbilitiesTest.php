@@ -334,4 +334,65 @@ final class AbilitiesTest extends Sitewright_Test_Case {
 		$this->assertSame( array(), $this->calls );
 		$this->assertSame( 'Not yours', get_post( $id )->post_title );
 	}
+	public function test_the_owner_exposes_the_proposing_abilities_on_the_settings_page(): void {
+		require_once ABSPATH . 'wp-admin/includes/template.php';
+		require_once SITEWRIGHT_PLUGIN_DIR . '/admin/class-sitewright-admin.php';
+		$this->pair( array( 'site:read', 'content:read', 'content:write' ) );
+		$this->as_user( 'administrator' );
+		ob_start();
+		Sitewright_Admin::render();
+		$html = (string) ob_get_clean();
+		if ( ! $this->has_api() ) {
+			$this->assertStringNotContainsString( 'id="sitewright-abilities"', $html );
+			return;
+		}
+		$this->assertStringContainsString( 'id="sitewright-abilities"', $html );
+		$this->assertStringNotContainsString( 'name="sitewright_expose_proposing" value="1"  checked', $html );
+
+		$_POST    = array(
+			'action'                      => Sitewright_Admin::SAVE_ABILITIES,
+			'sitewright_expose_proposing' => '1',
+			'_wpnonce'                    => wp_create_nonce( Sitewright_Admin::SAVE_ABILITIES ),
+		);
+		$_REQUEST = $_POST;
+		$stop     = static function (): void {
+			throw new RuntimeException( 'redirected' );
+		};
+		add_filter( 'wp_redirect', $stop );
+		try {
+			Sitewright_Admin::handle_save_abilities();
+			$this->fail( 'the handler redirects back to the settings page' );
+		} catch ( RuntimeException $redirected ) {
+			$this->assertSame( 'redirected', $redirected->getMessage() );
+		} finally {
+			remove_filter( 'wp_redirect', $stop );
+			$_POST    = array();
+			$_REQUEST = array();
+		}
+		$this->assertTrue( (bool) get_option( Sitewright_Abilities::EXPOSE_OPTION ) );
+		$this->reset_registries();
+		$this->assertTrue( $this->listed()['sitewright/update-page']['meta']['mcp']['public'] );
+
+		// An editor cannot change it.
+		$this->as_user( 'editor' );
+		$_POST    = array( '_wpnonce' => wp_create_nonce( Sitewright_Admin::SAVE_ABILITIES ) );
+		$_REQUEST = $_POST;
+		$died     = static function (): callable {
+			return static function (): void {
+				throw new RuntimeException( 'died' );
+			};
+		};
+		add_filter( 'wp_die_handler', $died );
+		try {
+			Sitewright_Admin::handle_save_abilities();
+			$this->fail( 'an editor is refused' );
+		} catch ( RuntimeException $refused ) {
+			$this->assertSame( 'died', $refused->getMessage() );
+		} finally {
+			remove_filter( 'wp_die_handler', $died );
+			$_POST    = array();
+			$_REQUEST = array();
+		}
+		$this->assertTrue( (bool) get_option( Sitewright_Abilities::EXPOSE_OPTION ) );
+	}
 }

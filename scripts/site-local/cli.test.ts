@@ -96,7 +96,11 @@ describe("the site:local command line", () => {
       expect(existsSync(files)).toBe(false);
       await expect(fetch(`https://localhost:${port}/wp-json/`)).rejects.toThrow();
     } finally {
-      if (child.exitCode === null) child.kill("SIGKILL");
+      // SIGTERM lets the command stop its WordPress (SIGKILL would leave PHP and Caddy running).
+      if (child.exitCode === null) {
+        child.kill("SIGTERM");
+        await Promise.race([once(child, "exit"), new Promise((r) => setTimeout(r, 20_000))]);
+      }
     }
   }, 180_000);
 });
