@@ -40,6 +40,7 @@ final class VisibilityTest extends Sitewright_Test_Case {
 			$name = 'theme_mods' === $option ? 'theme_mods_' . get_stylesheet() : $option;
 			false === $value ? delete_option( $name ) : update_option( $name, $value );
 		}
+		remove_all_filters( 'sitewright_item_kinds' );
 		Sitewright_Item_Kinds::reset();
 		parent::tearDown();
 	}
@@ -397,7 +398,49 @@ final class VisibilityTest extends Sitewright_Test_Case {
 		add_filter(
 			'sitewright_item_kinds',
 			static function ( array $kinds ): array {
-				$kinds['option'] = new class() extends Sitewright_Item_Kind {
+				$kinds['option'] = new class( 'option' ) extends Sitewright_Item_Kind {
+					/**
+					 * Any option name.
+					 *
+					 * @param string $key Key.
+					 */
+					public function valid_key( string $key ): bool {
+						return true;
+					}
+
+					/**
+					 * An option.
+					 *
+					 * @param string $key Key.
+					 * @return array{0: array<string, mixed>|null, 1: string}
+					 */
+					public function read_item( string $key ): array {
+						return array( array( 'value' => 'x' ), $key );
+					}
+
+					/**
+					 * Allowed.
+					 *
+					 * @param string               $key    Key.
+					 * @param string               $action Action.
+					 * @param array<string, mixed> $fields Fields.
+					 */
+					public function can_write( string $key, string $action, array $fields ): bool {
+						return true;
+					}
+
+					/**
+					 * Writes nothing.
+					 *
+					 * @param string               $action Action.
+					 * @param string               $key    Key.
+					 * @param array<string, mixed> $fields Fields.
+					 * @return string
+					 */
+					public function write_item( string $action, string $key, array $fields ) {
+						return $key;
+					}
+
 					/**
 					 * Fails, as a broken query would.
 					 *
@@ -416,7 +459,6 @@ final class VisibilityTest extends Sitewright_Test_Case {
 		);
 		Sitewright_Item_Kinds::reset();
 		$answer = $this->visibility( 'option:blogname', array( 'value' => 'x' ) );
-		remove_all_filters( 'sitewright_item_kinds' );
 		$this->assertTrue( $answer['visible'] );
 		$this->assertSame( array( 'unknown: Sitewright could not tell where this shows, so it counts as visible' ), $this->places( $answer ) );
 	}
