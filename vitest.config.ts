@@ -5,7 +5,7 @@ import SlowFirstSequencer from "./test/sequencer";
 // Files run side by side: most of their time is spent waiting on WordPress, PostgreSQL and Podman, not on the two
 // cores. Each file makes its own database, site, namespace and ports, so none shares a resource with another.
 // VITEST_MAX_WORKERS=1 runs them one at a time (to tell a slow file from a slow machine).
-const maxWorkers = Number(process.env.VITEST_MAX_WORKERS) || 3;
+const maxWorkers = Number(process.env.VITEST_MAX_WORKERS) || 2;
 
 export default defineConfig({
   resolve: { alias: { "@": path.resolve(import.meta.dirname) } },
