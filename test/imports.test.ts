@@ -1,8 +1,9 @@
 /**
  * The shape of lib/ (README.md, "Where things are"): use cases that combine the agent, change sets, sandboxes and
  * sites live in lib/workflows/, and the domain folders stop calling each other. Walks every module under lib/ (tests
- * aside: they may drive anything) and fails on a forbidden import or an import circle, as test/csrf.test.ts walks
- * app/.
+ * aside: they may drive anything) and fails on a forbidden import, an import circle between modules or between
+ * folders, a ground-floor module importing above it, as test/csrf.test.ts walks app/.
+ * Each rule is also fed a broken graph, to show it can fail.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
@@ -24,6 +25,19 @@ const FORBIDDEN: Array<{ from: string; to: string; why: string }> = [
   { from: "lib", to: "e2e", why: "end-to-end specs use lib, never the other way" },
   { from: "lib", to: "app", why: "lib never imports app (STYLE.md)" },
 ];
+
+/**
+ * The ground floor: logging, the database and what they stand on. They import nothing above them, so every other
+ * part of lib/ can log and store without a circle.
+ */
+const GROUND_FLOOR = ["lib/log.ts", "lib/db", "lib/env.ts", "lib/errors.ts", "lib/process-state.ts", "lib/clock.ts"];
+const onGround = (file: string) => GROUND_FLOOR.some((floor) => inFolder(file, floor));
+
+function aboveGround(graph: Graph): string[] {
+  return [...graph].flatMap(([from, tos]) =>
+    onGround(from) ? tos.filter((to) => !onGround(to)).map((to) => `${from} (ground floor) imports ${to}`) : [],
+  );
+}
 
 function modules(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -74,15 +88,37 @@ function violations(files: string[], sources: Record<string, string> = {}) {
   return out;
 }
 
-/** Import circles between modules (each reported once, as the path around it). */
-function circles(files: string[]): string[][] {
-  const graph = new Map<string, string[]>();
+/** Module → the lib/ modules it imports, paths relative to the repository. */
+type Graph = Map<string, string[]>;
+
+function moduleGraph(files: string[]): Graph {
+  const graph: Graph = new Map();
   for (const file of files) {
     graph.set(
       path.relative(ROOT, file),
       importsOf(file).filter((to) => to.startsWith("lib/")),
     );
   }
+  return graph;
+}
+
+/** The folder a module belongs to: `lib/agent/operations/x.ts` → `lib/agent`; a file at the top of lib/ is its own. */
+const folderOf = (file: string) => file.split("/").slice(0, 2).join("/");
+
+/** Folder → the other folders its modules import. */
+function folderGraph(graph: Graph): Graph {
+  const folders = new Map<string, Set<string>>();
+  for (const [from, tos] of graph) {
+    const own = folderOf(from);
+    const set = folders.get(own) ?? new Set<string>();
+    for (const to of tos) if (folderOf(to) !== own) set.add(folderOf(to));
+    folders.set(own, set);
+  }
+  return new Map([...folders].map(([folder, set]) => [folder, [...set]]));
+}
+
+/** Import circles in a graph (each reported once, as the path around it). */
+function circles(graph: Graph): string[][] {
   const found: string[][] = [];
   const seen = new Set<string>();
   const state = new Map<string, "open" | "done">();
@@ -119,8 +155,38 @@ describe("the shape of lib/", () => {
     expect(violations(files)).toEqual([]);
   });
 
-  it("has no import circle", () => {
-    expect(circles(files).map((circle) => circle.join(" → "))).toEqual([]);
+  it("has no import circle between modules", () => {
+    expect(circles(moduleGraph(files)).map((circle) => circle.join(" → "))).toEqual([]);
+  });
+
+  it("has no import circle between folders", () => {
+    expect(circles(folderGraph(moduleGraph(files))).map((circle) => circle.join(" → "))).toEqual([]);
+  });
+
+  it("keeps the ground floor (log, db and what they stand on) from importing anything above it", () => {
+    expect(aboveGround(moduleGraph(files))).toEqual([]);
+  });
+
+  it("fails on a folder circle made of modules that form no circle themselves", () => {
+    const graph: Graph = new Map([
+      ["lib/agent/a.ts", ["lib/changes/b.ts"]],
+      ["lib/changes/b.ts", []],
+      ["lib/changes/c.ts", ["lib/agent/d.ts"]],
+      ["lib/agent/d.ts", []],
+    ]);
+    expect(circles(graph)).toEqual([]);
+    expect(circles(folderGraph(graph))).toEqual([["lib/agent", "lib/changes", "lib/agent"]]);
+  });
+
+  it("fails when the ground floor imports from above it", () => {
+    const graph: Graph = new Map([
+      ["lib/log.ts", ["lib/http/request-context.mjs"]],
+      ["lib/db/queries.ts", ["lib/env.ts", "lib/log.ts", "lib/sites/url.ts"]],
+    ]);
+    expect(aboveGround(graph)).toEqual([
+      "lib/log.ts (ground floor) imports lib/http/request-context.mjs",
+      "lib/db/queries.ts (ground floor) imports lib/sites/url.ts",
+    ]);
   });
 
   it("fails when a forbidden import is added", () => {

@@ -12,7 +12,7 @@ import { tool, type ToolSet } from "ai";
 import { now } from "@/lib/clock";
 import { finishToolAudit, insertToolAudit, touchSiteLastSeen } from "@/lib/db/queries";
 import { log } from "@/lib/log";
-import { isStaleItemsError } from "@/lib/changes/site-items";
+import { isStaleItemsError } from "@/lib/sites/items";
 import { isSiteRequestError } from "@/lib/sites/client";
 import { scopeRefusal } from "@/lib/sites/permissions";
 import type { SiteClient } from "@/lib/sites/types";

@@ -23,7 +23,7 @@ import {
   readItems,
   writeItems,
   type WrittenItem,
-} from "@/lib/changes/site-items";
+} from "@/lib/sites/items";
 import type { ChangeItem } from "@/lib/db/schema";
 import { placedItems, planContext } from "./media";
 import type { Operation, OperationResult, WritePlan } from "./operations";

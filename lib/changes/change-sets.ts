@@ -27,7 +27,7 @@ import { log } from "@/lib/log";
 import { capJson } from "./cap";
 import { decodeItemCursor, decodeSetCursor, encodeItemCursor, encodeSetCursor } from "./cursor";
 import type { PlannedItem } from "./plan";
-import type { WrittenItem } from "./site-items";
+import type { WrittenItem } from "@/lib/sites/items";
 
 /** Where a turn's writes go: which conversation turn, which user and site, which target. */
 export type TurnScope = {

@@ -6,7 +6,7 @@
  */
 import type { ChangeItem, ItemChange } from "@/lib/db/schema";
 import { DESIGN_POST_TYPES, OPTION_LABELS, POST_FIELDS } from "@/lib/vocabulary";
-import type { SiteItem } from "./site-items";
+import type { SiteItem } from "@/lib/sites/items";
 
 export type PlannedItem = {
   kind: string;

@@ -16,7 +16,7 @@ import { AppError } from "@/lib/errors";
 import type { SiteClient } from "@/lib/sites/types";
 import { auditChange, getChangeSet, markPlanWritten } from "./change-sets";
 import { reverseChange } from "./plan";
-import { isFilteredItemsError, isStaleItemsError, type WrittenItem, writeItems } from "./site-items";
+import { isFilteredItemsError, isStaleItemsError, type WrittenItem, writeItems } from "@/lib/sites/items";
 
 export type QueueRequest = { userId: string; siteId: string; changeSetId: string; itemIds?: string[] };
 export type Skipped = { id: string; title: string; reason: string };

@@ -15,7 +15,7 @@ import { now } from "@/lib/clock";
 import { isVisibleChange, kindOf, type PlannedItem, planPostUpdate, planValueUpdate } from "@/lib/changes/plan";
 import { type ChangeSetPage, showChangeSetPage } from "@/lib/changes/change-sets";
 import { approveQueue, rejectQueue, type Skipped, undoQueue, writeSkippingDrift } from "@/lib/changes/queue";
-import { readItems, type SiteItem } from "@/lib/changes/site-items";
+import { readItems, type SiteItem } from "@/lib/sites/items";
 import {
   addJobProgress,
   claimJob,

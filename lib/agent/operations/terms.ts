@@ -1,6 +1,6 @@
 /** Shared pieces of the category and tag operations (items `term:<id>`; a post's `categories` and `tags`). */
 import { z } from "zod";
-import { readItem, type SiteItem } from "@/lib/changes/site-items";
+import { readItem, type SiteItem } from "@/lib/sites/items";
 import { asStoredMarkup } from "@/lib/wordpress/stored-text";
 import type { SiteClient } from "@/lib/sites/types";
 import { OperationError } from "./operation";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { readItem } from "@/lib/changes/site-items";
+import { readItem } from "@/lib/sites/items";
 import { planPostUpdate } from "@/lib/changes/plan";
 import { asStoredMarkup, asStoredTitle } from "@/lib/wordpress/stored-text";
 import { visionEnabled } from "../vision";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { readItems } from "@/lib/changes/site-items";
+import { readItems } from "@/lib/sites/items";
 import { planValueUpdate } from "@/lib/changes/plan";
 import { defineOperation, OperationError } from "./operation";
 import { contentType, postId } from "./wordpress";
