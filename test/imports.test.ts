@@ -2,7 +2,8 @@
  * The shape of lib/ (README.md, "Where things are"): use cases that combine the agent, change sets, sandboxes and
  * sites live in lib/workflows/, and the domain folders stop calling each other. Walks every module under lib/ (tests
  * aside: they may drive anything) and fails on a forbidden import, an import circle between modules or between
- * folders, a ground-floor module importing above it, as test/csrf.test.ts walks app/.
+ * folders, a ground-floor module importing above it, or an MCP module holding a rule of the click (docs/mcp.md:
+ * lib/mcp is a protocol adapter; lib/agent/call-operation.ts holds the rule), as test/csrf.test.ts walks app/.
  * Each rule is also fed a broken graph, to show it can fail.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -24,7 +25,27 @@ const FORBIDDEN: Array<{ from: string; to: string; why: string }> = [
   { from: "lib", to: "scripts", why: "scripts use lib, never the other way" },
   { from: "lib", to: "e2e", why: "end-to-end specs use lib, never the other way" },
   { from: "lib", to: "app", why: "lib never imports app (STYLE.md)" },
+  ...["lib/changes/plan.ts", "lib/agent/writes.ts", "lib/agent/tools.ts", "lib/sites/items.ts"].map((to) => ({
+    from: "lib/mcp",
+    to,
+    why: "MCP is a protocol adapter: planning, visibility and the click rule are lib/agent/call-operation.ts's",
+  })),
 ];
+
+/** What only the use case decides (lib/agent/call-operation.ts): no MCP module may say it. */
+const MCP_RULE_WORDS =
+  /\.visible\b|\bvisible\s*:|planVisibility|seeVisibility|requireInvisible|needsClick|holdForClick|writeUnseenOrHold|writePlanNow|recordPendingPlan|recordWritten|auditChange|insertToolAudit|finishToolAudit/;
+
+/** A module of lib/mcp whose code (comments aside) decides the click or keeps its own audit. */
+function rulesInAdapter(files: string[], sources: Record<string, string> = {}): string[] {
+  return files
+    .filter((file) => inFolder(path.relative(ROOT, file), "lib/mcp"))
+    .flatMap((file) => {
+      const code = (sources[file] ?? readFileSync(file, "utf8")).replace(/\/\*[\s\S]*?\*\/|^\s*\/\/.*$/gm, "");
+      const found = MCP_RULE_WORDS.exec(code);
+      return found ? [`${path.relative(ROOT, file)} says "${found[0]}": the click rule is the use case's`] : [];
+    });
+}
 
 /**
  * The ground floor: logging, the database and what they stand on. They import nothing above them, so every other
@@ -167,6 +188,10 @@ describe("the shape of lib/", () => {
     expect(aboveGround(moduleGraph(files))).toEqual([]);
   });
 
+  it("keeps every rule of the click out of the MCP adapter", () => {
+    expect(rulesInAdapter(files)).toEqual([]);
+  });
+
   it("fails on a folder circle made of modules that form no circle themselves", () => {
     const graph: Graph = new Map([
       ["lib/agent/a.ts", ["lib/changes/b.ts"]],
@@ -187,6 +212,16 @@ describe("the shape of lib/", () => {
       "lib/log.ts (ground floor) imports lib/http/request-context.mjs",
       "lib/db/queries.ts (ground floor) imports lib/sites/url.ts",
     ]);
+  });
+
+  it("fails when an MCP module decides the click, keeps its own audit or imports the planning", () => {
+    const planted = path.join(LIB, "mcp", "planted.ts");
+    const sources = {
+      [planted]:
+        '// a comment may say item.visible\nimport { holdPlanForApproval } from "@/lib/agent/writes";\nconst wait = plan.items.some((item) => item.visible);\n',
+    };
+    expect(rulesInAdapter([planted], sources)).toEqual([expect.stringContaining('says ".visible"')]);
+    expect(violations([planted], sources)).toEqual([expect.stringContaining("imports lib/agent/writes.ts")]);
   });
 
   it("fails when a forbidden import is added", () => {
