@@ -320,38 +320,19 @@ final class Sitewright_Items {
 	 * @return array{code: string, message: string, status: int}|null
 	 */
 	public static function refuse_change( $change, array $scopes ): ?array {
-		$bad = static fn( string $message ) => array(
+		$bad       = static fn( string $message ) => array(
 			'code'    => 'rest_invalid_param',
 			'message' => $message,
 			'status'  => 400,
 		);
-		if ( ! is_array( $change ) ) {
-			return $bad( __( 'Each change must be an object.', 'sitewright-connector' ) );
+		$malformed = self::refuse_shape( $change );
+		if ( null !== $malformed ) {
+			return $bad( $malformed );
 		}
-		$parsed = self::parse_ref( $change['ref'] ?? null );
-		if ( null === $parsed ) {
-			return $bad( __( 'Unknown ref. Use post:<id>, option:<name>, custom_css:<stylesheet>, menu:<id>, global_styles:<stylesheet>, template_part:<slug> or template:<slug>.', 'sitewright-connector' ) );
-		}
-		list( $kind, $key ) = $parsed;
-		$action             = $change['action'] ?? null;
-		if ( ! in_array( $action, Sitewright_Vocabulary::item_list( $kind, 'actions' ), true ) ) {
-			return $bad( __( 'This action is not possible for this kind of item.', 'sitewright-connector' ) );
-		}
-		if ( ( 'new' === $key ) !== ( 'create' === $action ) ) {
-			return $bad( __( 'Create with the ref post:new or term:new, and only create with it.', 'sitewright-connector' ) );
-		}
-		$expect = $change['expect'] ?? null;
-		if ( null !== $expect && ! is_string( $expect ) ) {
-			return $bad( __( 'expect must be a version string or null.', 'sitewright-connector' ) );
-		}
-		if ( 'create' !== $action && null === $expect ) {
-			return $bad( __( 'Every change but a creation must give the version it expects.', 'sitewright-connector' ) );
-		}
-		$fields = $change['fields'] ?? array();
-		if ( ! is_array( $fields ) || array_is_list( $fields ) && array() !== $fields ) {
-			return $bad( __( 'fields must be an object.', 'sitewright-connector' ) );
-		}
-		$unknown = self::unknown_fields( $kind, (string) $action, $fields );
+		list( $kind, $key ) = (array) self::parse_ref( $change['ref'] );
+		$action             = $change['action'];
+		$fields             = $change['fields'] ?? array();
+		$unknown            = self::unknown_fields( $kind, (string) $action, $fields );
 		if ( $unknown ) {
 			/* translators: %s: field names */
 			return $bad( sprintf( __( 'Unknown fields: %s.', 'sitewright-connector' ), implode( ', ', $unknown ) ) );
@@ -397,6 +378,42 @@ final class Sitewright_Items {
 				'message' => __( 'This site does not allow Sitewright to make this change.', 'sitewright-connector' ),
 				'status'  => 403,
 			);
+		}
+		return null;
+	}
+
+	/**
+	 * Why a change is malformed (not an object, an unknown ref, an action its kind does not have, no version
+	 * expected, fields not an object), or null. What POST /items and POST /items/visibility both check first.
+	 *
+	 * @param mixed $change The change as sent.
+	 */
+	public static function refuse_shape( $change ): ?string {
+		if ( ! is_array( $change ) ) {
+			return __( 'Each change must be an object.', 'sitewright-connector' );
+		}
+		$parsed = self::parse_ref( $change['ref'] ?? null );
+		if ( null === $parsed ) {
+			return __( 'Unknown ref. Use post:<id>, option:<name>, custom_css:<stylesheet>, menu:<id>, global_styles:<stylesheet>, template_part:<slug> or template:<slug>.', 'sitewright-connector' );
+		}
+		list( $kind, $key ) = $parsed;
+		$action             = $change['action'] ?? null;
+		if ( ! in_array( $action, Sitewright_Vocabulary::item_list( $kind, 'actions' ), true ) ) {
+			return __( 'This action is not possible for this kind of item.', 'sitewright-connector' );
+		}
+		if ( ( 'new' === $key ) !== ( 'create' === $action ) ) {
+			return __( 'Create with the ref post:new or term:new, and only create with it.', 'sitewright-connector' );
+		}
+		$expect = $change['expect'] ?? null;
+		if ( null !== $expect && ! is_string( $expect ) ) {
+			return __( 'expect must be a version string or null.', 'sitewright-connector' );
+		}
+		if ( 'create' !== $action && null === $expect ) {
+			return __( 'Every change but a creation must give the version it expects.', 'sitewright-connector' );
+		}
+		$fields = $change['fields'] ?? array();
+		if ( ! is_array( $fields ) || array_is_list( $fields ) && array() !== $fields ) {
+			return __( 'fields must be an object.', 'sitewright-connector' );
 		}
 		return null;
 	}
@@ -496,10 +513,14 @@ final class Sitewright_Items {
 	 * Sitewright's own lock (so two batches never interleave); on MySQL the rows are locked FOR UPDATE first, so a
 	 * person's save cannot land between the check and the write.
 	 *
-	 * @param array<int, array<string, mixed>> $changes Validated changes.
+	 * With $require_invisible, every change is checked again inside the lock (after the versions): if visitors would
+	 * see any of them now, nothing is written and the answer is 409 sitewright_visible naming the first.
+	 *
+	 * @param array<int, array<string, mixed>> $changes           Validated changes.
+	 * @param bool                             $require_invisible Refuse the batch if any change would be seen.
 	 * @return array{items: array<int, array<string, mixed>>}|WP_Error
 	 */
-	public static function apply_batch( array $changes ) {
+	public static function apply_batch( array $changes, bool $require_invisible = false ) {
 		global $wpdb;
 		if ( ! self::lock() ) {
 			return new WP_Error( 'sitewright_busy', __( 'Another change is being written to this site; try again in a moment.', 'sitewright-connector' ), array( 'status' => 503 ) );
@@ -540,6 +561,15 @@ final class Sitewright_Items {
 				);
 			}
 
+			$visible = $require_invisible ? Sitewright_Visibility::first_visible( $changes ) : null;
+			if ( null !== $visible ) {
+				self::rollback();
+				return new WP_Error(
+					'sitewright_visible',
+					__( 'Visitors would now see this change, so it waits for the owner\'s approval; nothing was written.', 'sitewright-connector' ),
+					array( 'status' => 409 ) + $visible
+				);
+			}
 			$done     = array();
 			$versions = array();
 			foreach ( $changes as $change ) {
