@@ -189,6 +189,15 @@ final class VisibilityTest extends Sitewright_Test_Case {
 		$this->assertSame( array(), array_filter( $places, static fn( $label ) => str_contains( $label, (string) $lookalike ) ), 'wp-image-' . $image . '0 is another image' );
 	}
 
+	public function test_a_published_link_to_any_size_of_an_images_file_makes_it_visible(): void {
+		$this->attachment_pages_off();
+		$image = $this->image( $this->post( 'draft' ) );
+		update_attached_file( $image, gmdate( 'Y/m' ) . '/shop_front_' . $image . '.jpg' );
+		$file = (string) wp_get_attachment_url( $image );
+		$post = $this->post( 'publish', '<p><a href="' . str_replace( '.jpg', '-300x200.jpg', $file ) . '">Our shop</a></p>' );
+		$this->assertSame( array( 'post: page ' . $post . ' “' . get_the_title( $post ) . '” shows it' ), $this->places( $this->visibility( "post:$image", array( 'title' => 'x' ) ) ) );
+	}
+
 	public function test_an_image_a_published_post_shows_as_its_featured_image_is_visible(): void {
 		$draft = $this->post( 'draft' );
 		$image = $this->image( $draft );
