@@ -193,7 +193,8 @@ final class Sitewright_Abilities {
 		$signature = Sitewright_Signature::sign( $secret, Sitewright_Signature::string_to_sign( $timestamp, 'POST', self::CALLS_ROUTE, array(), $body ) );
 		$response  = wp_remote_post(
 			untrailingslashit( (string) $pairing['service_url'] ) . self::CALLS_ROUTE,
-			Sitewright_Pairing::request_args(
+			// The service plans the change, which reads this site back: more time than a pairing's redeem.
+			array( 'timeout' => 45 ) + Sitewright_Pairing::request_args(
 				$body,
 				array(
 					'Authorization'          => 'SitewrightSite ' . $pairing['token_hash'],
