@@ -1,5 +1,5 @@
 /**
- * plugin/abilities.json is what lib/wordpress/abilities.ts makes from the agent's operations (regenerate it with
+ * plugin/abilities.json is what lib/agent/abilities.ts makes from the agent's operations (regenerate it with
  * `npx tsx scripts/abilities-json.ts`), and its names and annotations are what WordPress accepts.
  */
 import { readFileSync } from "node:fs";

@@ -1,7 +1,7 @@
 /**
  * Sitewright's operations as WordPress abilities (docs/abilities.md): the manifest the plugin ships as
  * plugin/abilities.json, made from the agent's operations so the names, words, scopes, risks and input schemas
- * cannot drift (lib/wordpress/abilities.test.ts compares the file with this). `npx tsx scripts/abilities-json.ts`
+ * cannot drift (lib/agent/abilities.test.ts compares the file with this). `npx tsx scripts/abilities-json.ts`
  * writes it.
  */
 import { z } from "zod";
@@ -69,7 +69,7 @@ export function abilityManifest(operations: readonly Operation[] = ALL_OPERATION
     .map(entry);
   return {
     about:
-      "Generated from lib/agent/operations by scripts/abilities-json.ts (lib/wordpress/abilities.ts); do not edit. The plugin registers these as WordPress abilities on 6.9+ (docs/abilities.md).",
+      "Generated from lib/agent/operations by scripts/abilities-json.ts (lib/agent/abilities.ts); do not edit. The plugin registers these as WordPress abilities on 6.9+ (docs/abilities.md).",
     category: "sitewright",
     abilities,
   };
