@@ -498,6 +498,38 @@ final class VisibilityTest extends Sitewright_Test_Case {
 		$this->assertSame( 4, $answer['more'] );
 	}
 
+	public function test_one_answer_per_change_in_the_order_asked(): void {
+		$draft     = $this->post( 'draft' );
+		$published = $this->post( 'publish' );
+		$response  = $this->ask(
+			array(
+				array(
+					'ref'    => "post:$draft",
+					'expect' => 'v',
+					'action' => 'update',
+					'fields' => array( 'title' => 'x' ),
+				),
+				array(
+					'ref'    => 'option:blogdescription',
+					'expect' => 'v',
+					'action' => 'update',
+					'fields' => array( 'value' => 'x' ),
+				),
+				array(
+					'ref'    => "post:$published",
+					'expect' => 'v',
+					'action' => 'update',
+					'fields' => array( 'title' => 'x' ),
+				),
+			)
+		);
+		$this->assertSame( 200, $response->get_status() );
+		$items = $response->get_data()['items'];
+		$this->assertSame( array( "post:$draft", 'option:blogdescription', "post:$published" ), array_column( $items, 'ref' ) );
+		$this->assertSame( array( false, true, true ), array_column( $items, 'visible' ) );
+		$this->assertSame( get_permalink( $published ), $items[2]['places'][0]['url'] );
+	}
+
 	public function test_the_place_kinds_are_the_vocabularys(): void {
 		$vocabulary = json_decode( (string) file_get_contents( SITEWRIGHT_TEST_VOCABULARY ), true );
 		$this->assertSame( $vocabulary['items']['placeKinds'], Sitewright_Places::KINDS );
