@@ -152,6 +152,11 @@ const NOT_OUR_ENV: Record<string, { usedIn: string; what: string }> = {
   WP_DEBUG: { usedIn: "plugin/tests/bootstrap.php", what: "a wp-config.php constant the plugin's tests may turn on" },
   SITEWRIGHT_TEST_WP_DEBUG: { usedIn: "plugin/tests/bootstrap.php", what: "the plugin tests' own switch, run by hand" },
   SITEWRIGHT_TEST_WP_TREE: { usedIn: "plugin/tests/bootstrap.php", what: "the plugin tests' WordPress tree, by hand" },
+  SITEWRIGHT_WORDPRESS: { usedIn: "scripts/site-local/index.ts", what: "the tests' WordPress version (6.1 or 7.1)" },
+  SITEWRIGHT_CHECK_WORDPRESS: { usedIn: "scripts/check-plugin.sh", what: "the versions PHPUnit runs on" },
+  SITEWRIGHT_FIXTURES: { usedIn: "scripts/setup/wordpress.sh", what: "the shared fixtures folder" },
+  SITEWRIGHT_CORE_DOWNLOADS: { usedIn: "scripts/setup/wordpress.sh", what: "where WordPress releases download from" },
+  SITEWRIGHT_PLUGIN_DOWNLOADS: { usedIn: "scripts/setup/wordpress.sh", what: "where plugins download from" },
   WPSEO_VERSION: {
     usedIn: "plugin/includes/items/kinds/class-sitewright-item-kind-seo.php",
     what: "Yoast SEO's version constant",
