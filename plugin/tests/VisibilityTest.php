@@ -40,6 +40,7 @@ final class VisibilityTest extends Sitewright_Test_Case {
 			$name = 'theme_mods' === $option ? 'theme_mods_' . get_stylesheet() : $option;
 			false === $value ? delete_option( $name ) : update_option( $name, $value );
 		}
+		remove_all_filters( 'sitewright_item_kinds' );
 		Sitewright_Item_Kinds::reset();
 		parent::tearDown();
 	}
@@ -186,6 +187,15 @@ final class VisibilityTest extends Sitewright_Test_Case {
 		$this->assertContains( 'gallery: page ' . $gallery . ' “' . get_the_title( $gallery ) . '” shows it in a gallery block', $places );
 		$this->assertContains( 'post: post ' . $single . ' “' . get_the_title( $single ) . '” shows it', $places, 'a scheduled post counts: it publishes itself' );
 		$this->assertSame( array(), array_filter( $places, static fn( $label ) => str_contains( $label, (string) $lookalike ) ), 'wp-image-' . $image . '0 is another image' );
+	}
+
+	public function test_a_published_link_to_any_size_of_an_images_file_makes_it_visible(): void {
+		$this->attachment_pages_off();
+		$image = $this->image( $this->post( 'draft' ) );
+		update_attached_file( $image, gmdate( 'Y/m' ) . '/shop_front_' . $image . '.jpg' );
+		$file = (string) wp_get_attachment_url( $image );
+		$post = $this->post( 'publish', '<p><a href="' . str_replace( '.jpg', '-300x200.jpg', $file ) . '">Our shop</a></p>' );
+		$this->assertSame( array( 'post: page ' . $post . ' “' . get_the_title( $post ) . '” shows it' ), $this->places( $this->visibility( "post:$image", array( 'title' => 'x' ) ) ) );
 	}
 
 	public function test_an_image_a_published_post_shows_as_its_featured_image_is_visible(): void {
@@ -397,7 +407,49 @@ final class VisibilityTest extends Sitewright_Test_Case {
 		add_filter(
 			'sitewright_item_kinds',
 			static function ( array $kinds ): array {
-				$kinds['option'] = new class() extends Sitewright_Item_Kind {
+				$kinds['option'] = new class( 'option' ) extends Sitewright_Item_Kind {
+					/**
+					 * Any option name.
+					 *
+					 * @param string $key Key.
+					 */
+					public function valid_key( string $key ): bool {
+						return true;
+					}
+
+					/**
+					 * An option.
+					 *
+					 * @param string $key Key.
+					 * @return array{0: array<string, mixed>|null, 1: string}
+					 */
+					public function read_item( string $key ): array {
+						return array( array( 'value' => 'x' ), $key );
+					}
+
+					/**
+					 * Allowed.
+					 *
+					 * @param string               $key    Key.
+					 * @param string               $action Action.
+					 * @param array<string, mixed> $fields Fields.
+					 */
+					public function can_write( string $key, string $action, array $fields ): bool {
+						return true;
+					}
+
+					/**
+					 * Writes nothing.
+					 *
+					 * @param string               $action Action.
+					 * @param string               $key    Key.
+					 * @param array<string, mixed> $fields Fields.
+					 * @return string
+					 */
+					public function write_item( string $action, string $key, array $fields ) {
+						return $key;
+					}
+
 					/**
 					 * Fails, as a broken query would.
 					 *
@@ -416,7 +468,6 @@ final class VisibilityTest extends Sitewright_Test_Case {
 		);
 		Sitewright_Item_Kinds::reset();
 		$answer = $this->visibility( 'option:blogname', array( 'value' => 'x' ) );
-		remove_all_filters( 'sitewright_item_kinds' );
 		$this->assertTrue( $answer['visible'] );
 		$this->assertSame( array( 'unknown: Sitewright could not tell where this shows, so it counts as visible' ), $this->places( $answer ) );
 	}

@@ -30,15 +30,15 @@ final class Sitewright_Item_Kinds {
 	public static function all(): array {
 		if ( null === self::$kinds ) {
 			$kinds = array(
-				'post'          => new Sitewright_Item_Kind_Post(),
-				'option'        => new Sitewright_Item_Kind_Option(),
-				'custom_css'    => new Sitewright_Item_Kind_Custom_Css(),
-				'menu'          => new Sitewright_Item_Kind_Menu(),
-				'global_styles' => new Sitewright_Item_Kind_Global_Styles(),
+				'post'          => new Sitewright_Item_Kind_Post( 'post' ),
+				'option'        => new Sitewright_Item_Kind_Option( 'option' ),
+				'custom_css'    => new Sitewright_Item_Kind_Custom_Css( 'custom_css' ),
+				'menu'          => new Sitewright_Item_Kind_Menu( 'menu' ),
+				'global_styles' => new Sitewright_Item_Kind_Global_Styles( 'global_styles' ),
 				'template_part' => new Sitewright_Item_Kind_Template( 'template_part' ),
 				'template'      => new Sitewright_Item_Kind_Template( 'template' ),
-				'term'          => new Sitewright_Item_Kind_Term(),
-				'seo'           => new Sitewright_Item_Kind_Seo(),
+				'term'          => new Sitewright_Item_Kind_Term( 'term' ),
+				'seo'           => new Sitewright_Item_Kind_Seo( 'seo' ),
 			);
 			/**
 			 * The item kinds, by the kind part of their refs.

@@ -206,7 +206,7 @@ final class Sitewright_Site_Places {
 	 *
 	 * @param array<mixed> $values Settings.
 	 */
-	public static function flatten( array $values ): string {
+	private static function flatten( array $values ): string {
 		$lines = array();
 		foreach ( $values as $key => $value ) {
 			if ( is_array( $value ) && array_is_list( $value ) && array_filter( $value, 'is_scalar' ) === $value ) {

@@ -131,7 +131,7 @@ final class Sitewright_Term_Places {
 	 * @param WP_Term $term The term.
 	 * @param string  $path Its archive's path without the trailing slash ('' if none).
 	 */
-	public static function links( string $text, WP_Term $term, string $path ): bool {
+	private static function links( string $text, WP_Term $term, string $path ): bool {
 		if ( '' !== $path && preg_match( '#' . preg_quote( $path, '#' ) . '(?:[/"\'?\#<\s\\\\]|$)#m', $text ) ) {
 			return true;
 		}
