@@ -32,8 +32,9 @@ import {
 } from "./change-set-actions";
 import { cancelJobForOwner, kickJobRunner, setJobDepsForTests, showJobForOwner, startBulkJob } from "./bulk-job";
 
-// Each test writes dozens of items to the real site, several times over: minutes on a loaded two-core machine.
-vi.setConfig({ testTimeout: 180_000 });
+// Each test writes dozens of items to the real site, several times over, and asks it where visitors would see each
+// batch: many minutes on a loaded two-core machine (figures: docs/performance.md).
+vi.setConfig({ testTimeout: 600_000 });
 
 let wp: AgentTestSite;
 
