@@ -30,7 +30,20 @@ const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
 const figures: Figure[] = [];
 const notes: string[] = [];
 
+/**
+ * `npm run bench -- --only=sandbox,in memory`: only the parts whose name contains one of these (case-insensitive),
+ * to measure one change again without the whole run; every part when absent.
+ */
+const only = process.argv
+  .find((arg) => arg.startsWith("--only="))
+  ?.slice("--only=".length)
+  .toLowerCase()
+  .split(",")
+  .filter(Boolean);
+const chosen = (name: string) => !only || only.some((part) => name.toLowerCase().includes(part));
+
 async function section(name: string, work: () => Promise<Figure[]>) {
+  if (!chosen(name)) return;
   log(`${name}...`);
   const started = performance.now();
   try {
@@ -162,6 +175,7 @@ async function main() {
     ["Rehearsal", "bench/rehearsal.ts", "benchRehearsal", 15 * 60_000],
     ["Kubernetes", "bench/kubernetes.ts", "benchKubernetes", 15 * 60_000],
   ] as const) {
+    if (!chosen(part) && !chosen(file)) continue;
     log(`${part} (${file})...`);
     const result = await runExternal(file, exportName, timeoutMs);
     if (result.ok) {
