@@ -92,7 +92,7 @@ async function coldSeries(t: TestSandboxes, owner: Owner, runs: number, siteId?:
       list.push(onPath.reduce((sum, r) => sum + r.ms, 0));
       series.steps.set(step, list);
     }
-    if (i < runs - 1) await t.manager.deleteSandbox({ userId: owner.id, id: sandbox.id });
+    await t.manager.deleteSandbox({ userId: owner.id, id: sandbox.id });
   }
   return series;
 }
@@ -138,7 +138,7 @@ export async function benchSandbox(): Promise<Record<string, number>> {
   const wp = await startAgentSite();
   const made: TestSandboxes[] = [];
   const managers = (overrides: Parameters<typeof createTestSandboxes>[0], siteSource?: SiteSource) => {
-    const t = createTestSandboxes({ max: ACQUIRES + COLD_STARTS * 2 + 10, ...overrides }, { siteSource });
+    const t = createTestSandboxes({ max: 20, maxPerUser: 20, ...overrides }, { siteSource });
     made.push(t);
     return t;
   };

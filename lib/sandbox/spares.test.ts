@@ -116,11 +116,19 @@ describe("a cold start from a spare", () => {
     expect(handleA).not.toBe(handleB);
     const read = async (handle: string, file: string) => (await t.engine.exec(handle, ["cat", file])).stdout;
     // Salts and the provisioning token are made when each container starts: never the same two.
-    expect(await read(handleA, "/data/salts.php")).not.toBe(await read(handleB, "/data/salts.php"));
-    expect(await read(handleA, "/data/provision-token")).not.toBe(await read(handleB, "/data/provision-token"));
+    const saltsA = await read(handleA, "/data/salts.php");
+    expect(saltsA).toContain("AUTH_KEY");
+    expect(saltsA).not.toBe(await read(handleB, "/data/salts.php"));
+    // The provisioning token (spent, its file gone) as each entrypoint printed it at its start.
+    const token = async (handle: string) =>
+      /sitewright-provision-token: ([0-9a-f]{64})/.exec(await t.driver.logs(handle))?.[1];
+    const [tokenA, tokenB] = [await token(handleA), await token(handleB)];
+    expect(tokenA).toMatch(/^[0-9a-f]{64}$/);
+    expect(tokenB).toMatch(/^[0-9a-f]{64}$/);
+    expect(tokenA).not.toBe(tokenB);
     // A write in one is not in the other: each has its own database copy.
     await (await t.clientFor(a.id)).post("/wp/v2/pages", { title: "Only in A", status: "publish" });
-    const inB = await (await t.clientFor(b.id)).get<unknown[]>("/wp/v2/pages?search=Only%20in%20A");
+    const inB = await (await t.clientFor(b.id)).get<unknown[]>("/wp/v2/pages", { search: "Only in A" });
     expect(inB.data).toEqual([]);
     // Two processes: each container runs its own PHP server.
     const pid1 = async (handle: string) => (await t.engine.inspect(handle))!.State.Pid;
