@@ -173,7 +173,9 @@ export async function startApp(
   };
   child.stdout!.on("data", keep);
   child.stderr!.on("data", keep);
-  const deadline = Date.now() + 90_000;
+  // PGlite migrates in the server's own process at start: minutes on a loaded two-core machine, not seconds.
+  const startMs = 240_000;
+  const deadline = Date.now() + startMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`next start exited with ${child.exitCode}:\n${output}`);
     try {
@@ -185,7 +187,7 @@ export async function startApp(
     }
     if (Date.now() > deadline) {
       child.kill("SIGKILL");
-      throw new Error(`next start did not answer /health with 200 in 90 s:\n${output}`);
+      throw new Error(`next start did not answer /health with 200 in ${startMs / 1000} s:\n${output}`);
     }
     await sleep(250);
   }
