@@ -21,7 +21,15 @@ import {
   type ChangeItemDiffRow,
   type ChangeSetWithItems,
 } from "@/lib/db/queries";
-import type { ChangeAuditAction, ChangeItem, ChangeSet, ChangeSetVerification, ChangeTarget } from "@/lib/db/schema";
+import type {
+  Actor,
+  ChangeAuditAction,
+  ChangeItem,
+  ChangeSet,
+  ChangeSetVerification,
+  ChangeTarget,
+} from "@/lib/db/schema";
+import { currentActor } from "@/lib/audit/actor-context";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { capJson } from "./cap";
@@ -54,6 +62,8 @@ export type PublicChangeItem = {
   truncated?: true;
   /** A rehearsal's item that an Apply made live: the live change set it is in. */
   madeLiveBy?: string;
+  /** Who asked for it (docs/teams.md); absent on items made before teams. */
+  actor?: Actor;
 };
 
 export type PublicChangeSet = {
@@ -68,6 +78,8 @@ export type PublicChangeSet = {
   undoneAt?: string;
   /** The look at the live site after the last write, Apply or Undo (docs/verification.md). */
   verification?: ChangeSetVerification;
+  /** Who asked for it: a member in the chat, an MCP client, a job (docs/teams.md). */
+  requestedBy?: Actor;
   items: PublicChangeItem[];
 };
 
@@ -85,7 +97,7 @@ type ItemFields = Pick<
   ChangeItem,
   "id" | "kind" | "ref" | "title" | "summary" | "action" | "before" | "after" | "status" | "visible"
 > &
-  Partial<Pick<ChangeItem, "madeLiveBy">>;
+  Partial<Pick<ChangeItem, "madeLiveBy" | "actor">>;
 
 /**
  * The wire item, whole: the chat's approval cards, the review page and Apply/Undo answers show exactly what is
@@ -119,6 +131,7 @@ function wireItem(
     status: item.status === "undoing" ? "applied" : item.status,
     visible: item.visible,
     ...(item.madeLiveBy ? { madeLiveBy: item.madeLiveBy } : {}),
+    ...(item.actor ? { actor: item.actor } : {}),
     ...(truncated ? { truncated: true as const } : {}),
   };
 }
@@ -136,6 +149,7 @@ function publicChangeSetFields(set: ChangeSet) {
     ...(set.appliedAt ? { appliedAt: set.appliedAt.toISOString() } : {}),
     ...(set.undoneAt ? { undoneAt: set.undoneAt.toISOString() } : {}),
     ...(set.verification ? { verification: set.verification } : {}),
+    ...(set.requestedBy ? { requestedBy: set.requestedBy } : {}),
   };
 }
 
@@ -247,7 +261,7 @@ export async function auditChange(row: {
   detail?: string;
 }): Promise<void> {
   try {
-    await insertChangeAudit({ id: randomUUID(), ...row, at: now() });
+    await insertChangeAudit({ id: randomUUID(), ...row, actor: currentActor(), at: now() });
   } catch (error) {
     log.error("could not write the change audit row", { error, changeSetId: row.changeSetId, action: row.action });
   }
@@ -268,6 +282,7 @@ const toInsert = (changeSetId: string, toolCallId: string, planned: PlannedItem)
   change: planned.change,
   beforeState: planned.beforeState,
   versionRead: planned.versionRead,
+  actor: currentActor(),
 });
 
 /** Stores a plan that waits for the owner's click: its items are `pending` in the turn's set. */
@@ -277,7 +292,7 @@ export async function recordPendingPlan(
   items: PlannedItem[],
 ): Promise<{ changeSetId: string; items: ChangeItem[] }> {
   const at = now();
-  const set = await ensureChangeSet({ id: randomUUID(), ...scope, now: at });
+  const set = await ensureChangeSet({ id: randomUUID(), ...scope, requestedBy: currentActor(), now: at });
   const rows = await insertChangeItems(
     items.map((p) => ({ ...toInsert(set.id, toolCallId, p), status: "pending", now: at })),
   );
@@ -293,7 +308,7 @@ export async function recordWritten(
   written: WrittenItem[],
 ): Promise<{ changeSetId: string; items: ChangeItem[] }> {
   const at = now();
-  const set = await ensureChangeSet({ id: randomUUID(), ...scope, now: at });
+  const set = await ensureChangeSet({ id: randomUUID(), ...scope, requestedBy: currentActor(), now: at });
   const rows = await insertChangeItems(
     planned.map((p, index) => {
       const done = written[index];

@@ -5,7 +5,8 @@
 import type { Site } from "@/lib/db/schema";
 import { getSandboxManager } from "@/lib/sandbox";
 import { applyRehearsal, discardRehearsal } from "./apply-rehearsal";
-import { getOwnedSite, siteClientFor } from "@/lib/sites/sites";
+import { siteClientFor } from "@/lib/sites/sites";
+import { getSiteOfRecord } from "@/lib/teams/access";
 import type { SiteClient } from "@/lib/sites/types";
 import { scheduleVerification } from "./verify-change-set";
 import { applyJobItems, cancelJobPlanning, jobForChangeSet, rejectJobItems, undoJobItems } from "./bulk-job";
@@ -42,7 +43,7 @@ export async function listChangesForOwner(input: {
   limit?: number;
   cursor?: string;
 }): Promise<ChangeSetList> {
-  const site = await getOwnedSite(input);
+  const site = await getSiteOfRecord(input);
   return listSiteChangeSets({ ...input, siteId: site.id });
 }
 
@@ -50,19 +51,19 @@ export async function listChangesForOwner(input: {
 export async function showChangeSetPageForOwner(
   request: ChangeSetRequest & { cursor?: string },
 ): Promise<ChangeSetPage> {
-  await getOwnedSite(request);
+  await getSiteOfRecord(request);
   return showChangeSetPage(request);
 }
 
 export async function showChangeItemForOwner(
   request: ChangeSetRequest & { itemId: string },
 ): Promise<PublicChangeItem> {
-  await getOwnedSite(request);
+  await getSiteOfRecord(request);
   return getWholeChangeItem(request);
 }
 
 export async function showChangeSetForOwner(request: ChangeSetRequest): Promise<PublicChangeSet> {
-  await getOwnedSite(request);
+  await getSiteOfRecord(request);
   return publicChangeSet(await getChangeSet(request));
 }
 
@@ -70,7 +71,7 @@ export async function showChangeSetForOwner(request: ChangeSetRequest): Promise<
 export type QueueOutcome = PublicChangeSet & { skipped?: Skipped[] };
 
 export async function undoChangeSetForOwner(request: ChangeSetRequest): Promise<QueueOutcome> {
-  const site = await getOwnedSite(request);
+  const site = await getSiteOfRecord(request);
   const before = await getChangeSet(request); // 404 before touching the site's credentials
   // A job's queue, or the live set an Apply of a job's rehearsal wrote (`job:<id>:apply-…`): undone as a queue.
   if ((await jobForChangeSet(before.id)) || before.turnId.startsWith("job:")) {
@@ -89,7 +90,7 @@ export async function undoChangeSetForOwner(request: ChangeSetRequest): Promise<
 export async function applyChangeSetForOwner(
   request: ChangeSetRequest & { changeSetIds?: string[] },
 ): Promise<QueueOutcome> {
-  const site = await getOwnedSite(request);
+  const site = await getSiteOfRecord(request);
   const set = await getChangeSet(request);
   // A rehearsal (sandbox change set) is replayed on the live site: ./apply-rehearsal.ts.
   if (set.target === "sandbox") {
@@ -124,7 +125,7 @@ export async function applyChangeSetForOwner(
 }
 
 export async function discardChangeSetForOwner(request: ChangeSetRequest): Promise<PublicChangeSet> {
-  await getOwnedSite(request);
+  await getSiteOfRecord(request);
   const set = await getChangeSet(request);
   if (set.target === "sandbox") {
     // A job rehearsing in the sandbox stops first, so it writes nothing more into what is thrown away.
@@ -137,7 +138,7 @@ export async function discardChangeSetForOwner(request: ChangeSetRequest): Promi
 
 /** A job's queue: the chosen waiting items (all when none are named) will never be written. */
 export async function rejectQueueItemsForOwner(request: ChangeSetRequest): Promise<PublicChangeSet> {
-  await getOwnedSite(request);
+  await getSiteOfRecord(request);
   const set = await getChangeSet(request);
   if (!(await jobForChangeSet(set.id)))
     throw new AppError("not_applicable", "Only a bulk job's queue is rejected item by item; deny this change instead.");
@@ -149,7 +150,7 @@ export async function rejectQueueItemsForOwner(request: ChangeSetRequest): Promi
 export async function editQueueItemForOwner(
   request: ChangeSetRequest & { itemId: string; after: Record<string, unknown> },
 ): Promise<PublicChangeItem> {
-  await getOwnedSite(request);
+  await getSiteOfRecord(request);
   const set = await getChangeSet(request);
   if (!(await jobForChangeSet(set.id)))
     throw new AppError("not_applicable", "Only a bulk job's waiting items can be edited; ask the assistant instead.");
