@@ -392,7 +392,7 @@ export async function findChangeSetSummary(input: {
 /** An item as a diff page shows it: `before`/`after` already trimmed in SQL when their JSON is over the cap. */
 export type ChangeItemDiffRow = Pick<
   ChangeItem,
-  "id" | "seq" | "kind" | "ref" | "action" | "title" | "summary" | "status" | "visible" | "before" | "after"
+  "id" | "seq" | "kind" | "ref" | "action" | "title" | "summary" | "status" | "visible" | "before" | "after" | "actor"
 > & { beforeCut: boolean; afterCut: boolean };
 
 /**
@@ -433,6 +433,7 @@ export async function listChangeItemDiffs(input: {
       summary: changeItems.summary,
       status: changeItems.status,
       visible: changeItems.visible,
+      actor: changeItems.actor,
       before: trimmedJson(changeItems.before, input.cap),
       after: trimmedJson(changeItems.after, input.cap),
       beforeCut: sql<boolean>`coalesce(octet_length(${changeItems.before}::text) > ${input.cap}, false)`.mapWith(
