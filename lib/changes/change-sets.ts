@@ -80,8 +80,12 @@ export type PublicChangeSet = {
   verification?: ChangeSetVerification;
   /** Who asked for it: a member in the chat, an MCP client, a job (docs/teams.md). */
   requestedBy?: Actor;
+  /** Who clicked what on it, oldest first (added by the routes and pages that show it). */
+  activity?: ChangeActivity[];
   items: PublicChangeItem[];
 };
+
+export type ChangeActivity = { action: string; actor: Actor; at: string };
 
 /** Each side of a diff on a diff page is at most this much JSON (a page of 100 items stays under about 13 MB). */
 export const DIFF_SIDE_MAX_BYTES = 64 * 1024;

@@ -6,9 +6,8 @@
  */
 import { withActor } from "@/lib/audit/actor-context";
 import { type AuditAction, recordAuditSafely } from "@/lib/audit/chain";
-import type { PublicChangeSet } from "@/lib/changes/change-sets";
+import type { ChangeActivity, PublicChangeSet } from "@/lib/changes/change-sets";
 import { findChangeSetAskers, listChangeActivity } from "@/lib/db/queries";
-import type { Actor } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
 import { actorOf, type Person, siteAccess } from "./access";
 import type { SiteRight } from "./roles";
@@ -58,12 +57,23 @@ export async function actOnChangeSet<T>(
   return result;
 }
 
-export type ChangeActivity = { action: string; actor: Actor; at: string };
-
 /** The set with who clicked what on it (`activity`), for cards and history. */
 export async function withActivity<S extends Pick<PublicChangeSet, "id">>(
   set: S,
 ): Promise<S & { activity: ChangeActivity[] }> {
-  const rows = await listChangeActivity({ changeSetIds: [set.id] });
-  return { ...set, activity: rows.map((row) => ({ action: row.action, actor: row.actor, at: row.at.toISOString() })) };
+  const [withIt] = await withActivities([set]);
+  return withIt!;
+}
+
+/** Each set with its activity, in one query. */
+export async function withActivities<S extends Pick<PublicChangeSet, "id">>(
+  sets: S[],
+): Promise<Array<S & { activity: ChangeActivity[] }>> {
+  const rows = await listChangeActivity({ changeSetIds: sets.map((set) => set.id) });
+  return sets.map((set) => ({
+    ...set,
+    activity: rows
+      .filter((row) => row.changeSetId === set.id)
+      .map((row) => ({ action: row.action, actor: row.actor, at: row.at.toISOString() })),
+  }));
 }

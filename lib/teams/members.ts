@@ -14,6 +14,7 @@ import {
   insertInvitation,
   listMemberSandboxIds,
   listOpenInvitations,
+  listSharedSites,
   listSiteMembers,
   removeSiteFromGrants,
   updateMemberRole,
@@ -36,6 +37,12 @@ const hashToken = (token: string) => createHash("sha256").update(token).digest("
 const memberNotFound = () => new AppError("not_found", "There is no such member of this site.");
 const invalidInvitation = () =>
   new AppError("invalid_token", "This invitation is not valid, or it was already used. Ask the owner for a new one.");
+
+/** The sites others shared with the person, and the role they hold on each (the dashboard's "Shared with you"). */
+export async function listSitesSharedWith({ userId }: { userId: string }) {
+  const rows = await listSharedSites({ userId });
+  return rows.map(({ site, role }) => ({ id: site.id, url: site.url, name: site.name, role }));
+}
 
 export async function listTeam(person: Person, siteId: string) {
   const { site, role } = await siteAccess({ userId: person.id, siteId }, "read");
