@@ -46,6 +46,8 @@ import { fieldFits, fieldTarget, type JobSpec, jobSpecSchema } from "@/lib/jobs/
 import { selectIds } from "@/lib/jobs/selection";
 import { currentValue, type JobSubject, plannedFields, subjectFacts } from "@/lib/jobs/transform";
 import { log } from "@/lib/log";
+import { asJob, currentActor } from "@/lib/audit/actor-context";
+import { recordAuditSafely } from "@/lib/audit/chain";
 import type { JobSandbox } from "@/lib/sandbox/rehearsal";
 import { getOwnedSite, siteClientFor } from "@/lib/sites/sites";
 import type { SiteClient } from "@/lib/sites/types";
@@ -142,6 +144,8 @@ export async function startBulkJob(input: {
     turnId: `job:${id}`,
     target: input.sandboxId ? "sandbox" : "live",
     sandboxId: input.sandboxId ?? null,
+    // The person who started it, by the job's door: its items are asked for by the job (docs/teams.md).
+    requestedBy: asJob(currentActor()),
     now: at,
   });
   const job = await insertJob({
@@ -155,6 +159,13 @@ export async function startBulkJob(input: {
     spec: spec as unknown as Record<string, unknown>,
     limits,
     createdAt: at,
+  });
+  await recordAuditSafely({
+    siteId: input.siteId,
+    actor: asJob(currentActor()),
+    action: "job_start",
+    subject: { jobId: job.id, changeSetId: changeSet.id },
+    details: { description: spec.description, count: ids.length, target: changeSet.target },
   });
   kickJobRunner();
   return jobView(job);
