@@ -39,6 +39,8 @@ require_once __DIR__ . '/includes/class-sitewright-exact-write.php';
 require_once __DIR__ . '/includes/class-sitewright-design-items.php';
 require_once __DIR__ . '/includes/class-sitewright-term-items.php';
 require_once __DIR__ . '/includes/class-sitewright-seo-items.php';
+require_once __DIR__ . '/includes/builders/class-sitewright-elementor-cache.php';
+require_once __DIR__ . '/includes/builders/class-sitewright-elementor-page.php';
 require_once __DIR__ . '/includes/class-sitewright-snapshot-import.php';
 require_once __DIR__ . '/includes/class-sitewright-custom-css.php';
 require_once __DIR__ . '/includes/class-sitewright-cache.php';

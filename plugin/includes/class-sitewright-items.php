@@ -67,7 +67,7 @@ final class Sitewright_Items {
 			return null;
 		}
 		$creatable = in_array( $m[1], array( 'post', 'term' ), true ) && 'new' === $m[2];
-		if ( in_array( $m[1], array( 'post', 'menu', 'term', 'seo' ), true ) && ! ctype_digit( $m[2] ) && ! $creatable ) {
+		if ( in_array( $m[1], array( 'post', 'menu', 'term', 'seo', 'elementor' ), true ) && ! ctype_digit( $m[2] ) && ! $creatable ) {
 			return null;
 		}
 		if ( 'option' === $m[1] && ! in_array( $m[2], Sitewright_Vocabulary::options(), true ) ) {
@@ -168,6 +168,8 @@ final class Sitewright_Items {
 			list( $state, $title ) = Sitewright_Term_Items::read( (int) $key );
 		} elseif ( 'seo' === $kind ) {
 			list( $state, $title ) = Sitewright_Seo_Items::read( (int) $key );
+		} elseif ( 'elementor' === $kind ) {
+			list( $state, $title ) = Sitewright_Elementor_Page::read( (int) $key );
 		}
 		$item = array(
 			'ref'     => $ref,
@@ -330,7 +332,7 @@ final class Sitewright_Items {
 		}
 		$parsed = self::parse_ref( $change['ref'] ?? null );
 		if ( null === $parsed ) {
-			return $bad( __( 'Unknown ref. Use post:<id>, option:<name>, custom_css:<stylesheet>, menu:<id>, global_styles:<stylesheet>, template_part:<slug> or template:<slug>.', 'sitewright-connector' ) );
+			return $bad( __( 'Unknown ref. Use post:<id>, option:<name>, custom_css:<stylesheet>, menu:<id>, global_styles:<stylesheet>, template_part:<slug>, template:<slug> or elementor:<id>.', 'sitewright-connector' ) );
 		}
 		list( $kind, $key ) = $parsed;
 		$action             = $change['action'] ?? null;
@@ -416,6 +418,9 @@ final class Sitewright_Items {
 		if ( 'seo' === $kind ) {
 			return Sitewright_Seo_Items::refuse_fields( $fields );
 		}
+		if ( 'elementor' === $kind ) {
+			return Sitewright_Elementor_Page::refuse_fields( $fields );
+		}
 		if ( 'post' !== $kind ) {
 			return null;
 		}
@@ -469,6 +474,9 @@ final class Sitewright_Items {
 		}
 		if ( 'seo' === $kind ) {
 			return ! get_post( (int) $key ) || current_user_can( 'edit_post', (int) $key );
+		}
+		if ( 'elementor' === $kind ) {
+			return Sitewright_Elementor_Page::user_can( (int) $key );
 		}
 		$object = get_post_type_object( $type );
 		if ( ! $object ) {
@@ -613,7 +621,7 @@ final class Sitewright_Items {
 		$options = array();
 		foreach ( $changes as $change ) {
 			list( $kind, $key ) = (array) self::parse_ref( $change['ref'] );
-			if ( 'post' === $kind && 'new' !== $key ) {
+			if ( in_array( $kind, array( 'post', 'elementor' ), true ) && 'new' !== $key ) {
 				$ids[] = (int) $key;
 			} elseif ( 'option' === $kind ) {
 				$options[] = $key;
@@ -711,6 +719,11 @@ final class Sitewright_Items {
 			$ref = 'delete' === $change['action'] ? $ref : 'term:' . $saved;
 		} elseif ( 'seo' === $kind ) {
 			$saved = Sitewright_Seo_Items::write( (int) $key, $fields );
+			if ( is_wp_error( $saved ) ) {
+				return $saved;
+			}
+		} elseif ( 'elementor' === $kind ) {
+			$saved = Sitewright_Elementor_Page::write( (int) $key, $fields );
 			if ( is_wp_error( $saved ) ) {
 				return $saved;
 			}
