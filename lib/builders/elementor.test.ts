@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { expectationFor } from "@/lib/verification/expectations";
 import { applyEdits, BuilderEditError } from "./elementor-edit";
 import { outlineOf, readElementorPage } from "./elementor-tree";
 import { phpJson } from "./testing/php-json";
@@ -142,5 +143,46 @@ describe("editing an Elementor page by element id", () => {
       { op: "set", elementId: "b1b1b1b", setting: "text", value: "Écrivez / nous" },
     ]);
     expect(next).toBe(pretty.replace('"Get in touch"', '"Écrivez / nous"'));
+  });
+});
+
+describe("the look at the live page after an Elementor write", () => {
+  it("expects the new heading and the new link on the page itself, and the old heading gone", () => {
+    const before = phpJson(hero);
+    const { raw: after } = applyEdits(before, [
+      { op: "set", elementId: "h1h1h1h", setting: "title", value: "Bread baked every morning" },
+      { op: "set", elementId: "b1b1b1b", setting: "link.url", value: "/contact" },
+    ]);
+    const state = (data: string, status = "publish") => ({ data, status, type: "page" });
+    const expectation = expectationFor({
+      ref: "elementor:5",
+      kind: "builder",
+      title: "Home",
+      from: state(before),
+      to: state(after),
+    });
+    expect(expectation).toMatchObject({
+      page: "item",
+      present: ["Bread baked every morning"],
+      absent: ['Café / "Home"'],
+      sourcePresent: ["/contact"],
+    });
+    const undo = expectationFor({
+      ref: "elementor:5",
+      kind: "builder",
+      title: "Home",
+      from: state(after),
+      to: state(before),
+    });
+    expect(undo?.present).toEqual(['Café / "Home"']);
+    expect(
+      expectationFor({
+        ref: "elementor:5",
+        kind: "builder",
+        title: "Home",
+        from: state(before, "draft"),
+        to: state(after, "draft"),
+      }),
+    ).toBeNull();
   });
 });

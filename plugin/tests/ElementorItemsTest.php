@@ -15,18 +15,37 @@ declare(strict_types=1);
 final class ElementorItemsTest extends Sitewright_Test_Case {
 
 	/**
+	 * Pages made by a test, deleted after it (other tests detect the site's page builder from its pages).
+	 *
+	 * @var array<int, int>
+	 */
+	private array $pages = array();
+
+	/**
+	 * Deletes the test's pages.
+	 */
+	protected function tearDown(): void {
+		foreach ( $this->pages as $id ) {
+			wp_delete_post( $id, true );
+		}
+		$this->pages = array();
+		parent::tearDown();
+	}
+
+	/**
 	 * A page written as Elementor writes one: the JSON text of its elements, slashed, in `_elementor_data`.
 	 *
 	 * @param array<int, mixed> $elements Elements.
 	 */
 	private function elementor_page( array $elements ): int {
-		$id = (int) wp_insert_post(
+		$id            = (int) wp_insert_post(
 			array(
 				'post_type'   => 'page',
 				'post_status' => 'publish',
 				'post_title'  => 'Builder page',
 			)
 		);
+		$this->pages[] = $id;
 		update_post_meta( $id, '_elementor_edit_mode', 'builder' );
 		update_post_meta( $id, '_elementor_template_type', 'wp-page' );
 		update_post_meta( $id, '_elementor_version', '4.2.2' );
@@ -102,7 +121,13 @@ final class ElementorItemsTest extends Sitewright_Test_Case {
 		$this->assertSame( '4.2.2', $item['state']['elementorVersion'] );
 		$this->assertSame( array( 'hide_title' => 'yes' ), $item['state']['pageSettings'] );
 
-		$plain = (int) wp_insert_post( array( 'post_type' => 'page', 'post_title' => 'Plain' ) );
+		$plain         = (int) wp_insert_post(
+			array(
+				'post_type'  => 'page',
+				'post_title' => 'Plain',
+			)
+		);
+		$this->pages[] = $plain;
 		$this->assertFalse( Sitewright_Items::read( 'elementor:' . $plain )['exists'] );
 		$this->assertNull( Sitewright_Items::parse_ref( 'elementor:home' ) );
 	}
