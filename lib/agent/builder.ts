@@ -7,7 +7,7 @@
 import { type BuilderEdit, BuilderEditError, type BuilderRow, applyEdits } from "@/lib/builders/elementor-edit";
 import { ElementorDataError, type ElementorPage, readElementorPage } from "@/lib/builders/elementor-tree";
 import { isVisibleChange, type PlannedItem } from "@/lib/changes/plan";
-import { readItem, type SiteItem } from "@/lib/changes/site-items";
+import { readItem, type SiteItem } from "@/lib/sites/items";
 import { pluginInfoSchema } from "@/lib/sites/plugin-schemas";
 import type { SiteClient } from "@/lib/sites/types";
 import { OperationError } from "./operations/operation";

@@ -10,7 +10,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { planBuilderEdits, readBuilderPage } from "@/lib/agent/builder";
 import { reverseChange } from "@/lib/changes/plan";
-import { readItem, writeItems } from "@/lib/changes/site-items";
+import { readItem, writeItems } from "@/lib/sites/items";
 import { type AgentTestSite, startAgentSite } from "@/test/agent-site";
 import { runAsAdmin } from "@/test/wordpress";
 import { type ElementorPage, visibleSettings } from "./elementor-tree";

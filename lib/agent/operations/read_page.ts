@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { readElementorPage, outlineOf } from "@/lib/builders/elementor-tree";
-import { BUILDER_EDIT_FORMS } from "../builder";
-import { readItems } from "@/lib/changes/site-items";
+import { outlineOf, readElementorPage } from "@/lib/builders/elementor-tree";
+import { readItems } from "@/lib/sites/items";
 import type { SiteClient } from "@/lib/sites/types";
 import { outline, parseBlocks } from "../blocks";
+import { BUILDER_EDIT_FORMS } from "../builder";
 import { defineOperation } from "./operation";
 import { clip, contentType, type EditablePost, fetchEditable, postId, targetOf } from "./wordpress";
 

@@ -329,32 +329,7 @@ final class Sitewright_Item_Kind_Post extends Sitewright_Item_Kind {
 				return new WP_Error( 'sitewright_not_restored', __( 'The item could not be restored from the trash.', 'sitewright-connector' ), array( 'status' => 500 ) );
 			}
 		}
-		$map  = array(
-			'title'      => 'post_title',
-			'content'    => 'post_content',
-			'excerpt'    => 'post_excerpt',
-			'status'     => 'post_status',
-			'slug'       => 'post_name',
-			'parent'     => 'post_parent',
-			'menu_order' => 'menu_order',
-			'type'       => 'post_type',
-		);
-		$data = array();
-		foreach ( $map as $field => $column ) {
-			if ( array_key_exists( $field, $fields ) ) {
-				$data[ $column ] = is_scalar( $fields[ $field ] ) ? $fields[ $field ] : '';
-			}
-		}
-		if ( isset( $fields['date'] ) && is_string( $fields['date'] ) && '' !== $fields['date'] ) {
-			if ( '0000-00-00 00:00:00' === $fields['date'] ) {
-				// A draft that never had a date (undoing a publication): WordPress keeps it floating.
-				$data['post_date_gmt'] = $fields['date'];
-			} else {
-				$data['post_date_gmt'] = $fields['date'];
-				$data['post_date']     = get_date_from_gmt( $fields['date'] );
-				$data['edit_date']     = true;
-			}
-		}
+		$data = self::post_data( $fields );
 		// Write = plan (Sitewright_Exact_Write): the new bytes must pass the field's filter, the rest is not
 		// filtered again, and the post must read back as planned.
 		$current = 'create' === $action ? null : get_post( $id );
@@ -387,21 +362,72 @@ final class Sitewright_Item_Kind_Post extends Sitewright_Item_Kind {
 		if ( null !== $changed ) {
 			return $changed;
 		}
-		$terms = Sitewright_Post_Terms::write_post_terms( (int) $saved, $fields );
+		$meta = self::write_post_meta( (int) $saved, $fields );
+		if ( is_wp_error( $meta ) ) {
+			return $meta;
+		}
+		return (int) $saved;
+	}
+
+	/**
+	 * The wp_insert_post / wp_update_post columns of the planned fields (a GMT date also sets the local one).
+	 *
+	 * @param array<string, mixed> $fields Fields.
+	 * @return array<string, mixed>
+	 */
+	private static function post_data( array $fields ): array {
+		$map  = array(
+			'title'      => 'post_title',
+			'content'    => 'post_content',
+			'excerpt'    => 'post_excerpt',
+			'status'     => 'post_status',
+			'slug'       => 'post_name',
+			'parent'     => 'post_parent',
+			'menu_order' => 'menu_order',
+			'type'       => 'post_type',
+		);
+		$data = array();
+		foreach ( $map as $field => $column ) {
+			if ( array_key_exists( $field, $fields ) ) {
+				$data[ $column ] = is_scalar( $fields[ $field ] ) ? $fields[ $field ] : '';
+			}
+		}
+		if ( isset( $fields['date'] ) && is_string( $fields['date'] ) && '' !== $fields['date'] ) {
+			if ( '0000-00-00 00:00:00' === $fields['date'] ) {
+				// A draft that never had a date (undoing a publication): WordPress keeps it floating.
+				$data['post_date_gmt'] = $fields['date'];
+			} else {
+				$data['post_date_gmt'] = $fields['date'];
+				$data['post_date']     = get_date_from_gmt( $fields['date'] );
+				$data['edit_date']     = true;
+			}
+		}
+		return $data;
+	}
+
+	/**
+	 * Writes what is not a column: the post's terms, an image's alt text, the featured image.
+	 *
+	 * @param int                  $id     Post id.
+	 * @param array<string, mixed> $fields Fields.
+	 * @return true|WP_Error
+	 */
+	private static function write_post_meta( int $id, array $fields ) {
+		$terms = Sitewright_Post_Terms::write_post_terms( $id, $fields );
 		if ( is_wp_error( $terms ) ) {
 			return $terms;
 		}
 		if ( array_key_exists( 'alt', $fields ) ) {
-			update_post_meta( (int) $saved, '_wp_attachment_image_alt', wp_slash( (string) $fields['alt'] ) );
+			update_post_meta( $id, '_wp_attachment_image_alt', wp_slash( (string) $fields['alt'] ) );
 		}
 		if ( array_key_exists( 'featured_media', $fields ) ) {
 			$media = (int) $fields['featured_media'];
 			if ( $media > 0 ) {
-				set_post_thumbnail( (int) $saved, $media );
+				set_post_thumbnail( $id, $media );
 			} else {
-				delete_post_thumbnail( (int) $saved );
+				delete_post_thumbnail( $id );
 			}
 		}
-		return (int) $saved;
+		return true;
 	}
 }
