@@ -91,7 +91,7 @@ describe("Elementor pages on WordPress 7.1 with Elementor", () => {
       }),
     );
     const [item] = plan.items;
-    expect((item?.after as { elements: unknown[] }).elements).toHaveLength(2);
+    expect((item!.after as { elements: unknown[] }).elements).toHaveLength(2);
     const before = await readItem(client, `elementor:${id}`);
     expect(before.version).toBe(item?.versionRead); // planning wrote nothing
     expect(visit(url)).toContain("Welcome to the bakery");

@@ -232,8 +232,8 @@ function BuilderRows({ item }: { item: ChangeItemView }) {
   const rows = ((item.after as { elements?: unknown } | null)?.elements ?? []) as BuilderRowView[];
   return (
     <dl className={styles.fields}>
-      {rows.map((row, index) => (
-        <div key={`${row.elementId}-${row.setting}-${index}`} data-testid="builder-row">
+      {rows.map((row) => (
+        <div key={`${row.elementId}-${row.setting}-${String(row.after)}`} data-testid="builder-row">
           <dt>
             {row.path}
             {row.setting ? ` · ${row.setting}` : ""}
