@@ -13,12 +13,19 @@ const everything = {
   blockTheme: false,
   scopes: ["site:read", "content:read", "content:write", "media:write", "design:write", "settings:write"],
   capabilities: null,
-  features: ["custom_css", "terms", "media_alt", "seo", "media_upload"],
+  features: ["custom_css", "terms", "media_alt", "seo", "media_upload", "builder:elementor"],
 };
 const names = (grant: Parameters<typeof allowedOperations>[0], allowlist?: string[]) =>
   allowedOperations(grant, allowlist).operations.map((op) => op.name);
 
 describe("the operation allowlist", () => {
+  it("offers Elementor editing only where the plugin reports it edits Elementor pages", () => {
+    const info = (builders: unknown) => ({ features: [], token: { scopes: everything.scopes }, builders });
+    expect(names(grantFromSiteInfo(info([{ name: "elementor", version: "4.2.2" }])))).toContain("edit_builder_page");
+    expect(names(grantFromSiteInfo(info([])))).not.toContain("edit_builder_page");
+    expect(names(grantFromSiteInfo(info(undefined)))).not.toContain("edit_builder_page");
+  });
+
   it("offers every operation by default, publishing and trashing included (each waits for the owner's click)", () => {
     const allowed = names(everything, configuredAllowlist(undefined));
     // view_image only when the operator says the model can see images (below).

@@ -91,7 +91,17 @@ export function grantFromSiteInfo(
   return {
     scopes: strings(token.scopes),
     capabilities: strings(token.capabilities) ?? (capabilities ? [...capabilities] : null),
-    features: strings(info?.features) ?? [],
+    // A page builder the plugin edits is offered like a feature (`builder:elementor`: lib/agent/builder.ts).
+    features: [...(strings(info?.features) ?? []), ...builderFeatures(info?.builders)],
     blockTheme: typeof theme.isBlockTheme === "boolean" ? theme.isBlockTheme : null,
   };
+}
+
+/** `builder:<name>` for each page builder the plugin reports it edits (`/info` → `builders`). */
+function builderFeatures(builders: unknown): string[] {
+  if (!Array.isArray(builders)) return [];
+  return builders
+    .map((builder) => (builder as { name?: unknown })?.name)
+    .filter((name): name is string => typeof name === "string")
+    .map((name) => `builder:${name}`);
 }

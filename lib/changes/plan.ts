@@ -37,6 +37,8 @@ export function kindOf(ref: string, state: Record<string, unknown> | null, type?
   const [prefix] = ref.split(":");
   if (prefix === "option") return "setting";
   if (prefix === "custom_css" || prefix === "menu" || prefix === "term" || prefix === "seo") return prefix;
+  // A page builder's page (`elementor:<id>`): the contract's kind `builder` (API.md, "Page builders").
+  if (prefix === "elementor") return "builder";
   const postType = type ?? (typeof state?.type === "string" ? state.type : "post");
   if (postType === "attachment") return "media";
   return DESIGN_POST_TYPES[postType] ?? postType;

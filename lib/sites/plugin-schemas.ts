@@ -45,6 +45,8 @@ export const pluginInfoSchema = z.looseObject({
   activePlugins: z.array(z.string()).optional(),
   /** Routes the plugin adds beyond core's (lib/vocabulary.ts, PLUGIN_FEATURES). */
   features: z.array(z.string()).default([]),
+  /** Page builders whose pages the plugin edits element by element (`elementor:<id>` items), with their versions. */
+  builders: z.array(z.looseObject({ name: z.string(), version: z.string() })).default([]),
   token: z.looseObject({
     lastFour: z.string(),
     scopes: z.array(z.string()),

@@ -4,6 +4,7 @@
  * longer contain. Pure: the states come from the change items (docs/verification.md).
  */
 import { parseBlocks } from "@/lib/agent/blocks";
+import { builderChanges } from "@/lib/builders/elementor-diff";
 import { pageText, sourceForSearch } from "./page-text";
 
 /** One item as it was and as it should now be (for an undo: the other way round). */
@@ -151,6 +152,7 @@ export function expectationFor(item: VerifiableItem): Expectation | null {
       sourcePresent: content.sourcePresent,
     };
   }
+  if (ref.startsWith("elementor:")) return builderExpectation(item, base);
   if (TEXT_OPTIONS.has(ref)) {
     const titles = titleExpectations(str(from?.value), str(to?.value));
     return { ...base, page: "home", present: titles.present, earlier: titles.earlier };
@@ -180,4 +182,29 @@ export function expectationFor(item: VerifiableItem): Expectation | null {
     };
   }
   return null; // settings a page does not show (date format, posts per page): nothing to look for
+}
+
+/**
+ * An Elementor page (`elementor:<id>`): the texts and addresses of the elements that changed, on the page itself;
+ * nothing to look for while it is not public.
+ */
+function builderExpectation(
+  item: VerifiableItem,
+  base: Pick<Expectation, "ref" | "title" | "present" | "absent" | "sourcePresent">,
+): Expectation | null {
+  if (!isPublic(item.to)) return isPublic(item.from) ? { ...base, page: "item", gone: true } : null;
+  const changes = builderChanges(str(item.from?.data), str(item.to?.data));
+  const afterText = changes.texts.map((text) => pageText(text)).join(" ");
+  const removed = trulyRemoved(
+    changes.removed.map((text) => pageText(text)).filter((text) => text.length >= 3),
+    afterText,
+  );
+  return {
+    ...base,
+    page: "item",
+    present: changes.added.map((text) => snippet(pageText(text))).filter((text) => text.length >= 3),
+    absent: removed.filter((text) => text.length >= MIN_ABSENT),
+    earlier: removed.filter((text) => text.length < MIN_ABSENT),
+    sourcePresent: changes.addresses.map((address) => sourceForSearch(address)),
+  };
 }

@@ -32,15 +32,22 @@ final class Sitewright_Cache {
 	 * @return array{urls: array<int, array{ref: string, url: string|null, public: bool}>, home: string, purged: array<int, string>}
 	 */
 	public static function purge( array $refs ): array {
-		$urls       = array();
-		$post_ids   = array();
-		$everything = false;
+		$urls           = array();
+		$post_ids       = array();
+		$everything     = false;
+		$builder_caches = array();
 		foreach ( $refs as $ref ) {
 			$parsed = Sitewright_Items::parse_ref( $ref );
 			if ( null === $parsed ) {
 				continue;
 			}
 			list( $kind, $key ) = $parsed;
+			if ( 'elementor' === $kind ) {
+				$builder_caches = Sitewright_Elementor_Cache::clear_page( (int) $key );
+				$post_ids[]     = (int) $key;
+				$urls[]         = self::post_entry( $ref, get_post( (int) $key ) );
+				continue;
+			}
 			if ( 'post' === $kind && ctype_digit( $key ) ) {
 				$post = get_post( (int) $key );
 				if ( $post instanceof WP_Post && in_array( $post->post_type, Sitewright_Vocabulary::design_post_types(), true ) ) {
@@ -57,7 +64,7 @@ final class Sitewright_Cache {
 			$urls[]     = self::home_entry( $ref );
 		}
 
-		$purged = array( 'WordPress object cache' );
+		$purged = array_merge( array( 'WordPress object cache' ), $builder_caches );
 		foreach ( $post_ids as $id ) {
 			clean_post_cache( $id );
 		}

@@ -27,9 +27,17 @@ final class Sitewright_Plugin {
 		add_action( 'rest_api_init', array( self::class, 'register_routes' ) );
 		add_action( self::PRUNE_EVENT, array( Sitewright_Replay_Cache::class, 'prune' ) );
 		add_action( 'wp_initialize_site', array( self::class, 'initialize_site' ), 200 );
+		self::add_item_kinds();
 		if ( is_admin() && class_exists( 'Sitewright_Admin' ) ) {
 			Sitewright_Admin::register_hooks();
 		}
+	}
+
+	/**
+	 * Item kinds beyond the built-in ones: page builders' pages are kinds of their own (docs/page-builders.md).
+	 */
+	public static function add_item_kinds(): void {
+		add_filter( 'sitewright_item_kinds', array( Sitewright_Item_Kind_Elementor::class, 'register' ) );
 	}
 
 	/**

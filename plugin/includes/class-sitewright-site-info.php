@@ -119,6 +119,25 @@ final class Sitewright_Site_Info {
 			'features'      => self::features(),
 			'seo'           => Sitewright_Item_Kind_Seo::active(),
 			'mediaMaxBytes' => Sitewright_Media::max_bytes(),
+			'builders'      => self::editable_builders(),
+		);
+	}
+
+	/**
+	 * The page builders whose pages Sitewright reads and edits as builder items, running on this site with their
+	 * versions: Elementor when it is active (its pages as `elementor:<id>` items, docs/page-builders.md).
+	 *
+	 * @return array<int, array{name: string, version: string}>
+	 */
+	public static function editable_builders(): array {
+		if ( ! defined( 'ELEMENTOR_VERSION' ) ) {
+			return array();
+		}
+		return array(
+			array(
+				'name'    => 'elementor',
+				'version' => (string) constant( 'ELEMENTOR_VERSION' ),
+			),
 		);
 	}
 

@@ -41,6 +41,7 @@ final class VisibilityTest extends Sitewright_Test_Case {
 			false === $value ? delete_option( $name ) : update_option( $name, $value );
 		}
 		remove_all_filters( 'sitewright_item_kinds' );
+		Sitewright_Plugin::add_item_kinds();
 		Sitewright_Item_Kinds::reset();
 		parent::tearDown();
 	}

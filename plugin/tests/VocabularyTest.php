@@ -104,6 +104,13 @@ final class VocabularyTest extends Sitewright_Test_Case {
 					'post_title'  => 'Vocabulary SEO',
 				)
 			),
+			'elementor'     => 'elementor:' . wp_insert_post(
+				array(
+					'post_type'   => 'page',
+					'post_status' => 'draft',
+					'post_title'  => 'Vocabulary Elementor',
+				)
+			),
 		);
 		$kinds = $this->vocabulary()['items']['kinds'];
 		$this->assertSame( array_keys( $refs ), array_keys( $kinds ) );

@@ -6,6 +6,7 @@ import addImage from "./add_image";
 import changeMenu from "./change_menu";
 import changeNavigation from "./change_navigation";
 import createDraft from "./create_draft";
+import editBuilderPage from "./edit_builder_page";
 import getSiteInfo from "./get_site_info";
 import insertBlock from "./insert_block";
 import listMedia from "./list_media";
@@ -52,6 +53,7 @@ export const OPERATIONS = [
   createDraft,
   updatePage,
   replaceBlock,
+  editBuilderPage,
   insertBlock,
   addImage,
   setSiteIdentity,

@@ -1,9 +1,11 @@
 import { z } from "zod";
+import { outlineOf, readElementorPage } from "@/lib/builders/elementor-tree";
 import { readItems } from "@/lib/sites/items";
 import type { SiteClient } from "@/lib/sites/types";
 import { outline, parseBlocks } from "../blocks";
+import { BUILDER_EDIT_FORMS } from "../builder";
 import { defineOperation } from "./operation";
-import { clip, contentType, fetchEditable, postId, targetOf } from "./wordpress";
+import { clip, contentType, type EditablePost, fetchEditable, postId, targetOf } from "./wordpress";
 
 const CONTENT_LIMIT = 30_000;
 
@@ -18,6 +20,8 @@ export default defineOperation({
   async run(client, { type, id }) {
     const [post, extra] = await Promise.all([fetchEditable(client, type, id), readExtras(client, id)]);
     const raw = post.content.raw ?? "";
+    const { elementor, ...fields } = extra;
+    if (typeof elementor === "string") return builderPageRead(type, post, fields, elementor);
     return {
       summary: `Read ${type} ${id} ("${clip(post.title.raw, 80)}").`,
       target: targetOf(type, post),
@@ -30,7 +34,7 @@ export default defineOperation({
         modified: post.modified,
         excerpt: post.excerpt?.raw ?? "",
         featuredMedia: post.featured_media ?? 0,
-        ...extra,
+        ...fields,
         outline: outline(raw, parseBlocks(raw)),
         content: clip(raw, CONTENT_LIMIT),
         contentLength: raw.length,
@@ -44,8 +48,9 @@ export default defineOperation({
  * fields, from the plugin's items. An older plugin (no `seo:` items) gives what it has.
  */
 async function readExtras(client: SiteClient, id: number): Promise<Record<string, unknown>> {
-  const items = await readItems(client, [`post:${id}`, `seo:${id}`]).catch(() =>
-    readItems(client, [`post:${id}`]).catch(() => []),
+  // An older plugin refuses refs it does not know: ask again without them.
+  const items = await readItems(client, [`post:${id}`, `seo:${id}`, `elementor:${id}`]).catch(() =>
+    readItems(client, [`post:${id}`, `seo:${id}`]).catch(() => readItems(client, [`post:${id}`]).catch(() => [])),
   );
   const state = items[0]?.state ?? {};
   const extra: Record<string, unknown> = { slug: state.slug, dateGmt: state.date };
@@ -56,5 +61,36 @@ async function readExtras(client: SiteClient, id: number): Promise<Record<string
     const { plugin, ...fields } = seo.state;
     extra.seo = { plugin, ...fields };
   } else if (items.length > 1) extra.seo = "No SEO plugin whose fields Sitewright can change is active.";
+  const builder = items[2];
+  if (builder?.exists && typeof builder.state?.data === "string") extra.elementor = builder.state.data;
   return extra;
+}
+
+/**
+ * An Elementor page: its elements (ids, types, visible settings) for edit_builder_page instead of its content, which
+ * Elementor only keeps as a fallback copy (docs/page-builders.md).
+ */
+function builderPageRead(type: "page" | "post", post: EditablePost, fields: Record<string, unknown>, data: string) {
+  let elements: string;
+  try {
+    elements = outlineOf(readElementorPage(data));
+  } catch (error) {
+    elements = `(unreadable: ${(error as Error).message})`;
+  }
+  return {
+    summary: `Read the Elementor ${type} ${post.id} ("${clip(post.title.raw, 80)}").`,
+    target: targetOf(type, post),
+    data: {
+      id: post.id,
+      type,
+      title: post.title.raw,
+      status: post.status,
+      link: post.link,
+      modified: post.modified,
+      ...fields,
+      builder: "elementor",
+      note: BUILDER_EDIT_FORMS,
+      elements,
+    },
+  };
 }

@@ -20,6 +20,7 @@ export function siteInfoFor(kind: "block" | "classic") {
     url: "https://bakery.example",
     theme: { name: "Any", stylesheet: "any", template: "any", version: "1", isBlockTheme: kind === "block" },
     features: ["custom_css", "terms", "media_alt", "seo", "media_upload"],
+    builders: [{ name: "elementor", version: "4.2.2" }],
     token: {
       scopes: ["site:read", "content:read", "content:write", "media:write", "design:write", "settings:write"],
       capabilities: null,

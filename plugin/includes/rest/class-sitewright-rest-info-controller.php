@@ -129,6 +129,20 @@ final class Sitewright_REST_Info_Controller extends Sitewright_REST_Controller {
 					),
 				),
 				'seo'           => self::seo_schema(),
+				'builders'      => array(
+					'type'        => 'array',
+					'description' => __( 'The page builders whose pages Sitewright edits element by element, with their versions.', 'sitewright-connector' ),
+					'items'       => array(
+						'type'       => 'object',
+						'properties' => array(
+							'name'    => array(
+								'type' => 'string',
+								'enum' => array( 'elementor' ),
+							),
+							'version' => $string,
+						),
+					),
+				),
 				'mediaMaxBytes' => array(
 					'type'        => 'integer',
 					'description' => __( 'The largest file POST /sitewright/v1/media takes, in bytes.', 'sitewright-connector' ),

@@ -33,6 +33,7 @@ const KINDS: Record<string, string> = {
   media: "Media",
   term: "Category or tag",
   seo: "SEO settings",
+  builder: "Elementor page",
 };
 
 const ACTIONS: Record<string, string> = {
@@ -224,7 +225,31 @@ function Swatch({ value }: { value: unknown }) {
   );
 }
 
+type BuilderRowView = { path: string; elementId: string; setting: string; before: unknown; after: unknown };
+
+/** An Elementor page's change, one row per widget setting or element: "Hero › Heading · title: old → new". */
+function BuilderRows({ item }: { item: ChangeItemView }) {
+  const rows = ((item.after as { elements?: unknown } | null)?.elements ?? []) as BuilderRowView[];
+  return (
+    <dl className={styles.fields}>
+      {rows.map((row) => (
+        <div key={`${row.elementId}-${row.setting}-${String(row.after)}`} data-testid="builder-row">
+          <dt>
+            {row.path}
+            {row.setting ? ` · ${row.setting}` : ""}
+          </dt>
+          <dd>
+            {row.before !== null ? <del>{words(row.setting, row.before)}</del> : null}
+            {row.after !== null ? <ins>{words(row.setting, row.after)}</ins> : null}
+          </dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
 function FieldRows({ item }: { item: ChangeItemView }) {
+  if (item.kind === "builder") return <BuilderRows item={item} />;
   const before = (item.before ?? {}) as Record<string, unknown>;
   const after = (item.after ?? {}) as Record<string, unknown>;
   const fields = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter(
