@@ -35,7 +35,8 @@ const percentile = (values: number[], p: number) => {
 };
 const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
 
-async function waitForPool(size: number, timeoutMs = 120_000) {
+/** Generous: a pool member takes seconds on a quiet machine and over a minute at load 30 (measured). */
+async function waitForPool(size: number, timeoutMs = 600_000) {
   const deadline = Date.now() + timeoutMs;
   while ((await countSandboxes({ statuses: ["pooled"] })) < size) {
     if (Date.now() > deadline) throw new Error("the pool did not fill in time");
