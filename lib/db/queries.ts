@@ -12,3 +12,4 @@ export * from "./queries/credentials";
 export * from "./queries/jobs";
 export * from "./queries/account-tokens";
 export * from "./queries/uploads";
+export * from "./queries/change-runs";

@@ -8,7 +8,7 @@
  *   the owner chose it too (`changeSetIds`).
  * What was written becomes a live change set, undoable like any other; each rehearsal item records it (`madeLiveBy`).
  */
-import { auditChange, getChangeSet, publicChangeSet, recordWritten } from "@/lib/changes/change-sets";
+import { auditChange, getChangeSet, itemsCovered, publicChangeSet, recordWritten } from "@/lib/changes/change-sets";
 import type { PlannedItem } from "@/lib/changes/plan";
 import { findSupersession, type LiveChange, manifestAfterApply, planReplay } from "@/lib/changes/replay";
 import { currentTitles } from "@/lib/changes/drift";
@@ -36,6 +36,8 @@ export type RehearsalRequest = {
   siteId: string;
   changeSetId: string;
   itemIds?: string[];
+  /** The last item the owner's page drew: Apply covers it and the items before it (API.md v1.3). */
+  upTo?: string;
   /** Other rehearsals of the same sandbox to apply in the same batch (their waiting items). */
   changeSetIds?: string[];
 };
@@ -60,8 +62,11 @@ export async function chooseItems(request: RehearsalRequest): Promise<Chosen> {
     sets.push(other);
   }
   const waiting = (items: ChangeItem[]) => items.filter((item) => item.status === "applied" && !item.madeLiveBy);
-  if (!request.itemIds?.length) return { sets: sets.map((s) => s.id), items: sets.flatMap((s) => waiting(s.items)) };
-  const wanted = new Set(request.itemIds);
+  if (!request.itemIds?.length && !request.upTo)
+    return { sets: sets.map((s) => s.id), items: sets.flatMap((s) => waiting(s.items)) };
+  const wanted = new Set(
+    request.upTo ? waiting(itemsCovered(set.items, request)).map((item) => item.id) : request.itemIds,
+  );
   const chosen = set.items.filter((item) => wanted.has(item.id));
   if (chosen.length !== wanted.size) throw new AppError("not_found", "Some of those items are not in this change set.");
   if (chosen.some((item) => item.status !== "applied"))

@@ -23,6 +23,7 @@ import {
   ensureChangeSet,
   findJob,
   findJobByChangeSet,
+  findRunningRun,
   findChangeSet,
   findSiteById,
   getChangeSetItems,
@@ -47,6 +48,7 @@ import { log } from "@/lib/log";
 import { getSandboxManager } from "@/lib/sandbox";
 import type { JobSandbox } from "@/lib/sandbox/rehearsal";
 import { getOwnedSite, siteClientFor } from "@/lib/sites/sites";
+import { resumeInterruptedRuns } from "./resume-runs";
 import type { SiteClient } from "@/lib/sites/types";
 
 export type JobView = {
@@ -59,6 +61,8 @@ export type JobView = {
   progress: JobProgress;
   limits: Job["limits"];
   error?: string;
+  /** When another instance took over the job's Apply or Undo after a restart (docs/bulk-jobs.md). */
+  resumedAt?: string;
   createdAt: string;
   updatedAt: string;
 };
@@ -73,6 +77,7 @@ export const jobView = (job: Job): JobView => ({
   progress: { ...NO_PROGRESS, ...job.progress },
   limits: job.limits,
   ...(job.error ? { error: job.error } : {}),
+  ...(job.resumedAt ? { resumedAt: job.resumedAt.toISOString() } : {}),
   createdAt: job.createdAt.toISOString(),
   updatedAt: job.updatedAt.toISOString(),
 });
@@ -419,6 +424,8 @@ export async function showJobForOwner(input: { userId: string; siteId: string; j
   await getOwnedSite(input);
   const job = await findJob({ id: input.jobId, userId: input.userId, siteId: input.siteId });
   if (!job) throw new AppError("not_found", "There is no such job.");
+  // An Apply of the job a dead process left is taken over now (./resume-runs.ts), not at the next sweep.
+  void resumeInterruptedRuns({ siteClient: deps().siteClient, changeSetId: job.changeSetId }).catch(() => undefined);
   return jobView(job);
 }
 
@@ -442,17 +449,28 @@ export async function cancelJobPlanning(job: Job): Promise<void> {
 export const jobForChangeSet = (changeSetId: string) => findJobByChangeSet(changeSetId);
 
 export async function applyJobItems(
-  request: { userId: string; siteId: string; changeSetId: string; itemIds?: string[] },
+  request: { userId: string; siteId: string; changeSetId: string; itemIds?: string[]; upTo?: string },
   client: SiteClient,
   job: Job,
 ): Promise<{ skipped: Skipped[] }> {
-  if (job.status === "planning")
-    throw new AppError("not_applicable", "The job is still planning; review it when it is ready.");
-  const result = await approveQueue(request, client);
-  await addJobProgress({ id: job.id, delta: { applied: result.written, skipped: result.skipped.length }, now: now() });
-  const set = await refreshChangeSetStatus({ id: job.changeSetId, now: now() });
-  if (set?.status !== "pending") await transitionJob({ id: job.id, from: ["ready"], to: "done", now: now() });
-  return { skipped: result.skipped };
+  // While the job still plans, a click covers only what the owner's page drew; later items keep waiting.
+  if (job.status === "planning" && !request.itemIds?.length && !request.upTo)
+    throw new AppError(
+      "not_applicable",
+      "The job is still planning: approve the items shown, or wait until it is ready.",
+    );
+  // `applying` until the run ends (./journal.ts: `done`, or `ready` while items still wait), here or after a restart.
+  if (job.status !== "planning")
+    await transitionJob({ id: job.id, from: ["ready", "done"], to: "applying", now: now() });
+  try {
+    const result = await approveQueue({ ...request, jobId: job.id }, client);
+    return { skipped: result.skipped };
+  } catch (error) {
+    // Refused before any run began: the job is as it was. A run under way is finished by the sweeper instead.
+    if (job.status !== "planning" && !(await findRunningRun(job.changeSetId)))
+      await transitionJob({ id: job.id, from: ["applying"], to: job.status, now: now() });
+    throw error;
+  }
 }
 
 export async function undoJobItems(

@@ -24,6 +24,7 @@ import {
 } from "@/lib/changes/change-sets";
 import { type ChangeSetRequest, undoChangeSet } from "@/lib/changes/undo";
 import { AppError } from "@/lib/errors";
+import { resumeInterruptedRuns } from "./resume-runs";
 
 export type ChangeDeps = { siteClient(site: Site): SiteClient };
 
@@ -35,6 +36,11 @@ export function setChangeDepsForTests(deps: Partial<ChangeDeps> | undefined) {
   override = deps;
 }
 const deps = (): ChangeDeps => ({ ...defaultDeps, ...override });
+
+/** On read: an Apply or Undo of this set a dead process left is taken over now, not at the next sweep. */
+function resumeOnRead(changeSetId: string) {
+  void resumeInterruptedRuns({ siteClient: deps().siteClient, changeSetId }).catch(() => undefined);
+}
 
 export async function listChangesForOwner(input: {
   userId: string;
@@ -51,7 +57,9 @@ export async function showChangeSetPageForOwner(
   request: ChangeSetRequest & { cursor?: string },
 ): Promise<ChangeSetPage> {
   await getOwnedSite(request);
-  return showChangeSetPage(request);
+  const page = await showChangeSetPage(request);
+  resumeOnRead(page.changeSet.id);
+  return page;
 }
 
 export async function showChangeItemForOwner(
@@ -63,7 +71,9 @@ export async function showChangeItemForOwner(
 
 export async function showChangeSetForOwner(request: ChangeSetRequest): Promise<PublicChangeSet> {
   await getOwnedSite(request);
-  return publicChangeSet(await getChangeSet(request));
+  const set = publicChangeSet(await getChangeSet(request));
+  resumeOnRead(set.id);
+  return set;
 }
 
 /** What Apply and Undo of a job's queue answer besides the set: the items skipped because a person changed them. */

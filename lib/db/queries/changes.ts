@@ -180,6 +180,32 @@ export async function markChangeItemApplied(input: {
 }
 
 /**
+ * Records what the site answered for an item a run wrote (lib/changes/journal.ts), leaving its diff as the owner
+ * approved it; only from `writing` (or `applied`, the same answer recorded again after a crash).
+ */
+export async function recordItemWritten(input: {
+  id: string;
+  ref: string;
+  afterState: Record<string, unknown> | null;
+  versionAfter: string | null;
+  revisionId?: number | null;
+  now: Date;
+}): Promise<void> {
+  const db = await getDb();
+  await db
+    .update(changeItems)
+    .set({
+      status: "applied",
+      ref: input.ref,
+      afterState: input.afterState,
+      versionAfter: input.versionAfter,
+      revisionId: input.revisionId ?? null,
+      appliedAt: sql`coalesce(${changeItems.appliedAt}, ${input.now.toISOString()}::timestamptz)`,
+    })
+    .where(and(eq(changeItems.id, input.id), inArray(changeItems.status, ["writing", "applied"])));
+}
+
+/**
  * Moves items from one status to another, only those still in `from`, in one statement; returns the ids moved.
  * Undo claims its items this way (applied → undoing), so two undos of one item cannot both run.
  */

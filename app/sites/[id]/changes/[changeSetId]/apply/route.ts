@@ -8,6 +8,7 @@ export const POST = route({ auth: "session", body: applySchema }, async ({ body,
     siteId: params.id!,
     changeSetId: params.changeSetId!,
     itemIds: body.itemIds,
+    upTo: body.upTo,
     changeSetIds: body.changeSetIds,
   });
   const { skipped, ...set } = changeSet;

@@ -8,6 +8,7 @@ export const POST = route({ auth: "session", body: itemsSchema }, async ({ body,
     siteId: params.id!,
     changeSetId: params.changeSetId!,
     itemIds: body.itemIds,
+    upTo: body.upTo,
   });
   const { skipped, ...set } = changeSet;
   return json(200, skipped ? { changeSet: set, details: { skipped } } : { changeSet: set });
