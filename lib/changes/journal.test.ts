@@ -23,7 +23,7 @@ import {
 } from "@/lib/workflows/change-set-actions";
 import { kickJobRunner, setJobDepsForTests, showJobForOwner, startBulkJob } from "@/lib/workflows/bulk-job";
 import { approvePendingChangeSet } from "./approve";
-import { recordPendingPlan } from "./change-sets";
+import { getChangeSet, recordPendingPlan } from "./change-sets";
 import { planPostUpdate } from "./plan";
 import { readItem } from "./site-items";
 import { ITEMS_ROUTE } from "./site-items";
@@ -124,7 +124,8 @@ describe("an Apply or Undo whose process dies between batches", () => {
     await expect(applyChangeSetForOwner(request)).rejects.toThrow(SimulatedDeath);
     setChangeDepsForTests({ siteClient: () => wp.admin });
     expect((await findJobByChangeSet(job.changeSetId))?.status).toBe("applying");
-    expect((await showChangeSetForOwner(request)).status).toBe("applying");
+    // Read without the page's own take-over (showChangeSetForOwner would resume it at once).
+    expect((await getChangeSet(request)).status).toBe("applying");
 
     expect(await resumeInterruptedRuns({ siteClient: () => wp.admin })).toBe(1);
     const done = await showJobForOwner({ userId, siteId, jobId: job.id });
@@ -142,7 +143,7 @@ describe("an Apply or Undo whose process dies between batches", () => {
     setChangeDepsForTests({ siteClient: () => dyingClient(2, false) });
     await expect(undoChangeSetForOwner(request)).rejects.toThrow(SimulatedDeath);
     setChangeDepsForTests({ siteClient: () => wp.admin });
-    expect((await showChangeSetForOwner(request)).status).toBe("undoing");
+    expect((await getChangeSet(request)).status).toBe("undoing");
     expect(await resumeInterruptedRuns({ siteClient: () => wp.admin })).toBe(1);
     expect((await showChangeSetForOwner(request)).status).toBe("undone");
     const undone = await writes();
@@ -163,7 +164,7 @@ describe("an Apply or Undo whose process dies between batches", () => {
     await expect(approvePendingChangeSet({ userId, siteId, changeSetId }, dyingClient(1, true))).rejects.toThrow(
       SimulatedDeath,
     );
-    expect((await showChangeSetForOwner({ userId, siteId, changeSetId })).status).toBe("applying");
+    expect((await getChangeSet({ userId, siteId, changeSetId })).status).toBe("applying");
     expect(await resumeInterruptedRuns({ siteClient: () => wp.admin, changeSetId })).toBe(1);
     const set = await showChangeSetForOwner({ userId, siteId, changeSetId });
     expect(set.status).toBe("applied");
@@ -172,6 +173,23 @@ describe("an Apply or Undo whose process dies between batches", () => {
     expect((await readItem(wp.admin, `post:${id}`)).title).toBe("Opening hours");
     const audit = await listChangeAudit({ changeSetId });
     expect(audit.some((row) => row.action === "write" && row.detail?.includes("after a restart"))).toBe(true);
+  });
+
+  it("is taken over when the owner opens the change set, without waiting for the sweeper", async () => {
+    const [id] = await pages(1, `durable-read-${Date.now()}`);
+    const current = await readItem(wp.admin, `post:${id}`);
+    const planned = planPostUpdate(current, { title: "Read title" }, "Renamed the page.");
+    const scope = { userId, siteId, conversationId: randomUUID(), turnId: randomUUID(), target: "live" as const };
+    const { changeSetId } = await recordPendingPlan(scope, "call-1", [planned]);
+    await expect(approvePendingChangeSet({ userId, siteId, changeSetId }, dyingClient(1, false))).rejects.toThrow(
+      SimulatedDeath,
+    );
+    expect((await showChangeSetForOwner({ userId, siteId, changeSetId })).status).toBe("applying");
+    await vi.waitFor(async () => expect((await getChangeSet({ userId, siteId, changeSetId })).status).toBe("applied"), {
+      timeout: 60_000,
+      interval: 500,
+    });
+    expect((await readItem(wp.admin, `post:${id}`)).title).toBe("Read title");
   });
 
   it("skips, and names, an item a person changed while the dead run's batch was unwritten", async () => {

@@ -24,6 +24,8 @@ import {
   findJob,
   findJobByChangeSet,
   findRunningRun,
+  findChangeItem,
+  countPendingUpTo,
   findChangeSet,
   findSiteById,
   getChangeSetItems,
@@ -490,10 +492,18 @@ export async function rejectJobItems(request: {
   return rejectQueue(request);
 }
 
-/** The job's review page: the job, its site, and one page of its queue (100 items, each diff capped). */
+/**
+ * The job's review page: the job, its site, one page of its queue (100 items, each diff capped), and what its
+ * "Approve all" covers: the waiting items up to the last one this page draws (`upTo`), never items planned later.
+ */
 export async function loadJobReview(input: { userId: string; siteId: string; jobId: string; cursor?: string }) {
   const site = await getOwnedSite(input);
   const job = await showJobForOwner(input);
   const page: ChangeSetPage = await showChangeSetPage({ ...input, changeSetId: job.changeSetId });
-  return { site: { id: site.id, url: site.url, name: site.name }, job, page };
+  const last = page.changeSet.items.at(-1);
+  const mark = last ? await findChangeItem({ changeSetId: job.changeSetId, id: last.id }) : undefined;
+  const approveAll = mark
+    ? { upTo: mark.id, count: await countPendingUpTo({ changeSetId: job.changeSetId, seq: mark.seq }) }
+    : { count: 0 };
+  return { site: { id: site.id, url: site.url, name: site.name }, job, page, approveAll };
 }

@@ -498,3 +498,19 @@ export async function updatePendingChangeItem(input: {
     .returning();
   return row;
 }
+
+/** How many items of a set wait for approval up to (and with) `seq`: what an "Approve all" drawn there covers. */
+export async function countPendingUpTo(input: { changeSetId: string; seq: number }): Promise<number> {
+  const db = await getDb();
+  const [row] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(changeItems)
+    .where(
+      and(
+        eq(changeItems.changeSetId, input.changeSetId),
+        eq(changeItems.status, "pending"),
+        sql`${changeItems.seq} <= ${input.seq}`,
+      ),
+    );
+  return Number(row?.n ?? 0);
+}
