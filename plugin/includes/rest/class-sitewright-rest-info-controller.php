@@ -153,7 +153,7 @@ final class Sitewright_REST_Info_Controller extends Sitewright_REST_Controller {
 					'properties'  => array(
 						'plugin'   => array(
 							'type' => 'string',
-							'enum' => array_keys( Sitewright_Seo_Items::plugins() ),
+							'enum' => array_keys( Sitewright_Item_Kind_Seo::plugins() ),
 						),
 						'name'     => $string,
 						'version'  => $string,
