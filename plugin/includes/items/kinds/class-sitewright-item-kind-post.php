@@ -276,7 +276,8 @@ final class Sitewright_Item_Kind_Post extends Sitewright_Item_Kind {
 	 * @return array<string, mixed>
 	 */
 	private static function added_post_state( WP_Post $post ): array {
-		$state = Sitewright_Post_Terms::post_state( $post );
+		// The local date too: a floating draft's (post_date_gmt 0000-00-00 00:00:00) is kept only there.
+		$state = array( 'date_local' => $post->post_date ) + Sitewright_Post_Terms::post_state( $post );
 		if ( 'attachment' === $post->post_type ) {
 			$state['alt'] = (string) get_post_meta( $post->ID, '_wp_attachment_image_alt', true );
 		}
@@ -353,6 +354,14 @@ final class Sitewright_Item_Kind_Post extends Sitewright_Item_Kind {
 				$data['post_date_gmt'] = $fields['date'];
 				$data['post_date']     = get_date_from_gmt( $fields['date'] );
 				$data['edit_date']     = true;
+			}
+		}
+		if ( isset( $fields['date_local'] ) && is_string( $fields['date_local'] ) && '' !== $fields['date_local'] ) {
+			// The local date as recorded (undo gives a floating draft its own date back, not the time of the undo).
+			$data['post_date'] = $fields['date_local'];
+			$data['edit_date'] = true;
+			if ( ! isset( $data['post_date_gmt'] ) && '0000-00-00 00:00:00' !== (string) get_post_field( 'post_date_gmt', $id ) ) {
+				$data['post_date_gmt'] = get_gmt_from_date( $fields['date_local'] );
 			}
 		}
 		// Write = plan (Sitewright_Exact_Write): the new bytes must pass the field's filter, the rest is not
