@@ -19,6 +19,7 @@ export const ERROR_STATUS = {
   cross_site_request: 403,
   wrong_password: 403,
   not_found: 404,
+  operation_not_allowed: 403,
   no_pending_pairing: 404,
   email_taken: 409,
   code_used: 409,

@@ -58,6 +58,8 @@ require_once __DIR__ . '/includes/class-sitewright-snapshot-import.php';
 require_once __DIR__ . '/includes/class-sitewright-custom-css.php';
 require_once __DIR__ . '/includes/class-sitewright-cache.php';
 require_once __DIR__ . '/includes/class-sitewright-pairing.php';
+require_once __DIR__ . '/includes/class-sitewright-ability-reads.php';
+require_once __DIR__ . '/includes/class-sitewright-abilities.php';
 require_once __DIR__ . '/includes/class-sitewright-plugin.php';
 require_once __DIR__ . '/includes/class-sitewright-uninstaller.php';
 require_once __DIR__ . '/includes/rest/class-sitewright-rest-controller.php';

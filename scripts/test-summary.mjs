@@ -34,8 +34,13 @@ for (const [file, label] of [
   );
 }
 
-const phpunit = read("phpunit.xml");
-if (phpunit) {
+// The plugin's PHPUnit suite, once per WordPress version (scripts/check-plugin.sh).
+for (const [file, label] of [
+  ["phpunit.xml", "phpunit (WordPress 6.1)"],
+  ["phpunit-7.1.xml", "phpunit (WordPress 7.1)"],
+]) {
+  const phpunit = read(file);
+  if (!phpunit) continue;
   const suite = /<testsuite\b[^>]*>/.exec(phpunit)?.[0] ?? "";
   const attr = (name) => Number(new RegExp(`\\b${name}="(\\d+)"`).exec(suite)?.[1] ?? 0);
   const failed = attr("failures") + attr("errors");
@@ -44,7 +49,7 @@ if (phpunit) {
   totals.passed += passed;
   totals.failed += failed;
   totals.skipped += skipped;
-  console.log(`phpunit: ${passed} passed, ${failed} failed, ${skipped} skipped`);
+  console.log(`${label}: ${passed} passed, ${failed} failed, ${skipped} skipped`);
 }
 
 // The rehearsal journey on Kubernetes is expected once its config exists (scripts/test.sh, kubernetes_journey).
@@ -54,6 +59,7 @@ const kubernetesJourney = existsSync("playwright.kubernetes.config.ts")
 for (const [file, label] of [
   ["playwright.json", "playwright"],
   ["playwright-sandbox.json", "playwright (sandboxes)"],
+  ["playwright-7.1.json", "playwright (WordPress 7.1)"],
   ...kubernetesJourney,
 ]) {
   const report = read(file);

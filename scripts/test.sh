@@ -53,13 +53,15 @@ check "build" build
 step "vitest"
 npx vitest run --reporter=default --reporter=json --outputFile.json="$results/vitest.json" || status=1
 
-step "plugin: php -l, phpcs, phpunit"
+step "plugin: php -l, phpcs, phpunit on WordPress 6.1 and 7.1 (in parallel)"
 bash scripts/check-plugin.sh "$results" || status=1
 
 step "end to end (Chromium)"
 npx playwright test || status=1
 # The sandbox specs (issue 13) run the same app with real Podman sandboxes on.
 npx playwright test -c playwright.sandbox.config.ts || status=1
+# The main journey again on WordPress 7.1 (docs/wordpress-versions.md).
+npx playwright test -c playwright.wp71.config.ts || status=1
 
 # The Kubernetes suites: wait for the server binaries, start the test cluster with the sandbox image imported (the
 # check "kubernetes-cluster"), then run *.k8s.test.ts with SANDBOX_DRIVER=kubernetes. A cluster that cannot start

@@ -20,7 +20,7 @@ import { type AgentTestSite, insertSiteRow, startAgentSite } from "@/test/agent-
 import { call } from "@/test/http";
 import { runAsAdmin } from "@/test/wordpress";
 import { planPostUpdate } from "./plan";
-import { readItems } from "./site-items";
+import { readItems } from "@/lib/sites/items";
 
 vi.setConfig({ testTimeout: 240_000 });
 useTestDatabase();

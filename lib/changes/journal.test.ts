@@ -25,8 +25,8 @@ import { kickJobRunner, setJobDepsForTests, showJobForOwner, startBulkJob } from
 import { approvePendingChangeSet } from "./approve";
 import { getChangeSet, recordPendingPlan } from "./change-sets";
 import { planPostUpdate } from "./plan";
-import { readItem } from "./site-items";
-import { ITEMS_ROUTE } from "./site-items";
+import { readItem } from "@/lib/sites/items";
+import { ITEMS_ROUTE } from "@/lib/sites/items";
 
 vi.setConfig({ testTimeout: 240_000 });
 useTestDatabase();

@@ -34,7 +34,7 @@ import {
   type SiteItem,
   type WrittenItem,
   writeItems,
-} from "./site-items";
+} from "@/lib/sites/items";
 
 /** Changes per conditional batch (the plugin takes at most 50). */
 export const RUN_BATCH = 25;

@@ -13,7 +13,7 @@ import { auditChange } from "./change-sets";
 import { currentTitles, titleAfter } from "./drift";
 import { driveRun, registerRunKind, type RunOutcome, startRun } from "./journal";
 import { reverseChange } from "./plan";
-import { isFilteredItemsError, isStaleItemsError } from "./site-items";
+import { isFilteredItemsError, isStaleItemsError } from "@/lib/sites/items";
 
 const ids = (entries: Array<{ itemId: string }>) => entries.map((e) => e.itemId);
 

@@ -18,7 +18,7 @@ import { runAsAdmin } from "@/test/wordpress";
 import { undoChangeSetForOwner, setChangeDepsForTests } from "@/lib/workflows/change-set-actions";
 import { recordWritten } from "./change-sets";
 import { planPostUpdate, reverseChange } from "./plan";
-import { readItem, writeItems } from "./site-items";
+import { readItem, writeItems } from "@/lib/sites/items";
 
 vi.setConfig({ testTimeout: 900_000 });
 useTestDatabase();

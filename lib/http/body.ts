@@ -4,6 +4,22 @@ export const MAX_BODY_BYTES = 64 * 1024;
 
 /** Reads a JSON body with a hard byte cap, whatever Content-Length claims. */
 export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
+  const text = await readJsonText(request, maxBytes);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new AppError("invalid_json", "The request body is not valid JSON.");
+  }
+  assertStorable(value);
+  return value;
+}
+
+/**
+ * A JSON body's exact text (UTF-8, capped), for a route that checks a signature over the bytes before parsing
+ * (POST /sites/plugin/calls).
+ */
+export async function readJsonText(request: Request, maxBytes: number = MAX_BODY_BYTES): Promise<string> {
   const contentType = request.headers.get("content-type") ?? "";
   const mediaType = contentType.split(";")[0]!.trim().toLowerCase();
   if (mediaType !== "application/json") {
@@ -27,20 +43,11 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
       chunks.push(value);
     }
   }
-  let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks));
+    return new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks));
   } catch {
     throw new AppError("invalid_json", "The request body is not valid UTF-8 JSON.");
   }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new AppError("invalid_json", "The request body is not valid JSON.");
-  }
-  assertStorable(value);
-  return value;
 }
 
 export const MAX_JSON_DEPTH = 64;

@@ -19,7 +19,7 @@ import {
   planReplay,
 } from "@/lib/changes/replay";
 import { currentTitles } from "@/lib/changes/drift";
-import { isFilteredItemsError, isStaleItemsError, readItems, writeItems } from "@/lib/changes/site-items";
+import { isFilteredItemsError, isStaleItemsError, readItems, writeItems } from "@/lib/sites/items";
 import { now as clockNow } from "@/lib/clock";
 import {
   claimRehearsalsForApply,

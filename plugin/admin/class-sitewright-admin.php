@@ -19,6 +19,8 @@ final class Sitewright_Admin {
 	private const CONNECT    = 'sitewright_connect';
 	private const REVOKE     = 'sitewright_revoke';
 	public const SAVE_SCOPES = 'sitewright_save_scopes';
+	/** Form action: whether the proposing abilities are public to AI tools (docs/abilities.md). */
+	public const SAVE_ABILITIES = 'sitewright_save_abilities';
 	/**
 	 * Everything is ticked: the owner's click in Sitewright is what guards every change visitors would see, so a
 	 * narrower default only makes ordinary requests (a colour, the site title) fail.
@@ -35,6 +37,7 @@ final class Sitewright_Admin {
 		add_action( 'admin_post_' . self::CONNECT, array( self::class, 'handle_connect' ) );
 		add_action( 'admin_post_' . self::REVOKE, array( self::class, 'handle_revoke' ) );
 		add_action( 'admin_post_' . self::SAVE_SCOPES, array( self::class, 'handle_save_scopes' ) );
+		add_action( 'admin_post_' . self::SAVE_ABILITIES, array( self::class, 'handle_save_abilities' ) );
 		add_filter( 'plugin_action_links_' . plugin_basename( SITEWRIGHT_PLUGIN_FILE ), array( self::class, 'action_links' ) );
 	}
 
@@ -153,6 +156,25 @@ final class Sitewright_Admin {
 	}
 
 	/**
+	 * Handles "Save" of the abilities section.
+	 */
+	public static function handle_save_abilities(): void {
+		self::require_capability();
+		check_admin_referer( self::SAVE_ABILITIES );
+		$expose = isset( $_POST['sitewright_expose_proposing'] ) && '1' === sanitize_text_field( wp_unslash( (string) $_POST['sitewright_expose_proposing'] ) );
+		update_option( Sitewright_Abilities::EXPOSE_OPTION, $expose, false );
+		self::notice(
+			'success',
+			$expose
+				? __( 'AI tools on this site can now propose changes through Sitewright; each still waits for your approval.', 'sitewright-connector' )
+				: __( 'Only reading is offered to AI tools on this site.', 'sitewright-connector' ),
+			'abilities_saved'
+		);
+		wp_safe_redirect( self::page_url() );
+		exit;
+	}
+
+	/**
 	 * Handles "Connect".
 	 */
 	public static function handle_connect(): void {
@@ -245,10 +267,35 @@ final class Sitewright_Admin {
 					self::render_permissions_form( $token );
 				}
 				self::render_revoke_form();
+				self::render_abilities_form();
 			}
 			self::render_connect_form();
 			?>
 		</div>
+		<?php
+	}
+
+	/**
+	 * WordPress 6.9+ while paired: whether AI tools (WordPress's own, MCP through the MCP Adapter) may use the
+	 * proposing abilities, not only the reading ones.
+	 */
+	private static function render_abilities_form(): void {
+		if ( ! function_exists( 'wp_register_ability' ) || null === Sitewright_Credentials::paired() ) {
+			return;
+		}
+		$expose = (bool) get_option( Sitewright_Abilities::EXPOSE_OPTION, false );
+		?>
+		<h2><?php esc_html_e( 'WordPress abilities', 'sitewright-connector' ); ?></h2>
+		<p><?php esc_html_e( 'AI tools that use WordPress abilities can read this site through Sitewright. Changes they propose are sent to Sitewright and wait for your approval there, like every other change.', 'sitewright-connector' ); ?></p>
+		<form method="post" action="<?php echo esc_url( admin_url( 'admin-post.php' ) ); ?>" id="sitewright-abilities">
+			<input type="hidden" name="action" value="<?php echo esc_attr( self::SAVE_ABILITIES ); ?>" />
+			<?php wp_nonce_field( self::SAVE_ABILITIES ); ?>
+			<label>
+				<input type="checkbox" name="sitewright_expose_proposing" value="1" <?php checked( $expose ); ?> />
+				<?php esc_html_e( 'Also let AI tools propose changes (MCP and other clients)', 'sitewright-connector' ); ?>
+			</label>
+			<?php submit_button( __( 'Save', 'sitewright-connector' ), 'secondary', 'submit', false ); ?>
+		</form>
 		<?php
 	}
 

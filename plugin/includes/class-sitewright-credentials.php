@@ -177,6 +177,22 @@ final class Sitewright_Credentials {
 	}
 
 	/**
+	 * The pairing: the newest active token made by the Connect form (it names its service), with its hash and sealed
+	 * secret, or null when the site is not paired.
+	 *
+	 * @return array<string, mixed>|null
+	 */
+	public static function paired(): ?array {
+		global $wpdb;
+		$table = Sitewright_Schema::tokens_table();
+		$row   = $wpdb->get_row(
+			$wpdb->prepare( "SELECT * FROM {$table} WHERE status = %s AND service_url <> '' ORDER BY id DESC LIMIT 1", self::STATUS_ACTIVE ), // phpcs:ignore WordPress.DB.PreparedSQL.InterpolatedNotPrepared
+			ARRAY_A
+		);
+		return is_array( $row ) ? self::shape( $row ) : null;
+	}
+
+	/**
 	 * Normalizes a row's types.
 	 *
 	 * @param array<string, mixed> $row Database row.

@@ -138,17 +138,21 @@ final class Sitewright_Pairing {
 	/**
 	 * Request arguments: verified TLS (with a private CA from SITEWRIGHT_CA_FILE when set), no redirects.
 	 *
-	 * @param string $body JSON body.
+	 * @param string                $body    JSON body.
+	 * @param array<string, string> $headers More headers (the abilities' signed calls).
 	 * @return array<string, mixed>
 	 */
-	private static function request_args( string $body ): array {
+	public static function request_args( string $body, array $headers = array() ): array {
 		$args = array(
 			'timeout'     => 15,
 			'redirection' => 0,
 			'sslverify'   => true,
-			'headers'     => array(
-				'Content-Type' => 'application/json',
-				'Accept'       => 'application/json',
+			'headers'     => array_merge(
+				array(
+					'Content-Type' => 'application/json',
+					'Accept'       => 'application/json',
+				),
+				$headers
 			),
 			'body'        => $body,
 			'user-agent'  => 'SitewrightConnector/' . SITEWRIGHT_VERSION . '; ' . home_url(),

@@ -22,6 +22,7 @@ final class Sitewright_Plugin {
 	public static function boot(): void {
 		Sitewright_Auth::register_hooks();
 		Sitewright_Agent_User::register_hooks();
+		Sitewright_Abilities::register_hooks();
 		add_action( 'init', array( Sitewright_Schema::class, 'maybe_install' ) );
 		add_action( 'rest_api_init', array( self::class, 'register_routes' ) );
 		add_action( self::PRUNE_EVENT, array( Sitewright_Replay_Cache::class, 'prune' ) );

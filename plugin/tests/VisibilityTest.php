@@ -189,6 +189,15 @@ final class VisibilityTest extends Sitewright_Test_Case {
 		$this->assertSame( array(), array_filter( $places, static fn( $label ) => str_contains( $label, (string) $lookalike ) ), 'wp-image-' . $image . '0 is another image' );
 	}
 
+	public function test_a_published_link_to_any_size_of_an_images_file_makes_it_visible(): void {
+		$this->attachment_pages_off();
+		$image = $this->image( $this->post( 'draft' ) );
+		update_attached_file( $image, gmdate( 'Y/m' ) . '/shop_front_' . $image . '.jpg' );
+		$file = (string) wp_get_attachment_url( $image );
+		$post = $this->post( 'publish', '<p><a href="' . str_replace( '.jpg', '-300x200.jpg', $file ) . '">Our shop</a></p>' );
+		$this->assertSame( array( 'post: page ' . $post . ' “' . get_the_title( $post ) . '” shows it' ), $this->places( $this->visibility( "post:$image", array( 'title' => 'x' ) ) ) );
+	}
+
 	public function test_an_image_a_published_post_shows_as_its_featured_image_is_visible(): void {
 		$draft = $this->post( 'draft' );
 		$image = $this->image( $draft );
@@ -309,6 +318,21 @@ final class VisibilityTest extends Sitewright_Test_Case {
 		$answer = $this->visibility( "term:{$nobody->term_id}", array( 'name' => 'x' ) );
 		$this->assertFalse( $answer['visible'], (string) wp_json_encode( $answer ) );
 		$this->assertFalse( $this->visibility( 'term:new', array( 'taxonomy' => 'category', 'name' => 'New' ), 'create' )['visible'] );
+	}
+
+	public function test_a_term_a_terms_list_showing_empty_ones_shows_is_visible_and_not_another_taxonomys(): void {
+		$term = $this->unused_category();
+		$tag  = wp_insert_term( 'Unused tag ' . $term->term_id, 'post_tag' );
+		$page = $this->post( 'publish', '<!-- wp:categories {"showEmpty":true,"showHierarchy":true} /-->' );
+		$this->assertSame( array( 'post: page ' . $page . ' “' . get_the_title( $page ) . '” lists it in a terms list that shows empty ones' ), $this->places( $this->visibility( "term:{$term->term_id}", array( 'name' => 'x' ) ) ) );
+		$this->assertFalse( $this->visibility( 'term:' . $tag['term_id'], array( 'name' => 'x' ) )['visible'] );
+		wp_update_post(
+			array(
+				'ID'           => $page,
+				'post_content' => '<!-- wp:categories /-->',
+			)
+		);
+		$this->assertFalse( $this->visibility( "term:{$term->term_id}", array( 'name' => 'x' ) )['visible'], 'without showEmpty only used terms are listed' );
 	}
 
 	public function test_a_term_published_posts_use_is_visible_on_its_archive_and_those_posts_with_the_rest_counted(): void {
@@ -472,6 +496,38 @@ final class VisibilityTest extends Sitewright_Test_Case {
 		$answer = $this->visibility( "post:$image", array( 'alt' => 'x' ) );
 		$this->assertCount( 10, $answer['places'] );
 		$this->assertSame( 4, $answer['more'] );
+	}
+
+	public function test_one_answer_per_change_in_the_order_asked(): void {
+		$draft     = $this->post( 'draft' );
+		$published = $this->post( 'publish' );
+		$response  = $this->ask(
+			array(
+				array(
+					'ref'    => "post:$draft",
+					'expect' => 'v',
+					'action' => 'update',
+					'fields' => array( 'title' => 'x' ),
+				),
+				array(
+					'ref'    => 'option:blogdescription',
+					'expect' => 'v',
+					'action' => 'update',
+					'fields' => array( 'value' => 'x' ),
+				),
+				array(
+					'ref'    => "post:$published",
+					'expect' => 'v',
+					'action' => 'update',
+					'fields' => array( 'title' => 'x' ),
+				),
+			)
+		);
+		$this->assertSame( 200, $response->get_status() );
+		$items = $response->get_data()['items'];
+		$this->assertSame( array( "post:$draft", 'option:blogdescription', "post:$published" ), array_column( $items, 'ref' ) );
+		$this->assertSame( array( false, true, true ), array_column( $items, 'visible' ) );
+		$this->assertSame( get_permalink( $published ), $items[2]['places'][0]['url'] );
 	}
 
 	public function test_the_place_kinds_are_the_vocabularys(): void {

@@ -1,7 +1,8 @@
 <?php
 /**
- * Test bootstrap: a throwaway WordPress (6.1 unless SITEWRIGHT_TEST_WP_TREE names another tree) on SQLite (the cached tree from scripts/setup/wordpress.sh), with this
- * plugin copied in and activated, loaded into the test process through wp-load.php. Removed at exit.
+ * Test bootstrap: a throwaway WordPress on SQLite (the cached tree from scripts/setup/wordpress.sh: 6.1, or 7.1 with
+ * SITEWRIGHT_WORDPRESS=7.1; SITEWRIGHT_TEST_WP_TREE names any other prepared tree), with this plugin copied in and
+ * activated, loaded into the test process through wp-load.php. Removed at exit.
  *
  * @package Sitewright
  */
@@ -10,7 +11,8 @@ declare(strict_types=1);
 
 $sitewright_repo = dirname( __DIR__, 2 );
 // SITEWRIGHT_TEST_WP_TREE: another prepared tree (e.g. a newer WordPress with the SQLite drop-in), for a run by hand.
-$sitewright_tree = getenv( 'SITEWRIGHT_TEST_WP_TREE' ) ? (string) getenv( 'SITEWRIGHT_TEST_WP_TREE' ) : trim( (string) shell_exec( 'bash ' . escapeshellarg( $sitewright_repo . '/scripts/setup/wordpress.sh' ) ) );
+$sitewright_version = getenv( 'SITEWRIGHT_WORDPRESS' ) ? trim( (string) getenv( 'SITEWRIGHT_WORDPRESS' ) ) : '6.1';
+$sitewright_tree    = getenv( 'SITEWRIGHT_TEST_WP_TREE' ) ? (string) getenv( 'SITEWRIGHT_TEST_WP_TREE' ) : trim( (string) shell_exec( 'bash ' . escapeshellarg( $sitewright_repo . '/scripts/setup/wordpress.sh' ) . ' ' . escapeshellarg( $sitewright_version ) ) );
 if ( '' === $sitewright_tree || ! is_file( $sitewright_tree . '/wp-settings.php' ) ) {
 	fwrite( STDERR, "scripts/setup/wordpress.sh did not produce a WordPress tree\n" );
 	exit( 1 );

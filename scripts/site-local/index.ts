@@ -1,7 +1,9 @@
 /**
- * A real WordPress 6.1 with Sitewright Connector active, served over https on localhost, for tests and newcomers.
+ * A real WordPress (6.1 or 7.1) with Sitewright Connector active, served over https on localhost, for tests and
+ * newcomers.
  *
  *   const site = await startLocalSite();      // https://localhost:PORT, plugin active, admin login
+ *   const builder = await startLocalSite({ wordpress: "7.1", plugins: ["elementor"] });
  *   ...
  *   await site.stop();
  *
@@ -9,6 +11,8 @@
  * (SQLite, fresh salts, SITEWRIGHT_CA_FILE), WordPress is installed and the plugin activated by one PHP process,
  * PHP's built-in server runs it on a free 127.0.0.1 port with 4 workers, and caddy terminates TLS in front with the
  * test CA's localhost certificate (scripts/lib/tls.ts). Clients trust it with NODE_EXTRA_CA_CERTS=<caPath>.
+ * The WordPress version is the option's, else SITEWRIGHT_WORDPRESS's (so a whole suite runs on 7.1 with
+ * SITEWRIGHT_WORDPRESS=7.1), else 6.1 (docs/wordpress-versions.md).
  */
 import { type ChildProcess, execFile, spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -27,7 +31,33 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const REPO_ROOT = resolve(HERE, "../..");
 const PLUGIN_SLUG = "sitewright-connector";
 
+/** The WordPress versions the harness can start (scripts/setup/wordpress.sh builds each once). */
+export const WORDPRESS_VERSIONS = ["6.1", "7.1"] as const;
+export type WordPressVersion = (typeof WORDPRESS_VERSIONS)[number];
+/** Third-party plugins a local site can have active besides ours, and the oldest WordPress each runs on. */
+export const LOCAL_PLUGINS = { elementor: { file: "elementor/elementor.php", minWordPress: "6.8" } } as const;
+export type LocalPlugin = keyof typeof LOCAL_PLUGINS;
+
+/** The version a site starts on when the caller names none: SITEWRIGHT_WORDPRESS, else 6.1. */
+export function defaultWordPressVersion(env: Record<string, string | undefined> = process.env): WordPressVersion {
+  const wanted = env.SITEWRIGHT_WORDPRESS?.trim();
+  if (!wanted) return "6.1";
+  const known = WORDPRESS_VERSIONS.find((version) => version === wanted);
+  if (!known) throw new Error(`SITEWRIGHT_WORDPRESS=${wanted}: use one of ${WORDPRESS_VERSIONS.join(", ")}`);
+  return known;
+}
+
+function versionAtLeast(version: string, minimum: string): boolean {
+  const [a = 0, b = 0] = version.split(".").map(Number);
+  const [c = 0, d = 0] = minimum.split(".").map(Number);
+  return a > c || (a === c && b >= d);
+}
+
 export type LocalSiteOptions = {
+  /** WordPress version (default: SITEWRIGHT_WORDPRESS, else "6.1"). */
+  wordpress?: WordPressVersion;
+  /** Third-party plugins to install and activate besides ours, e.g. ["elementor"] (needs WordPress 7.1 here). */
+  plugins?: LocalPlugin[];
   /** Pretty permalinks, so the REST API answers at /wp-json/ (default true). False: only `?rest_route=` works. */
   permalinks?: boolean;
   /** Lets the plugin call an http:// service on localhost (SITEWRIGHT_ALLOW_HTTP_SERVICE). Default false. */
@@ -41,6 +71,13 @@ export type LocalSiteOptions = {
    * wp-admin and wp-includes stay hard links into the shared cache, which plugin installs never write.
    */
   fileMods?: boolean;
+  /** The https port (default: a free one). A port in use fails the start. */
+  port?: number;
+  /**
+   * Stands in for Yoast SEO (scripts/site-local/seo-stand-in.php as a must-use plugin): its version constant and
+   * meta keys, so SEO operations can be tried locally. Default false.
+   */
+  seoStandIn?: boolean;
   /** Site title (default "Sitewright Local"). */
   title?: string;
   /** Keep the temp directory after stop() (for debugging). */
@@ -52,6 +89,10 @@ export type LocalSite = {
   url: string;
   /** The REST root as WordPress reports it: `${url}/wp-json/`, or `${url}/index.php?rest_route=/` without permalinks. */
   restUrl: string;
+  /** The WordPress version running, as WordPress reports it (e.g. "6.1.9", "7.1"). */
+  wordpress: string;
+  /** The active plugins' files (e.g. "elementor/elementor.php"), ours included. */
+  activePlugins: string[];
   adminUser: string;
   adminPassword: string;
   /** The CA certificate (PEM) clients must trust. */
@@ -74,14 +115,40 @@ export type LocalSite = {
 
 export type LocalResponse = { status: number; headers: Record<string, string | string[] | undefined>; body: string };
 
-/** Builds (once) the cached WordPress tree and returns its path. */
-export function ensureWordPressTree(): string {
-  const result = spawnSync("bash", [join(REPO_ROOT, "scripts/setup/wordpress.sh")], {
+function runWordPressScript(args: string[]): string {
+  const result = spawnSync("bash", [join(REPO_ROOT, "scripts/setup/wordpress.sh"), ...args], {
     encoding: "utf8",
     stdio: ["ignore", "pipe", "inherit"],
   });
-  if (result.status !== 0) throw new Error(`scripts/setup/wordpress.sh failed with exit code ${result.status}`);
+  if (result.status !== 0) {
+    throw new Error(`scripts/setup/wordpress.sh ${args.join(" ")} failed with exit code ${result.status}`);
+  }
   return result.stdout.trim().split("\n").pop() as string;
+}
+
+/** Builds (once) the cached WordPress tree of that version and returns its path. */
+export function ensureWordPressTree(version: WordPressVersion = "6.1"): string {
+  return runWordPressScript([version]);
+}
+
+/** Caches (once) a third-party plugin's checked, unpacked directory and returns its path. */
+export function ensurePluginTree(plugin: LocalPlugin): string {
+  return runWordPressScript(["--plugin", plugin]);
+}
+
+/** Checks the options against each other before anything starts. */
+function resolveVersions(options: LocalSiteOptions): { version: WordPressVersion; plugins: LocalPlugin[] } {
+  const version = options.wordpress ?? defaultWordPressVersion();
+  if (!WORDPRESS_VERSIONS.includes(version)) throw new Error(`Unknown WordPress version ${version}`);
+  const plugins = [...new Set(options.plugins ?? [])];
+  for (const plugin of plugins) {
+    const known = LOCAL_PLUGINS[plugin];
+    if (!known) throw new Error(`Unknown plugin ${plugin}: use one of ${Object.keys(LOCAL_PLUGINS).join(", ")}`);
+    if (!versionAtLeast(version, known.minWordPress)) {
+      throw new Error(`${plugin} needs WordPress ${known.minWordPress}+; start the site with wordpress: "7.1"`);
+    }
+  }
+  return { version, plugins };
 }
 
 /** Core code WordPress never writes at runtime (updates and file edits are disabled in wp-config.php). */
@@ -271,9 +338,11 @@ export async function startLocalSite(options: LocalSiteOptions = {}): Promise<Lo
 async function startLocalSiteOnce(options: LocalSiteOptions): Promise<LocalSite> {
   const permalinks = options.permalinks ?? true;
   const withPlugin = options.plugin ?? true;
+  const { version, plugins } = resolveVersions(options);
   const tls = ensureTestCa();
   const ca = readFileSync(tls.caCert);
-  const tree = ensureWordPressTree();
+  const tree = ensureWordPressTree(version);
+  const pluginTrees = plugins.map((plugin) => ({ plugin, tree: ensurePluginTree(plugin) }));
 
   const dir = mkdtempSync(join(tmpdir(), "sitewright-site-"));
   const children: ChildProcess[] = [];
@@ -291,10 +360,24 @@ async function startLocalSiteOnce(options: LocalSiteOptions): Promise<LocalSite>
         filter: (source) => !/[/\\]plugin[/\\](tests|vendor)([/\\]|$)/.test(source),
       });
     }
+    for (const { plugin, tree: pluginTree } of pluginTrees) {
+      // Hard links (plugins never write their own code; updates are off): instant even for Elementor's 60 MB.
+      const target = join(wpPath, "wp-content/plugins", plugin);
+      if (spawnSync("cp", ["-al", pluginTree, target]).status !== 0) cpSync(pluginTree, target, { recursive: true });
+    }
     mkdirSync(join(dir, "database"));
 
+    if (options.seoStandIn) {
+      mkdirSync(join(wpPath, "wp-content/mu-plugins"), { recursive: true });
+      cpSync(join(HERE, "seo-stand-in.php"), join(wpPath, "wp-content/mu-plugins/sitewright-seo-stand-in.php"));
+    }
+
     const ipv6 = await canListen(0, "::1");
-    const port = await freePort(ipv6 ? ["127.0.0.1", "::1"] : ["127.0.0.1"]);
+    const hosts = ipv6 ? ["127.0.0.1", "::1"] : ["127.0.0.1"];
+    const port = options.port ?? (await freePort(hosts));
+    if (options.port !== undefined && !(await Promise.all(hosts.map((host) => canListen(port, host)))).every(Boolean)) {
+      throw new Error(`Port ${port} is in use: pick another with --port, or leave it out for a free one`);
+    }
     const url = `https://localhost:${port}`;
 
     writeFileSync(
@@ -320,9 +403,16 @@ async function startLocalSiteOnce(options: LocalSiteOptions): Promise<LocalSite>
       `--admin-password=${adminPassword}`,
       "--admin-email=admin@example.com",
       `--permalinks=${permalinks ? "1" : "0"}`,
-      `--plugin=${withPlugin ? `${PLUGIN_SLUG}/sitewright-connector.php` : ""}`,
+      `--plugin=${[
+        ...plugins.map((plugin) => LOCAL_PLUGINS[plugin].file),
+        ...(withPlugin ? [`${PLUGIN_SLUG}/sitewright-connector.php`] : []),
+      ].join(",")}`,
     ]);
-    const installed = JSON.parse(stdout.trim().split("\n").pop() as string) as { restUrl: string };
+    const installed = JSON.parse(stdout.trim().split("\n").pop() as string) as {
+      restUrl: string;
+      wordpress: string;
+      plugins: string[];
+    };
 
     // Picked just before php binds it (the install above takes seconds).
     const phpPort = await freePort(["127.0.0.1"]);
@@ -388,11 +478,15 @@ async function startLocalSiteOnce(options: LocalSiteOptions): Promise<LocalSite>
       if (Date.now() > deadline) throw new Error(`The local site did not answer within 20 s; see logs in ${dir}`);
       await new Promise((r) => setTimeout(r, 100));
     }
+    // Elementor finishes its own setup (version option, default kit) on the first front-end request.
+    if (plugins.length > 0) await fetchSite("/");
 
     let stopped: Promise<void> | undefined;
     return {
       url,
       restUrl: installed.restUrl,
+      wordpress: installed.wordpress,
+      activePlugins: installed.plugins,
       adminUser,
       adminPassword,
       caPath: tls.caCert,

@@ -2,7 +2,7 @@
 /**
  * Installs a fresh WordPress copy (wp-config.php already written) and activates Sitewright Connector, in one PHP
  * process: php install.php --wp=DIR --url=URL --title=T --admin-user=U --admin-password=P --admin-email=E
- *   [--permalinks=1|0] [--plugin=sitewright-connector/sitewright-connector.php]
+ *   [--permalinks=1|0] [--plugin=sitewright-connector/sitewright-connector.php[,elementor/elementor.php...]]
  * Prints a JSON summary.
  */
 
@@ -54,12 +54,15 @@ global $wp_rewrite;
 $wp_rewrite->set_permalink_structure( $pretty ? '/%postname%/' : '' );
 flush_rewrite_rules( false );
 
-// --plugin= (empty) leaves a fresh WordPress without any plugin activated.
-$plugin    = $options['plugin'] ?? 'sitewright-connector/sitewright-connector.php';
-$activated = '' === $plugin ? null : activate_plugin( $plugin, '', false, false );
-if ( is_wp_error( $activated ) ) {
-	fwrite( STDERR, 'install.php: could not activate ' . $plugin . ': ' . $activated->get_error_message() . "\n" );
-	exit( 1 );
+// --plugin= (empty) leaves a fresh WordPress without any plugin activated; a comma-separated list activates each,
+// in that order.
+$plugins = array_filter( explode( ',', $options['plugin'] ?? 'sitewright-connector/sitewright-connector.php' ) );
+foreach ( $plugins as $plugin ) {
+	$activated = activate_plugin( $plugin, '', false, false );
+	if ( is_wp_error( $activated ) ) {
+		fwrite( STDERR, 'install.php: could not activate ' . $plugin . ': ' . $activated->get_error_message() . "\n" );
+		exit( 1 );
+	}
 }
 
 echo json_encode(

@@ -299,3 +299,15 @@ export async function sweepPairings({ now, deleteBefore }: { now: Date; deleteBe
     .returning({ id: sites.id });
   return { expired: expired.length, deleted: deleted.length };
 }
+
+/**
+ * The sites with credentials at one normalized URL (redeemed or active; any user's): a site's own signed call
+ * (`POST /sites/plugin/calls`) names its URL, and the one whose token it holds is found among these.
+ */
+export async function listConnectedSitesAtUrl({ url }: { url: string }): Promise<Site[]> {
+  const db = await getDb();
+  return db
+    .select()
+    .from(sites)
+    .where(and(eq(sites.url, url), inArray(sites.status, ["redeemed", "active"]), isNotNull(sites.credentials)));
+}

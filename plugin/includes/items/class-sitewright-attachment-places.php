@@ -118,7 +118,7 @@ final class Sitewright_Attachment_Places {
 	 * @param int    $post_id     The post the content is of (0: not a post, e.g. a widget).
 	 * @return array{0: string, 1: string}|null
 	 */
-	public static function shows( string $content, int $id, string $file, int $attached_to = 0, int $post_id = 0 ): ?array {
+	private static function shows( string $content, int $id, string $file, int $attached_to = 0, int $post_id = 0 ): ?array {
 		if ( self::in_gallery_shortcode( $content, $id, $attached_to, $post_id ) ) {
 			return array( 'gallery', __( ' shows it in a [gallery]', 'sitewright-connector' ) );
 		}

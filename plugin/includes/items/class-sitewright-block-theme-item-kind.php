@@ -90,7 +90,7 @@ abstract class Sitewright_Block_Theme_Item_Kind extends Sitewright_Item_Kind {
 	 * @param string $kind Kind.
 	 * @param string $key  Key.
 	 */
-	public static function applies( string $kind, string $key ): bool {
+	protected static function applies( string $kind, string $key ): bool {
 		if ( ! function_exists( 'wp_is_block_theme' ) || ! wp_is_block_theme() ) {
 			return false;
 		}

@@ -50,7 +50,8 @@ final class Sitewright_Site_Places {
 	}
 
 	/**
-	 * Where a published post is seen: its own page, or the part of the design it is.
+	 * Where a published post is seen: its own page, or the part of the design it is (seen from the home page on; a
+	 * template shows on the pages it is for, so it names no one address).
 	 *
 	 * @param WP_Post $post Post.
 	 * @return array{0: string, 1: string, 2: string} Kind, label, url.
@@ -58,7 +59,7 @@ final class Sitewright_Site_Places {
 	public static function where( WP_Post $post ): array {
 		if ( 'wp_template_part' === $post->post_type ) {
 			/* translators: %s: a template part's slug, e.g. header */
-			return array( 'template_part', sprintf( __( 'the %s template part', 'sitewright-connector' ), $post->post_name ), '' );
+			return array( 'template_part', sprintf( __( 'the %s template part', 'sitewright-connector' ), $post->post_name ), home_url( '/' ) );
 		}
 		if ( 'wp_template' === $post->post_type ) {
 			/* translators: %s: a template's slug, e.g. single */
@@ -66,10 +67,10 @@ final class Sitewright_Site_Places {
 		}
 		if ( 'wp_navigation' === $post->post_type ) {
 			/* translators: %s: a navigation menu's title */
-			return array( 'navigation', sprintf( __( 'the navigation block “%s”', 'sitewright-connector' ), $post->post_title ), '' );
+			return array( 'navigation', sprintf( __( 'the navigation block “%s”', 'sitewright-connector' ), $post->post_title ), home_url( '/' ) );
 		}
 		if ( 'wp_global_styles' === $post->post_type ) {
-			return array( 'design', __( 'the site-wide global styles', 'sitewright-connector' ), '' );
+			return array( 'design', __( 'the site-wide global styles', 'sitewright-connector' ), home_url( '/' ) );
 		}
 		return array( 'post', self::post_label( $post ), (string) get_permalink( $post ) );
 	}
@@ -206,7 +207,7 @@ final class Sitewright_Site_Places {
 	 *
 	 * @param array<mixed> $values Settings.
 	 */
-	public static function flatten( array $values ): string {
+	private static function flatten( array $values ): string {
 		$lines = array();
 		foreach ( $values as $key => $value ) {
 			if ( is_array( $value ) && array_is_list( $value ) && array_filter( $value, 'is_scalar' ) === $value ) {

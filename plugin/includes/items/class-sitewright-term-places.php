@@ -1,7 +1,8 @@
 <?php
 /**
  * Where visitors see a category or tag: its archive and the published posts that list it, a classic menu item
- * that names it in a menu that is shown, a navigation block that links to it (by id or by address), a widget.
+ * that names it in a menu that is shown, a navigation block that links to it (by id or by address), a terms list
+ * block that shows empty terms, a widget.
  * A term none of these shows is reachable only by typing its archive's address: not counted (docs/visibility.md).
  *
  * @package Sitewright
@@ -31,10 +32,11 @@ final class Sitewright_Term_Places {
 	public static function add( WP_Term $term, Sitewright_Places $places ): void {
 		self::add_posts( $term, $places );
 		self::add_menus( $term, $places );
-		$link  = get_term_link( $term );
-		$path  = is_string( $link ) ? untrailingslashit( (string) wp_parse_url( $link, PHP_URL_PATH ) ) : '';
-		$links = static fn( string $text ): bool => self::links( $text, $term, $path );
-		$hits  = Sitewright_Site_Places::mentioning( array_filter( array( array( 'wp:navigation-', '"id":' . $term->term_id ), '' !== $path ? array( $path ) : array() ) ) );
+		$link   = get_term_link( $term );
+		$path   = is_string( $link ) ? untrailingslashit( (string) wp_parse_url( $link, PHP_URL_PATH ) ) : '';
+		$links  = static fn( string $text ): bool => self::links( $text, $term, $path );
+		$groups = array( array( 'wp:navigation-', '"id":' . $term->term_id ), array( 'wp:categories', '"showEmpty":true' ) );
+		$hits   = Sitewright_Site_Places::mentioning( '' !== $path ? array_merge( $groups, array( array( $path ) ) ) : $groups );
 		if ( null === $hits ) {
 			$places->unknown();
 		}
@@ -42,9 +44,31 @@ final class Sitewright_Term_Places {
 			if ( $links( $hit->post_content ) ) {
 				$navigation = 'wp_navigation' === $hit->post_type;
 				Sitewright_Site_Places::add_mention( $places, $hit, $navigation ? '' : __( ' links to it', 'sitewright-connector' ), 'navigation' );
+			} elseif ( self::lists_empty_terms( $hit->post_content, $term->taxonomy ) ) {
+				Sitewright_Site_Places::add_mention( $places, $hit, __( ' lists it in a terms list that shows empty ones', 'sitewright-connector' ) );
 			}
 		}
-		Sitewright_Site_Places::add_widgets( $places, static fn( string $type, string $text ): bool => $links( $text ) );
+		Sitewright_Site_Places::add_widgets( $places, static fn( string $type, string $text ): bool => $links( $text ) || self::lists_empty_terms( $text, $term->taxonomy ) );
+	}
+
+	/**
+	 * Whether content holds a terms list block (`core/categories`) of the term's taxonomy (category unless the block
+	 * names another) with `showEmpty`: it shows terms no published post uses.
+	 *
+	 * @param string $text     Content.
+	 * @param string $taxonomy The term's taxonomy.
+	 */
+	private static function lists_empty_terms( string $text, string $taxonomy ): bool {
+		if ( ! preg_match_all( '#<!--\s+wp:categories\s+(\{.*?\})\s+/?-->#s', $text, $blocks ) ) {
+			return false;
+		}
+		foreach ( $blocks[1] as $json ) {
+			$attrs = json_decode( $json, true );
+			if ( is_array( $attrs ) && true === ( $attrs['showEmpty'] ?? false ) && ( $attrs['taxonomy'] ?? 'category' ) === $taxonomy ) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/**
@@ -131,7 +155,7 @@ final class Sitewright_Term_Places {
 	 * @param WP_Term $term The term.
 	 * @param string  $path Its archive's path without the trailing slash ('' if none).
 	 */
-	public static function links( string $text, WP_Term $term, string $path ): bool {
+	private static function links( string $text, WP_Term $term, string $path ): bool {
 		if ( '' !== $path && preg_match( '#' . preg_quote( $path, '#' ) . '(?:[/"\'?\#<\s\\\\]|$)#m', $text ) ) {
 			return true;
 		}

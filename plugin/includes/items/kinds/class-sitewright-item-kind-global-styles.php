@@ -116,7 +116,7 @@ final class Sitewright_Item_Kind_Global_Styles extends Sitewright_Block_Theme_It
 	 *
 	 * @return array<string, mixed>
 	 */
-	public static function style_variations(): array {
+	private static function style_variations(): array {
 		if ( ! class_exists( 'WP_Theme_JSON_Resolver' ) || ! method_exists( 'WP_Theme_JSON_Resolver', 'get_style_variations' ) ) {
 			return array();
 		}
@@ -184,7 +184,7 @@ final class Sitewright_Item_Kind_Global_Styles extends Sitewright_Block_Theme_It
 	 * Whether global styles hold custom CSS (`styles.css`, WordPress 6.2+): asked of theme.json's own schema, not of
 	 * wp_get_global_styles_custom_css(), which 6.7 deprecated (core prints it with wp_get_global_stylesheet now).
 	 */
-	public static function global_styles_css_supported(): bool {
+	private static function global_styles_css_supported(): bool {
 		return class_exists( 'WP_Theme_JSON' ) && array_key_exists( 'css', WP_Theme_JSON::VALID_STYLES );
 	}
 

@@ -61,7 +61,7 @@ final class Sitewright_Item_Kind_Menu extends Sitewright_Item_Kind {
 	public function places( string $key, string $action, array $fields, Sitewright_Places $places ): void {
 		$menu = wp_get_nav_menu_object( (int) $key );
 		/* translators: %s: a menu's name */
-		$places->add( 'menu', sprintf( __( 'the classic menu %s', 'sitewright-connector' ), $menu ? $menu->name : $key ) );
+		$places->add( 'menu', sprintf( __( 'the classic menu %s', 'sitewright-connector' ), $menu ? $menu->name : $key ), home_url( '/' ) );
 	}
 
 	/**

@@ -330,6 +330,55 @@ final class Sitewright_Item_Kind_Post extends Sitewright_Item_Kind {
 				return new WP_Error( 'sitewright_not_restored', __( 'The item could not be restored from the trash.', 'sitewright-connector' ), array( 'status' => 500 ) );
 			}
 		}
+		$data = self::post_data( $fields, $id );
+		// Write = plan (Sitewright_Exact_Write): the new bytes must pass the field's filter, the rest is not
+		// filtered again, and the post must read back as planned.
+		$current = 'create' === $action ? null : get_post( $id );
+		$current = $current instanceof WP_Post ? $current : null;
+		$ref     = 'create' === $action ? 'post:new' : 'post:' . $id;
+		$refused = Sitewright_Exact_Write::refuse_filtered( $ref, $current, $fields );
+		if ( null !== $refused ) {
+			return $refused;
+		}
+		$before = $current ? self::post_state( $current ) : null;
+		if ( $current ) {
+			Sitewright_Exact_Write::remember_overwritten( $current, $fields );
+		}
+		if ( 'create' === $action ) {
+			$data += array(
+				'post_status' => 'draft',
+				'post_author' => get_current_user_id(),
+			);
+			$saved = Sitewright_Exact_Write::without_kses( static fn() => wp_insert_post( wp_slash( $data ), true ) );
+		} elseif ( $data ) {
+			$data['ID'] = $id;
+			$saved      = Sitewright_Exact_Write::without_kses( static fn() => wp_update_post( wp_slash( $data ), true ) );
+		} else {
+			$saved = $id;
+		}
+		if ( is_wp_error( $saved ) ) {
+			return new WP_Error( $saved->get_error_code(), $saved->get_error_message(), array( 'status' => 400 ) );
+		}
+		$changed = Sitewright_Exact_Write::refuse_changed( $ref, (int) $saved, $fields, $before );
+		if ( null !== $changed ) {
+			return $changed;
+		}
+		$meta = self::write_post_meta( (int) $saved, $fields );
+		if ( is_wp_error( $meta ) ) {
+			return $meta;
+		}
+		return (int) $saved;
+	}
+
+	/**
+	 * The wp_insert_post / wp_update_post columns of the planned fields (a GMT date also sets the local one; a
+	 * recorded local date is written as it was).
+	 *
+	 * @param array<string, mixed> $fields Fields.
+	 * @param int                  $id     Post id (0 when creating).
+	 * @return array<string, mixed>
+	 */
+	private static function post_data( array $fields, int $id ): array {
 		$map  = array(
 			'title'      => 'post_title',
 			'content'    => 'post_content',
@@ -364,53 +413,32 @@ final class Sitewright_Item_Kind_Post extends Sitewright_Item_Kind {
 				$data['post_date_gmt'] = get_gmt_from_date( $fields['date_local'] );
 			}
 		}
-		// Write = plan (Sitewright_Exact_Write): the new bytes must pass the field's filter, the rest is not
-		// filtered again, and the post must read back as planned.
-		$current = 'create' === $action ? null : get_post( $id );
-		$current = $current instanceof WP_Post ? $current : null;
-		$ref     = 'create' === $action ? 'post:new' : 'post:' . $id;
-		$refused = Sitewright_Exact_Write::refuse_filtered( $ref, $current, $fields );
-		if ( null !== $refused ) {
-			return $refused;
-		}
-		$before = $current ? self::post_state( $current ) : null;
-		if ( $current ) {
-			Sitewright_Exact_Write::remember_overwritten( $current, $fields );
-		}
-		if ( 'create' === $action ) {
-			$data += array(
-				'post_status' => 'draft',
-				'post_author' => get_current_user_id(),
-			);
-			$saved = Sitewright_Exact_Write::without_kses( static fn() => wp_insert_post( wp_slash( $data ), true ) );
-		} elseif ( $data ) {
-			$data['ID'] = $id;
-			$saved      = Sitewright_Exact_Write::without_kses( static fn() => wp_update_post( wp_slash( $data ), true ) );
-		} else {
-			$saved = $id;
-		}
-		if ( is_wp_error( $saved ) ) {
-			return new WP_Error( $saved->get_error_code(), $saved->get_error_message(), array( 'status' => 400 ) );
-		}
-		$changed = Sitewright_Exact_Write::refuse_changed( $ref, (int) $saved, $fields, $before );
-		if ( null !== $changed ) {
-			return $changed;
-		}
-		$terms = Sitewright_Post_Terms::write_post_terms( (int) $saved, $fields );
+		return $data;
+	}
+
+	/**
+	 * Writes what is not a column: the post's terms, an image's alt text, the featured image.
+	 *
+	 * @param int                  $id     Post id.
+	 * @param array<string, mixed> $fields Fields.
+	 * @return true|WP_Error
+	 */
+	private static function write_post_meta( int $id, array $fields ) {
+		$terms = Sitewright_Post_Terms::write_post_terms( $id, $fields );
 		if ( is_wp_error( $terms ) ) {
 			return $terms;
 		}
 		if ( array_key_exists( 'alt', $fields ) ) {
-			update_post_meta( (int) $saved, '_wp_attachment_image_alt', wp_slash( (string) $fields['alt'] ) );
+			update_post_meta( $id, '_wp_attachment_image_alt', wp_slash( (string) $fields['alt'] ) );
 		}
 		if ( array_key_exists( 'featured_media', $fields ) ) {
 			$media = (int) $fields['featured_media'];
 			if ( $media > 0 ) {
-				set_post_thumbnail( (int) $saved, $media );
+				set_post_thumbnail( $id, $media );
 			} else {
-				delete_post_thumbnail( (int) $saved );
+				delete_post_thumbnail( $id );
 			}
 		}
-		return (int) $saved;
+		return true;
 	}
 }

@@ -200,7 +200,7 @@ final class Sitewright_Item_Kind_Seo extends Sitewright_Item_Kind {
 	 * @param int $post_id Post id.
 	 * @return array{0: array<string, mixed>|null, 1: string}
 	 */
-	public static function read_seo( int $post_id ): array {
+	private static function read_seo( int $post_id ): array {
 		$active = self::active();
 		$post   = get_post( $post_id );
 		if ( ! $active || ! $active['writable'] || ! $post instanceof WP_Post || ! in_array( $post->post_type, array( 'page', 'post' ), true ) ) {
@@ -244,7 +244,7 @@ final class Sitewright_Item_Kind_Seo extends Sitewright_Item_Kind {
 	 *
 	 * @param array<string, mixed> $fields Fields.
 	 */
-	public static function refuse_seo_fields( array $fields ): ?string {
+	private static function refuse_seo_fields( array $fields ): ?string {
 		$active = self::active();
 		if ( ! $active || ! $active['writable'] ) {
 			return __( 'No SEO plugin whose fields Sitewright can write is active on this site.', 'sitewright-connector' );
@@ -292,7 +292,7 @@ final class Sitewright_Item_Kind_Seo extends Sitewright_Item_Kind {
 	 * @param array<string, mixed> $fields  Fields.
 	 * @return true|WP_Error
 	 */
-	public static function write_seo( int $post_id, array $fields ) {
+	private static function write_seo( int $post_id, array $fields ) {
 		$active = (array) self::active();
 		$meta   = self::plugins()[ $active['plugin'] ]['meta'];
 		foreach ( $fields as $field => $value ) {

@@ -106,7 +106,7 @@ final class Sitewright_Item_Kind_Term extends Sitewright_Item_Kind {
 	 * @param int $id Term id.
 	 * @return array{0: array<string, mixed>|null, 1: string}
 	 */
-	public static function read_term( int $id ): array {
+	private static function read_term( int $id ): array {
 		clean_term_cache( $id );
 		$term = get_term( $id );
 		if ( ! $term instanceof WP_Term || ! in_array( $term->taxonomy, Sitewright_Post_Terms::TAXONOMIES, true ) ) {
@@ -137,7 +137,7 @@ final class Sitewright_Item_Kind_Term extends Sitewright_Item_Kind {
 	 *
 	 * @param int $id Term id.
 	 */
-	public static function published_uses( int $id ): int {
+	private static function published_uses( int $id ): int {
 		$term = get_term( $id );
 		if ( ! $term instanceof WP_Term ) {
 			return 0;
@@ -168,7 +168,7 @@ final class Sitewright_Item_Kind_Term extends Sitewright_Item_Kind {
 	 * @param string               $action Action.
 	 * @param array<string, mixed> $fields Fields.
 	 */
-	public static function refuse_term_fields( string $key, string $action, array $fields ): ?string {
+	private static function refuse_term_fields( string $key, string $action, array $fields ): ?string {
 		foreach ( $fields as $name => $value ) {
 			if ( ! is_string( $value ) ) {
 				/* translators: %s: a field name */
@@ -198,7 +198,7 @@ final class Sitewright_Item_Kind_Term extends Sitewright_Item_Kind {
 	 * @param string               $action Action.
 	 * @param array<string, mixed> $fields Fields.
 	 */
-	public static function user_can( string $key, string $action, array $fields ): bool {
+	private static function user_can( string $key, string $action, array $fields ): bool {
 		if ( 'create' === $action ) {
 			$taxonomy = get_taxonomy( (string) ( $fields['taxonomy'] ?? '' ) );
 			return $taxonomy && current_user_can( $taxonomy->cap->edit_terms );
@@ -217,7 +217,7 @@ final class Sitewright_Item_Kind_Term extends Sitewright_Item_Kind {
 	 * @param array<string, mixed> $fields Fields.
 	 * @return int|WP_Error
 	 */
-	public static function write( string $action, int $id, array $fields ) {
+	private static function write( string $action, int $id, array $fields ) {
 		if ( 'delete' === $action ) {
 			$term    = get_term( $id );
 			$deleted = $term instanceof WP_Term ? wp_delete_term( $id, $term->taxonomy ) : false;

@@ -106,6 +106,22 @@ function QueueItem(props: {
   );
 }
 
+/** "Approve all": the waiting items up to the last one this page drew, and how many that is (API.md v1.3). */
+function ApproveAllShown(props: {
+  busy: boolean;
+  approveAll: { upTo?: string; count: number };
+  planning: boolean;
+  onApprove(upTo: string): void;
+}) {
+  const { upTo, count } = props.approveAll;
+  return (
+    <button type="button" disabled={props.busy || count === 0 || !upTo} onClick={() => upTo && props.onApprove(upTo)}>
+      Approve all waiting ({count}
+      {props.planning ? " shown so far; later ones keep waiting" : ""})
+    </button>
+  );
+}
+
 export function JobQueue(props: {
   siteId: string;
   job: JobView;
@@ -143,14 +159,12 @@ export function JobQueue(props: {
         >
           Reject selected ({picked.length})
         </button>
-        <button
-          type="button"
-          disabled={busy || approveAll.count === 0 || !approveAll.upTo}
-          onClick={() => approveAll.upTo && act("apply", { upTo: approveAll.upTo }, "Approved every waiting change.")}
-        >
-          Approve all waiting ({approveAll.count}
-          {job.status === "planning" ? " shown so far; later ones keep waiting" : ""})
-        </button>
+        <ApproveAllShown
+          busy={busy}
+          approveAll={approveAll}
+          planning={job.status === "planning"}
+          onApprove={(upTo) => act("apply", { upTo }, "Approved every waiting change.")}
+        />
         <button
           type="button"
           disabled={busy || !items.some((item) => item.status === "applied")}
