@@ -49,6 +49,12 @@ export async function boot() {
   const { kickJobRunner } = await import("@/lib/workflows/bulk-job");
   void kickJobRunner();
   setInterval(() => void kickJobRunner(), 30_000).unref();
+  // An Apply or Undo a dead process left is finished here once its lease has expired (docs/change-sets.md).
+  const { sweepInterruptedRuns } = await import("@/lib/workflows/resume-runs");
+  const { siteClientFor } = await import("@/lib/sites/sites");
+  const sweepRuns = () => void sweepInterruptedRuns((site) => siteClientFor(site));
+  sweepRuns();
+  setInterval(sweepRuns, 5_000).unref();
 }
 
 const byState = (snapshots: Record<string, { state: string }>) => {

@@ -54,6 +54,8 @@ export const envSchema = z
     BULK_JOB_MAX_TOKENS: withDefault(positiveInt, 400_000),
     BULK_JOB_MAX_MINUTES: withDefault(positiveInt, 60),
     BULK_JOBS_PER_USER: withDefault(positiveInt, 2),
+    /** How long an Apply or Undo is held by its instance without renewal before another takes it over. */
+    CHANGE_RUN_LEASE_SECONDS: withDefault(positiveInt, 30),
     AGENT_TIMEOUT_MS: withDefault(positiveInt, 120_000),
     SANDBOX_DRIVER: optional(z.enum(["docker", "kubernetes"])),
     DOCKER_HOST: optional(z.string()),

@@ -79,6 +79,8 @@ export type PublicChangeSet = {
   createdAt: string;
   appliedAt?: string;
   undoneAt?: string;
+  /** When another instance took over an Apply or Undo a dead process left (docs/change-sets.md). */
+  resumedAt?: string;
   /** The look at the live site after the last write, Apply or Undo (docs/verification.md). */
   verification?: ChangeSetVerification;
   /** Who asked for it: a member in the chat, an MCP client, a job (docs/teams.md). */
@@ -156,6 +158,7 @@ function publicChangeSetFields(set: ChangeSet) {
     createdAt: set.createdAt.toISOString(),
     ...(set.appliedAt ? { appliedAt: set.appliedAt.toISOString() } : {}),
     ...(set.undoneAt ? { undoneAt: set.undoneAt.toISOString() } : {}),
+    ...(set.resumedAt ? { resumedAt: set.resumedAt.toISOString() } : {}),
     ...(set.verification ? { verification: set.verification } : {}),
     ...(set.requestedBy ? { requestedBy: set.requestedBy } : {}),
   };
@@ -164,6 +167,29 @@ function publicChangeSetFields(set: ChangeSet) {
 /** A whole change set with its items whole (apply, undo, discard and the review page answer with it). */
 export function publicChangeSet(set: ChangeSetWithItems): PublicChangeSet {
   return { ...publicChangeSetFields(set), items: set.items.map(publicChangeItem) };
+}
+
+/**
+ * The items one click covers (API.md v1.3): the chosen ones (`itemIds`), or every item up to the last one the page
+ * drew (`upTo`: items added later, by a job still planning, are not covered), or all. `404` for an unknown item.
+ */
+export function itemsCovered<Item extends { id: string; seq: number }>(
+  items: Item[],
+  request: { itemIds?: string[]; upTo?: string },
+): Item[] {
+  if (request.itemIds?.length) {
+    const wanted = new Set(request.itemIds);
+    const chosen = items.filter((item) => wanted.has(item.id));
+    if (chosen.length !== wanted.size)
+      throw new AppError("not_found", "Some of those items are not in this change set.");
+    return chosen;
+  }
+  if (request.upTo) {
+    const mark = items.find((item) => item.id === request.upTo);
+    if (!mark) throw new AppError("not_found", "The last item the page showed is not in this change set.");
+    return items.filter((item) => item.seq <= mark.seq);
+  }
+  return items;
 }
 
 /** A change set in the list: what it is, how many items and which titles; its diff is fetched when opened. */

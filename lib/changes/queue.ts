@@ -14,8 +14,8 @@ import {
 import type { ChangeItem, ItemChange, VisiblePlace } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
 import type { SiteClient } from "@/lib/sites/types";
-import { auditChange, getChangeSet, markPlanWritten } from "./change-sets";
-import { reverseChange } from "./plan";
+import { auditChange, getChangeSet, itemsCovered } from "./change-sets";
+import { approveAsRun, undoAsRun } from "./runs";
 import {
   isFilteredItemsError,
   isStaleItemsError,
@@ -24,7 +24,14 @@ import {
   writeItems,
 } from "@/lib/sites/items";
 
-export type QueueRequest = { userId: string; siteId: string; changeSetId: string; itemIds?: string[] };
+export type QueueRequest = {
+  userId: string;
+  siteId: string;
+  changeSetId: string;
+  itemIds?: string[];
+  /** The last item the owner's page drew: the click covers it and the items before it (API.md v1.3). */
+  upTo?: string;
+};
 export type Skipped = { id: string; title: string; reason: string };
 
 /** Items per conditional batch: small enough that a skipped item costs little, big enough to be quick. */
@@ -99,10 +106,7 @@ function refusedRefs(error: unknown): Map<string, string> | null {
 async function chosenItems(request: QueueRequest, status: ChangeItem["status"]) {
   const set = await getChangeSet(request);
   if (set.target !== "live") throw notApplicable("A sandbox change set is applied or discarded as a rehearsal.");
-  const wanted = request.itemIds?.length ? new Set(request.itemIds) : null;
-  if (wanted && set.items.filter((i) => wanted.has(i.id)).length !== wanted.size)
-    throw new AppError("not_found", "Some of those items are not in this change set.");
-  const items = set.items.filter((i) => (wanted ? wanted.has(i.id) : true) && i.status === status);
+  const items = itemsCovered(set.items, request).filter((i) => i.status === status);
   return { set, items };
 }
 
@@ -114,35 +118,23 @@ async function claim(items: ChangeItem[], from: ChangeItem["status"], to: Change
   return items.filter((i) => claimed.has(i.id));
 }
 
-/** Approves the chosen pending items (all when none are named): written in batches, drifted ones skipped. */
-export async function approveQueue(request: QueueRequest, client: SiteClient) {
+/**
+ * Approves the chosen pending items (all when none are named) as a durable run (./journal.ts): written in batches,
+ * drifted ones skipped; `jobId` counts them in the job's progress batch by batch.
+ */
+export async function approveQueue(request: QueueRequest & { jobId?: string }, client: SiteClient) {
   const { set, items } = await chosenItems(request, "pending");
   if (items.length === 0) throw notApplicable("None of those items waits for approval.");
   const claimed = await claim(items, "pending", "writing");
-  const result = await writeSkippingDrift(
-    client,
-    claimed.map((item) => ({ item, change: item.change })),
-    (batch) =>
-      markPlanWritten(
-        batch.map((b) => b.item),
-        batch.map((b) => b.done),
-      ),
-  );
-  const at = now();
-  await transitionChangeItems({ ids: result.skipped.map((s) => s.id), from: "writing", to: "failed", now: at });
-  await refreshChangeSetStatus({ id: set.id, now: at });
   await auditChange({
     changeSetId: set.id,
     siteId: set.siteId,
     userId: request.userId,
     action: "approve",
     itemIds: claimed.map((i) => i.id),
-    outcome: result.skipped.length ? "partial" : "ok",
-    detail: result.skipped.length
-      ? `${result.skipped.length} skipped: edited since or refused by the site.`
-      : undefined,
+    outcome: "ok",
   });
-  return result;
+  return approveAsRun({ ...request, siteId: set.siteId }, claimed, client, true);
 }
 
 /** Rejects the chosen pending items: they will never be written. */
@@ -163,33 +155,11 @@ export async function rejectQueue(request: QueueRequest) {
 }
 
 /** Undoes the chosen written items (all when none are named), newest first; items changed since are skipped. */
-export async function undoQueue(request: QueueRequest, client: SiteClient) {
+export async function undoQueue(request: QueueRequest & { jobId?: string }, client: SiteClient) {
   const { set, items } = await chosenItems(request, "applied");
   if (items.length === 0) throw notApplicable("None of those items is written, or they are undone already.");
   const claimed = await claim(items, "applied", "undoing");
-  const writtenAt = (i: ChangeItem) => i.appliedAt?.getTime() ?? 0;
-  const newestFirst = [...claimed].sort((a, b) => writtenAt(b) - writtenAt(a) || b.seq - a.seq);
-  const result = await writeSkippingDrift(
-    client,
-    newestFirst.map((item) => ({ item, change: reverseChange(item) })),
-    (batch) =>
-      transitionChangeItems({ ids: batch.map((b) => b.item.id), from: "undoing", to: "undone", now: now() }).then(
-        () => undefined,
-      ),
-  );
-  const at = now();
-  await transitionChangeItems({ ids: result.skipped.map((s) => s.id), from: "undoing", to: "applied", now: at });
-  await refreshChangeSetStatus({ id: set.id, now: at });
-  await auditChange({
-    changeSetId: set.id,
-    siteId: set.siteId,
-    userId: request.userId,
-    action: "undo",
-    itemIds: claimed.map((i) => i.id),
-    outcome: result.skipped.length ? "partial" : "ok",
-    detail: result.skipped.map((s) => `${s.title}: ${s.reason}`).join(" ") || undefined,
-  });
-  return result;
+  return undoAsRun({ ...request, jobId: null, siteId: set.siteId }, claimed, client, true);
 }
 
 /**

@@ -26,9 +26,23 @@ export type ReplayItem = Pick<
   | "after"
 >;
 
-export type LiveChange = { change: ItemChange; item: ReplayItem; title: string; kind: string; sandboxRef: string };
+export type LiveChange = {
+  change: ItemChange;
+  item: ReplayItem;
+  title: string;
+  kind: string;
+  sandboxRef: string;
+  /** The item's fields as the sandbox copied them from the live site (in live terms): the merge's common base. */
+  copied?: Record<string, unknown>;
+};
 export type Refusal = { id: string; title: string; reason: string };
 export type Supersession = { id: string; title: string; changeSetId: string };
+
+/**
+ * The post fields a replay writes and compares. Not the local date: a floating draft's is the time of its last save,
+ * which the sandbox's copy and its writes set on their own; scheduling and dating carry `date`.
+ */
+const REPLAY_POST_FIELDS = POST_FIELDS.filter((field) => field !== "date_local");
 
 /** Refs a rehearsal can apply: posts (pages, navigation...), options, and the theme's design items. */
 const APPLICABLE_REF = /^(post|option|custom_css|global_styles|template_part):/;
@@ -180,7 +194,7 @@ type RefPlan = LiveChange | { refused: string } | undefined;
 function planCreation(ref: RefToPlan, after: Record<string, unknown> | null): RefPlan {
   if (!after) return undefined; // made and removed again within the rehearsal: nothing to do
   const fields: Record<string, unknown> = { type: after.type };
-  for (const key of POST_FIELDS) if (key in after) fields[key] = after[key];
+  for (const key of REPLAY_POST_FIELDS) if (key in after) fields[key] = after[key];
   const mapped = mapPostFields(fields, ref.ids, ref.toLive);
   if (typeof mapped === "string") return { refused: mapped };
   return {
@@ -206,6 +220,7 @@ function planOption(
     title: ref.title,
     kind: "setting",
     sandboxRef: ref.sandboxRef,
+    copied: { value: ref.toLive(before.value) },
   } satisfies LiveChange;
 }
 
@@ -217,8 +232,13 @@ function planPostUpdate(
   after: Record<string, unknown>,
 ): RefPlan {
   const fields: Record<string, unknown> = {};
-  for (const key of POST_FIELDS) if (!same(before[key], after[key])) fields[key] = after[key];
+  for (const key of REPLAY_POST_FIELDS) if (!same(before[key], after[key])) fields[key] = after[key];
   if (Object.keys(fields).length === 0) return undefined;
+  const copied = mapPostFields(
+    Object.fromEntries(REPLAY_POST_FIELDS.filter((key) => key in before).map((key) => [key, before[key]])),
+    ref.ids,
+    ref.toLive,
+  );
   const trashed = after.status === "trash" && before.status !== "trash";
   const mapped = mapPostFields(fields, ref.ids, ref.toLive);
   if (typeof mapped === "string") return { refused: mapped };
@@ -233,6 +253,7 @@ function planPostUpdate(
     title: String(after.title ?? ref.title),
     kind: kindOf(live.ref, after),
     sandboxRef: ref.sandboxRef,
+    ...(typeof copied === "string" ? {} : { copied }),
   };
 }
 
@@ -330,4 +351,37 @@ export function manifestAfterApply(
     if (item) item.liveVersion = result.version;
   });
   return next;
+}
+
+export type FieldConflict = { id: string; title: string; field: string };
+
+/**
+ * Rehearsal Apply, three-way per field (API.md v1.3): for each change whose live item moved since the copy, the
+ * fields a person changed there (live against copied) are compared with the fields the rehearsal writes. None in
+ * common: the change is sent again over the live version, so the person's edit stays and the rehearsal's goes in.
+ * One in common, or no copy to compare with, is a real conflict, named by item and field. `live` holds the moved
+ * items as the site reads them now.
+ */
+export function mergeLiveEdits(
+  changes: LiveChange[],
+  live: Map<string, { exists: boolean; state: Record<string, unknown> | null; version: string | null }>,
+): { changes: LiveChange[]; conflicts: FieldConflict[] } {
+  const conflicts: FieldConflict[] = [];
+  const merged = changes.map((entry) => {
+    const now = live.get(entry.change.ref);
+    if (!now || now.version === entry.change.expect || entry.change.action === "create") return entry;
+    const written = Object.keys(entry.change.fields ?? {});
+    if (entry.change.action === "trash") written.push("status");
+    const conflict = (field: string) => conflicts.push({ id: entry.item.id, title: entry.title, field });
+    if (!now.exists || !now.state || !entry.copied) {
+      conflict(written[0] ?? "status");
+      return entry;
+    }
+    const copied = entry.copied;
+    const personal = Object.keys(copied).filter((key) => !same(copied[key], now.state?.[key]));
+    const both = written.filter((field) => personal.includes(field));
+    for (const field of both) conflict(field);
+    return both.length ? entry : { ...entry, change: { ...entry.change, expect: now.version } };
+  });
+  return { changes: merged, conflicts };
 }

@@ -14,3 +14,4 @@ export * from "./queries/account-tokens";
 export * from "./queries/uploads";
 export * from "./queries/audit";
 export * from "./queries/teams";
+export * from "./queries/change-runs";

@@ -420,6 +420,8 @@ export const CHANGE_SET_STATUSES = [
   "pending",
   /** A rehearsal claimed by an Apply that is writing it to the live site (one statement; lib/workflows). */
   "applying",
+  /** An Undo under way (durable: lib/changes/journal.ts); a restart leaves it for another instance to finish. */
+  "undoing",
   "applied",
   "partially_applied",
   "undone",
@@ -454,6 +456,8 @@ export const changeSets = pgTable(
     verification: jsonb("verification").$type<ChangeSetVerification | null>(),
     /** Who asked for it (a member in the chat, an MCP client, a job); null for sets made before teams. */
     requestedBy: jsonb("requested_by").$type<Actor | null>(),
+    /** When another instance took over an Apply or Undo a dead process left (lib/changes/journal.ts). */
+    resumedAt: ts("resumed_at"),
   },
   (t) => [
     uniqueIndex("change_sets_turn_key").on(t.conversationId, t.turnId, t.target),
@@ -674,6 +678,8 @@ export const jobs = pgTable(
     /** The runner holding the job, and until when (another instance takes it over after). */
     leaseOwner: text("lease_owner"),
     leaseUntil: ts("lease_until"),
+    /** When another instance took over the job's Apply or Undo a dead process left. */
+    resumedAt: ts("resumed_at"),
     error: text("error"),
     createdAt: ts("created_at").notNull(),
     updatedAt: ts("updated_at").notNull(),
@@ -763,3 +769,68 @@ export const auditEntries = pgTable(
   (t) => [primaryKey({ columns: [t.siteId, t.seq] })],
 );
 export type AuditEntryRow = typeof auditEntries.$inferSelect;
+// ------------------------------------------------------------------ durable Apply and Undo (docs/change-sets.md)
+
+/** `approve`: pending items written; `undo`: written items reverted; `replay`: a rehearsal's items made live. */
+export type ChangeRunKind = "approve" | "undo" | "replay";
+/** `atomic`: one refusal refuses the whole run (a turn's set); `queue`: a refused item is skipped (a job's). */
+export type ChangeRunMode = "atomic" | "queue";
+export type ChangeRunState = "running" | "done" | "refused";
+
+/**
+ * One Apply or Undo, recorded before its first write with every entry it will send, batch by batch, and held under
+ * a lease (owner instance + expiry, taken and renewed in single statements). A process that dies leaves it
+ * `running`; another instance takes it over once the lease has expired and finishes it (lib/changes/journal.ts).
+ */
+export const changeRuns = pgTable(
+  "change_runs",
+  {
+    id: text("id").primaryKey(),
+    changeSetId: text("change_set_id")
+      .notNull()
+      .references(() => changeSets.id, { onDelete: "cascade" }),
+    jobId: text("job_id"),
+    userId: text("user_id").notNull(),
+    siteId: text("site_id").notNull(),
+    kind: text("kind").$type<ChangeRunKind>().notNull(),
+    mode: text("mode").$type<ChangeRunMode>().notNull(),
+    state: text("state").$type<ChangeRunState>().notNull(),
+    /** What the kind needs to finish without the request that started it (a replay's sets, its live set's turn). */
+    context: jsonb("context").$type<Record<string, unknown>>().notNull(),
+    /** The outcome once finished: what was written and what was skipped (with why). */
+    outcome: jsonb("outcome").$type<Record<string, unknown> | null>(),
+    leaseOwner: text("lease_owner"),
+    leaseUntil: ts("lease_until"),
+    createdAt: ts("created_at").notNull(),
+    updatedAt: ts("updated_at").notNull(),
+    resumedAt: ts("resumed_at"),
+    finishedAt: ts("finished_at"),
+  },
+  (t) => [index("change_runs_state_idx").on(t.state, t.leaseUntil), index("change_runs_set_idx").on(t.changeSetId)],
+);
+export type ChangeRun = typeof changeRuns.$inferSelect;
+
+export type ChangeRunEntryState = "pending" | "writing" | "written" | "skipped";
+
+/** One change a run sends, in order, in its batch; `written` with what the site answered, or `skipped` with why. */
+export const changeRunEntries = pgTable(
+  "change_run_entries",
+  {
+    runId: text("run_id")
+      .notNull()
+      .references(() => changeRuns.id, { onDelete: "cascade" }),
+    seq: integer("seq").notNull(),
+    batch: integer("batch").notNull(),
+    /** The change item this entry writes or undoes (a replay: the rehearsal's item). */
+    itemId: text("item_id").notNull(),
+    title: text("title").notNull(),
+    change: jsonb("change").$type<ItemChange>().notNull(),
+    /** What the kind records beside the write (a replay's live item: kind, summary, diff). */
+    data: jsonb("data").$type<Record<string, unknown>>().notNull(),
+    state: text("state").$type<ChangeRunEntryState>().notNull(),
+    result: jsonb("result").$type<Record<string, unknown> | null>(),
+    reason: text("reason"),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.seq] }), index("change_run_entries_batch_idx").on(t.runId, t.batch)],
+);
+export type ChangeRunEntry = typeof changeRunEntries.$inferSelect;

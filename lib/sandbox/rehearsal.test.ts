@@ -222,6 +222,27 @@ describe("sandbox mode", () => {
     expect(again.sandbox.id).toBe(rehearsal.sandbox.id);
   });
 
+  it("applies over a person's live edit of another field, keeping it, and refuses one of the same field, naming it", async () => {
+    const id = await livePage("Opening", para("Open 8–18"));
+    const { changeSetId } = await rehearsedEdit(id, "opening", para("Open 7–19"));
+    // Ana edits the live page's title since the copy: a field the rehearsal did not touch.
+    await humanEditPost(wp.local.wpPath, id, { title: "Opening hours (Ana)" });
+    const applied = await changeSetRoute(applyRoute, changeSetId);
+    expect(applied.status, applied.text).toBe(200);
+    expect(await liveContent(id)).toBe(para("Open 7–19"));
+    expect((await readItem(live, `post:${id}`)).title).toBe("Opening hours (Ana)");
+
+    const other = await livePage("Closing", para("Closed on Sundays"));
+    const second = await rehearsedEdit(other, "closing", para("Closed on Mondays"));
+    await humanEditPost(wp.local.wpPath, other, { content: para("Closed on Sundays and holidays (Ana)") });
+    const refused = await changeSetRoute(applyRoute, second.changeSetId);
+    expect(refused.status).toBe(409);
+    expect(refused.json.error.code).toBe("drifted");
+    expect(refused.json.error.details.items).toEqual([expect.objectContaining({ title: "Closing", field: "content" })]);
+    expect(await liveContent(other)).toBe(para("Closed on Sundays and holidays (Ana)"));
+    expect((await changeSetRoute(discardRoute, second.changeSetId)).status).toBe(200);
+  });
+
   it("names a drifted page as the live site calls it now, not as the rehearsal renamed it", async () => {
     const id = await livePage("Menu", para("Soup 5 €"));
     const renamed = await rehearsedEdit(id, "menu", para("Soup 6 €"), "Lunch menu");

@@ -8,11 +8,18 @@
  *   the owner chose it too (`changeSetIds`).
  * What was written becomes a live change set, undoable like any other; each rehearsal item records it (`madeLiveBy`).
  */
-import { auditChange, getChangeSet, publicChangeSet, recordWritten } from "@/lib/changes/change-sets";
+import { auditChange, getChangeSet, itemsCovered, publicChangeSet, recordWritten } from "@/lib/changes/change-sets";
 import type { PlannedItem } from "@/lib/changes/plan";
-import { findSupersession, type LiveChange, manifestAfterApply, planReplay } from "@/lib/changes/replay";
+import {
+  type FieldConflict,
+  findSupersession,
+  type LiveChange,
+  manifestAfterApply,
+  mergeLiveEdits,
+  planReplay,
+} from "@/lib/changes/replay";
 import { currentTitles } from "@/lib/changes/drift";
-import { isFilteredItemsError, isStaleItemsError, writeItems } from "@/lib/sites/items";
+import { isFilteredItemsError, isStaleItemsError, readItems, writeItems } from "@/lib/sites/items";
 import { now as clockNow } from "@/lib/clock";
 import {
   claimRehearsalsForApply,
@@ -36,6 +43,8 @@ export type RehearsalRequest = {
   siteId: string;
   changeSetId: string;
   itemIds?: string[];
+  /** The last item the owner's page drew: Apply covers it and the items before it (API.md v1.3). */
+  upTo?: string;
   /** Other rehearsals of the same sandbox to apply in the same batch (their waiting items). */
   changeSetIds?: string[];
 };
@@ -60,8 +69,11 @@ export async function chooseItems(request: RehearsalRequest): Promise<Chosen> {
     sets.push(other);
   }
   const waiting = (items: ChangeItem[]) => items.filter((item) => item.status === "applied" && !item.madeLiveBy);
-  if (!request.itemIds?.length) return { sets: sets.map((s) => s.id), items: sets.flatMap((s) => waiting(s.items)) };
-  const wanted = new Set(request.itemIds);
+  if (!request.itemIds?.length && !request.upTo)
+    return { sets: sets.map((s) => s.id), items: sets.flatMap((s) => waiting(s.items)) };
+  const wanted = new Set(
+    request.upTo ? waiting(itemsCovered(set.items, request)).map((item) => item.id) : request.itemIds,
+  );
   const chosen = set.items.filter((item) => wanted.has(item.id));
   if (chosen.length !== wanted.size) throw new AppError("not_found", "Some of those items are not in this change set.");
   if (chosen.some((item) => item.status !== "applied"))
@@ -132,6 +144,56 @@ async function writeFailure(
     );
   }
   return undefined;
+}
+
+/**
+ * Writes the replay; when the live site refuses items a person changed since the copy, merges per field
+ * (lib/changes/replay.ts, mergeLiveEdits): their edit of other fields is kept and the batch goes again over the live
+ * versions; an edit of a field the rehearsal writes is `409 drifted` naming the item and the field.
+ */
+async function writeMergingLiveEdits(live: SiteClient, changes: LiveChange[]) {
+  try {
+    return {
+      done: await writeItems(
+        live,
+        changes.map((c) => c.change),
+      ),
+      changes,
+    };
+  } catch (error) {
+    if (!isStaleItemsError(error) || error.items.length === 0) throw error;
+    const moved = await readItems(
+      live,
+      error.items.map((item) => item.ref),
+    );
+    const merged = mergeLiveEdits(changes, new Map(moved.map((item) => [item.ref, item])));
+    if (merged.conflicts.length > 0) throw fieldConflict(merged.conflicts);
+    return {
+      done: await writeItems(
+        live,
+        merged.changes.map((c) => c.change),
+      ),
+      changes: merged.changes,
+    };
+  }
+}
+
+const FIELD_WORDS: Record<string, string> = { menu_order: "order", featured_media: "featured image", value: "value" };
+
+/** `409 drifted` naming each item and the field both the person and the rehearsal changed. */
+function fieldConflict(conflicts: FieldConflict[]): AppError {
+  const items = conflicts.map((c) => ({
+    id: c.id,
+    title: c.title,
+    field: c.field,
+    reason: `Its ${FIELD_WORDS[c.field] ?? c.field} was edited on the live site after the sandbox copy was made; applying would overwrite that edit.`,
+  }));
+  const names = [...new Set(items.map((i) => `"${i.title}" (${FIELD_WORDS[i.field] ?? i.field})`))].join(", ");
+  return new AppError(
+    "drifted",
+    `Nothing was applied: ${names} changed on the live site since the sandbox copy was made. Ask again to rehearse on the current version.`,
+    { details: { items } },
+  );
 }
 
 export async function applyRehearsal(
@@ -264,10 +326,7 @@ async function applyClaimed(
   }
   let done: Awaited<ReturnType<typeof writeItems>>;
   try {
-    done = await writeItems(
-      live,
-      plan.changes.map((c) => c.change),
-    );
+    ({ done, changes: plan.changes } = await writeMergingLiveEdits(live, plan.changes));
   } catch (error) {
     const answer = await writeFailure(error, plan.changes, live, manifest);
     await audit(

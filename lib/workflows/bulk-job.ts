@@ -24,6 +24,9 @@ import {
   ensureChangeSet,
   findJob,
   findJobByChangeSet,
+  findRunningRun,
+  findChangeItem,
+  countPendingUpTo,
   findChangeSet,
   findSiteById,
   getChangeSetItems,
@@ -50,6 +53,7 @@ import { asJob, currentActor } from "@/lib/audit/actor-context";
 import { recordAuditSafely } from "@/lib/audit/chain";
 import type { JobSandbox } from "@/lib/sandbox/rehearsal";
 import { getOwnedSite, siteClientFor } from "@/lib/sites/sites";
+import { resumeInterruptedRuns } from "./resume-runs";
 import type { SiteClient } from "@/lib/sites/types";
 
 export type JobView = {
@@ -62,6 +66,8 @@ export type JobView = {
   progress: JobProgress;
   limits: Job["limits"];
   error?: string;
+  /** When another instance took over the job's Apply or Undo after a restart (docs/bulk-jobs.md). */
+  resumedAt?: string;
   createdAt: string;
   updatedAt: string;
 };
@@ -76,6 +82,7 @@ export const jobView = (job: Job): JobView => ({
   progress: { ...NO_PROGRESS, ...job.progress },
   limits: job.limits,
   ...(job.error ? { error: job.error } : {}),
+  ...(job.resumedAt ? { resumedAt: job.resumedAt.toISOString() } : {}),
   createdAt: job.createdAt.toISOString(),
   updatedAt: job.updatedAt.toISOString(),
 });
@@ -443,6 +450,8 @@ export async function showJobForOwner(input: { userId: string; siteId: string; j
   await getOwnedSite(input);
   const job = await findJob({ id: input.jobId, userId: input.userId, siteId: input.siteId });
   if (!job) throw new AppError("not_found", "There is no such job.");
+  // An Apply of the job a dead process left is taken over now (./resume-runs.ts), not at the next sweep.
+  void resumeInterruptedRuns({ siteClient: deps().siteClient, changeSetId: job.changeSetId }).catch(() => undefined);
   return jobView(job);
 }
 
@@ -466,17 +475,28 @@ export async function cancelJobPlanning(job: Job): Promise<void> {
 export const jobForChangeSet = (changeSetId: string) => findJobByChangeSet(changeSetId);
 
 export async function applyJobItems(
-  request: { userId: string; siteId: string; changeSetId: string; itemIds?: string[] },
+  request: { userId: string; siteId: string; changeSetId: string; itemIds?: string[]; upTo?: string },
   client: SiteClient,
   job: Job,
 ): Promise<{ skipped: Skipped[] }> {
-  if (job.status === "planning")
-    throw new AppError("not_applicable", "The job is still planning; review it when it is ready.");
-  const result = await approveQueue(request, client);
-  await addJobProgress({ id: job.id, delta: { applied: result.written, skipped: result.skipped.length }, now: now() });
-  const set = await refreshChangeSetStatus({ id: job.changeSetId, now: now() });
-  if (set?.status !== "pending") await transitionJob({ id: job.id, from: ["ready"], to: "done", now: now() });
-  return { skipped: result.skipped };
+  // While the job still plans, a click covers only what the owner's page drew; later items keep waiting.
+  if (job.status === "planning" && !request.itemIds?.length && !request.upTo)
+    throw new AppError(
+      "not_applicable",
+      "The job is still planning: approve the items shown, or wait until it is ready.",
+    );
+  // `applying` until the run ends (./journal.ts: `done`, or `ready` while items still wait), here or after a restart.
+  if (job.status !== "planning")
+    await transitionJob({ id: job.id, from: ["ready", "done"], to: "applying", now: now() });
+  try {
+    const result = await approveQueue({ ...request, jobId: job.id }, client);
+    return { skipped: result.skipped };
+  } catch (error) {
+    // Refused before any run began: the job is as it was. A run under way is finished by the sweeper instead.
+    if (job.status !== "planning" && !(await findRunningRun(job.changeSetId)))
+      await transitionJob({ id: job.id, from: ["applying"], to: job.status, now: now() });
+    throw error;
+  }
 }
 
 export async function undoJobItems(
@@ -496,10 +516,18 @@ export async function rejectJobItems(request: {
   return rejectQueue(request);
 }
 
-/** The job's review page: the job, its site, and one page of its queue (100 items, each diff capped). */
+/**
+ * The job's review page: the job, its site, one page of its queue (100 items, each diff capped), and what its
+ * "Approve all" covers: the waiting items up to the last one this page draws (`upTo`), never items planned later.
+ */
 export async function loadJobReview(input: { userId: string; siteId: string; jobId: string; cursor?: string }) {
   const site = await getOwnedSite(input);
   const job = await showJobForOwner(input);
   const page: ChangeSetPage = await showChangeSetPage({ ...input, changeSetId: job.changeSetId });
-  return { site: { id: site.id, url: site.url, name: site.name }, job, page };
+  const last = page.changeSet.items.at(-1);
+  const mark = last ? await findChangeItem({ changeSetId: job.changeSetId, id: last.id }) : undefined;
+  const approveAll = mark
+    ? { upTo: mark.id, count: await countPendingUpTo({ changeSetId: job.changeSetId, seq: mark.seq }) }
+    : { count: 0 };
+  return { site: { id: site.id, url: site.url, name: site.name }, job, page, approveAll };
 }

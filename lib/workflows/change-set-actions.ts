@@ -26,6 +26,7 @@ import {
 import { type ChangeSetRequest, undoChangeSet } from "@/lib/changes/undo";
 import { AppError } from "@/lib/errors";
 import { type ChangeSetKind, changeSetKind } from "@/lib/changes/kind";
+import { resumeInterruptedRuns } from "./resume-runs";
 
 export type ChangeDeps = { siteClient(site: Site): SiteClient };
 
@@ -37,6 +38,11 @@ export function setChangeDepsForTests(deps: Partial<ChangeDeps> | undefined) {
   override = deps;
 }
 const deps = (): ChangeDeps => ({ ...defaultDeps, ...override });
+
+/** On read: an Apply or Undo of this set a dead process left is taken over now, not at the next sweep. */
+function resumeOnRead(changeSetId: string) {
+  void resumeInterruptedRuns({ siteClient: deps().siteClient, changeSetId }).catch(() => undefined);
+}
 
 /**
  * The owner's site, the change set and its kind, loaded and checked in one call (another user's site or set is
@@ -69,7 +75,9 @@ export async function showChangeSetPageForOwner(
   request: ChangeSetRequest & { cursor?: string },
 ): Promise<ChangeSetPage> {
   await getSiteOfRecord(request);
-  return showChangeSetPage(request);
+  const page = await showChangeSetPage(request);
+  resumeOnRead(page.changeSet.id);
+  return page;
 }
 
 export async function showChangeItemForOwner(
@@ -81,7 +89,9 @@ export async function showChangeItemForOwner(
 
 export async function showChangeSetForOwner(request: ChangeSetRequest): Promise<PublicChangeSet> {
   await getSiteOfRecord(request);
-  return publicChangeSet(await getChangeSet(request));
+  const set = publicChangeSet(await getChangeSet(request));
+  resumeOnRead(set.id);
+  return set;
 }
 
 /** What Apply and Undo of a job's queue answer besides the set: the items skipped because a person changed them. */

@@ -49,6 +49,7 @@ final class Sitewright_Exact_Write {
 		'slug'       => 'post_name',
 		'parent'     => 'post_parent',
 		'menu_order' => 'menu_order',
+		'date_local' => 'post_date',
 	);
 
 	/**

@@ -48,7 +48,10 @@ final class Sitewright_Items {
 	 * Post fields added to a post's state after versions were first recorded (a post's terms, an image's alt text):
 	 * a version recorded before them still matches while the rest of the state does (see matches()).
 	 */
-	public const ADDED_POST_FIELDS = array( 'categories', 'tags', 'alt' );
+	public const ADDED_POST_FIELDS = array( 'categories', 'tags', 'alt', 'date_local' );
+
+	/** Added to a post's state after the others (issue 33): a version recorded between the two lacks only it. */
+	private const ADDED_LAST = array( 'date_local' );
 
 	/**
 	 * Parses a ref into [kind, key], or null when it names no kind of vocabulary.json's items.kinds, or a key its kind
@@ -94,8 +97,16 @@ final class Sitewright_Items {
 		if ( hash_equals( (string) self::version( $state ), $expect ) ) {
 			return true;
 		}
-		$earlier = array_diff_key( $state, array_flip( self::ADDED_POST_FIELDS ) );
-		return count( $earlier ) < count( $state ) && isset( $state['type'] ) && hash_equals( (string) self::version( $earlier ), $expect );
+		if ( ! isset( $state['type'] ) ) {
+			return false;
+		}
+		foreach ( array( self::ADDED_LAST, self::ADDED_POST_FIELDS ) as $added ) {
+			$earlier = array_diff_key( $state, array_flip( $added ) );
+			if ( count( $earlier ) < count( $state ) && hash_equals( (string) self::version( $earlier ), $expect ) ) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/**

@@ -4,7 +4,7 @@
  */
 import { eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../index";
-import { type ChangeSetStatus, changeItems, changeSets } from "../schema";
+import { type ChangeSetStatus, changeItems, changeRuns, changeSets } from "../schema";
 
 /**
  * Each set's status as its items make it, one row per set (`id`, `status`), for an UPDATE ... FROM in the same
@@ -13,7 +13,8 @@ import { type ChangeSetStatus, changeItems, changeSets } from "../schema";
  * `applied` = every item is on the live site, `partially_applied` = some are and some are not. Items waiting or being
  * written make the set `pending`; undone items make it `undone` or `partially_undone`; none on the live site leaves
  * a live set `discarded` and a rehearsal `pending` (waiting for Apply). `keep`: the lifecycle statuses a rehearsal
- * holds whatever its items (a claim for Apply, a Discard).
+ * holds whatever its items (a claim for Apply, a Discard). A run under way (lib/changes/journal.ts) makes the set
+ * `undoing` or `applying` until it is finished, by this process or, after a restart, by another.
  */
 export function statusFromItems(db: Db, ids: string[], keep: ChangeSetStatus[]) {
   const count = (condition: SQL) => sql`count(${changeItems.id}) filter (where ${condition})`;
@@ -24,7 +25,11 @@ export function statusFromItems(db: Db, ids: string[], keep: ChangeSetStatus[]) 
         sql`, `,
       )})`
     : sql`false`;
+  const running = (kind: SQL) =>
+    sql`exists (select 1 from ${changeRuns} where ${changeRuns.changeSetId} = ${changeSets.id} and ${changeRuns.state} = 'running' and ${kind})`;
   const status = sql<ChangeSetStatus>`case
+    when ${running(sql`${changeRuns.kind} = 'undo'`)} then 'undoing'
+    when ${running(sql`${changeRuns.kind} <> 'undo'`)} then 'applying'
     when ${changeSets.target} = 'sandbox' and ${kept} then ${changeSets.status}
     when ${count(sql`${changeItems.status} in ('pending', 'writing')`)} > 0 then 'pending'
     when ${count(sql`${changeItems.status} = 'undone'`)} > 0 then

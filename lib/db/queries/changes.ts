@@ -189,6 +189,32 @@ export async function markChangeItemApplied(input: {
 }
 
 /**
+ * Records what the site answered for an item a run wrote (lib/changes/journal.ts), leaving its diff as the owner
+ * approved it; only from `writing` (or `applied`, the same answer recorded again after a crash).
+ */
+export async function recordItemWritten(input: {
+  id: string;
+  ref: string;
+  afterState: Record<string, unknown> | null;
+  versionAfter: string | null;
+  revisionId?: number | null;
+  now: Date;
+}): Promise<void> {
+  const db = await getDb();
+  await db
+    .update(changeItems)
+    .set({
+      status: "applied",
+      ref: input.ref,
+      afterState: input.afterState,
+      versionAfter: input.versionAfter,
+      revisionId: input.revisionId ?? null,
+      appliedAt: sql`coalesce(${changeItems.appliedAt}, ${input.now.toISOString()}::timestamptz)`,
+    })
+    .where(and(eq(changeItems.id, input.id), inArray(changeItems.status, ["writing", "applied"])));
+}
+
+/**
  * Moves items from one status to another, only those still in `from`, in one statement; returns the ids moved.
  * Undo claims its items this way (applied → undoing), so two undos of one item cannot both run.
  */
@@ -494,6 +520,22 @@ export async function updatePendingChangeItem(input: {
     .where(and(eq(changeItems.id, input.id), eq(changeItems.status, "pending")))
     .returning();
   return row;
+}
+
+/** How many items of a set wait for approval up to (and with) `seq`: what an "Approve all" drawn there covers. */
+export async function countPendingUpTo(input: { changeSetId: string; seq: number }): Promise<number> {
+  const db = await getDb();
+  const [row] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(changeItems)
+    .where(
+      and(
+        eq(changeItems.changeSetId, input.changeSetId),
+        eq(changeItems.status, "pending"),
+        sql`${changeItems.seq} <= ${input.seq}`,
+      ),
+    );
+  return Number(row?.n ?? 0);
 }
 
 /**

@@ -4,7 +4,10 @@ import { getDb } from "../index";
 import { changeItems, type Job, type JobProgress, type JobStatus, jobs } from "../schema";
 import { appendChangeItems, type ChangeItemInsert } from "./changes";
 
-export type JobInsert = Omit<Job, "leaseOwner" | "leaseUntil" | "error" | "cursor" | "progress" | "updatedAt">;
+export type JobInsert = Omit<
+  Job,
+  "leaseOwner" | "leaseUntil" | "error" | "cursor" | "progress" | "updatedAt" | "resumedAt"
+>;
 
 export const NO_PROGRESS: JobProgress = { planned: 0, skipped: 0, failed: 0, applied: 0, tokens: 0 };
 

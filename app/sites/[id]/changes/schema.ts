@@ -1,9 +1,13 @@
 import { z } from "zod";
 
-/** `POST .../undo` and `.../apply`: all the set's items, or only these. */
-export const itemsSchema = z
-  .object({ itemIds: z.array(z.string().min(1).max(100)).min(1).max(1000).optional() })
-  .strict();
+const itemIds = z.array(z.string().min(1).max(100)).min(1).max(1000).optional();
+/** The last item the page drew (API.md v1.3): "Approve all" covers it and the items before it, nothing later. */
+const upTo = z.string().min(1).max(100).optional();
+const notBoth = (body: { itemIds?: string[]; upTo?: string }) => !(body.itemIds && body.upTo);
+const notBothMessage = { message: "Give itemIds or upTo, not both.", path: ["upTo"] };
+
+/** `POST .../undo` and `.../reject`: all the set's items, only these, or those up to the last one the page drew. */
+export const itemsSchema = z.object({ itemIds, upTo }).strict().refine(notBoth, notBothMessage);
 
 /** `PATCH .../items/:itemId`: the owner's own values for a waiting item's proposed fields (a job's queue). */
 export const itemEditSchema = z
@@ -12,11 +16,9 @@ export const itemEditSchema = z
 
 /** `POST .../apply`: all the set's waiting items or only these; other rehearsals of its sandbox to apply with it. */
 export const applySchema = z
-  .object({
-    itemIds: z.array(z.string().min(1).max(100)).min(1).max(1000).optional(),
-    changeSetIds: z.array(z.string().uuid()).min(1).max(20).optional(),
-  })
-  .strict();
+  .object({ itemIds, upTo, changeSetIds: z.array(z.string().uuid()).min(1).max(20).optional() })
+  .strict()
+  .refine(notBoth, notBothMessage);
 
 /** `GET /sites/:id/changes`: a page size and the cursor the previous page gave (lib/changes/cursor.ts). */
 export const listQuerySchema = z.object({

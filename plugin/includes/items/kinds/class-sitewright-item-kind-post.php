@@ -276,7 +276,8 @@ final class Sitewright_Item_Kind_Post extends Sitewright_Item_Kind {
 	 * @return array<string, mixed>
 	 */
 	private static function added_post_state( WP_Post $post ): array {
-		$state = Sitewright_Post_Terms::post_state( $post );
+		// The local date too: a floating draft's (post_date_gmt 0000-00-00 00:00:00) is kept only there.
+		$state = array( 'date_local' => $post->post_date ) + Sitewright_Post_Terms::post_state( $post );
 		if ( 'attachment' === $post->post_type ) {
 			$state['alt'] = (string) get_post_meta( $post->ID, '_wp_attachment_image_alt', true );
 		}
@@ -329,7 +330,7 @@ final class Sitewright_Item_Kind_Post extends Sitewright_Item_Kind {
 				return new WP_Error( 'sitewright_not_restored', __( 'The item could not be restored from the trash.', 'sitewright-connector' ), array( 'status' => 500 ) );
 			}
 		}
-		$data = self::post_data( $fields );
+		$data = self::post_data( $fields, $id );
 		// Write = plan (Sitewright_Exact_Write): the new bytes must pass the field's filter, the rest is not
 		// filtered again, and the post must read back as planned.
 		$current = 'create' === $action ? null : get_post( $id );
@@ -370,12 +371,14 @@ final class Sitewright_Item_Kind_Post extends Sitewright_Item_Kind {
 	}
 
 	/**
-	 * The wp_insert_post / wp_update_post columns of the planned fields (a GMT date also sets the local one).
+	 * The wp_insert_post / wp_update_post columns of the planned fields (a GMT date also sets the local one; a
+	 * recorded local date is written as it was).
 	 *
 	 * @param array<string, mixed> $fields Fields.
+	 * @param int                  $id     Post id (0 when creating).
 	 * @return array<string, mixed>
 	 */
-	private static function post_data( array $fields ): array {
+	private static function post_data( array $fields, int $id ): array {
 		$map  = array(
 			'title'      => 'post_title',
 			'content'    => 'post_content',
@@ -400,6 +403,14 @@ final class Sitewright_Item_Kind_Post extends Sitewright_Item_Kind {
 				$data['post_date_gmt'] = $fields['date'];
 				$data['post_date']     = get_date_from_gmt( $fields['date'] );
 				$data['edit_date']     = true;
+			}
+		}
+		if ( isset( $fields['date_local'] ) && is_string( $fields['date_local'] ) && '' !== $fields['date_local'] ) {
+			// The local date as recorded (undo gives a floating draft its own date back, not the time of the undo).
+			$data['post_date'] = $fields['date_local'];
+			$data['edit_date'] = true;
+			if ( ! isset( $data['post_date_gmt'] ) && '0000-00-00 00:00:00' !== (string) get_post_field( 'post_date_gmt', $id ) ) {
+				$data['post_date_gmt'] = get_gmt_from_date( $fields['date_local'] );
 			}
 		}
 		return $data;

@@ -14,6 +14,7 @@ import type {
   PublicChangeSet,
 } from "@/lib/changes/change-sets";
 import { ChangeItemDiff } from "../../chat/change-diff";
+import { runningStatusLine } from "@/lib/changes/run-status";
 import { VerificationStatus } from "../../verification-status";
 import styles from "./changes.module.css";
 
@@ -260,7 +261,7 @@ function SetHead({ set, status }: { set: ChangeSetSummary; status: string }) {
   return (
     <>
       <div className={styles.head}>
-        <strong>{STATUS[status] ?? status}</strong>
+        <strong>{STATUS[status] ?? runningStatusLine(status, set.resumedAt) ?? status}</strong>
         <time dateTime={set.createdAt} className="muted">
           {new Date(set.createdAt).toLocaleString()}
         </time>

@@ -6,7 +6,7 @@ import { applySchema } from "../../schema";
 export const POST = route({ auth: "session", body: applySchema }, async ({ body, params, session }) => {
   const ids = { siteId: params.id!, changeSetId: params.changeSetId! };
   const changeSet = await actOnChangeSet(session.user, ids, "apply", (request) =>
-    applyChangeSetForOwner({ ...request, itemIds: body.itemIds, changeSetIds: body.changeSetIds }),
+    applyChangeSetForOwner({ ...request, itemIds: body.itemIds, upTo: body.upTo, changeSetIds: body.changeSetIds }),
   );
   const { skipped, ...set } = changeSet;
   return json(200, skipped ? { changeSet: set, details: { skipped } } : { changeSet: set });

@@ -6,7 +6,7 @@ import { itemsSchema } from "../../schema";
 export const POST = route({ auth: "session", body: itemsSchema }, async ({ body, params, session }) => {
   const ids = { siteId: params.id!, changeSetId: params.changeSetId! };
   const changeSet = await actOnChangeSet(session.user, ids, "undo", (request) =>
-    undoChangeSetForOwner({ ...request, itemIds: body.itemIds }),
+    undoChangeSetForOwner({ ...request, itemIds: body.itemIds, upTo: body.upTo }),
   );
   const { skipped, ...set } = changeSet;
   return json(200, skipped ? { changeSet: set, details: { skipped } } : { changeSet: set });

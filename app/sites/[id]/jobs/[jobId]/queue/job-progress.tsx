@@ -1,6 +1,7 @@
 "use client";
 /** A job's progress as it runs: a bar of the items planned so far, what was skipped or failed, its budget, Cancel. */
 import { useRouter } from "next/navigation";
+import { runningStatusLine } from "@/lib/changes/run-status";
 import { jobBudgetUse } from "@/lib/jobs/budget-use";
 import type { JobView } from "@/lib/workflows/bulk-job";
 import { BudgetUse } from "../../budget-use";
@@ -32,7 +33,10 @@ export function JobProgressView({ siteId, initial }: { siteId: string; initial: 
   return (
     <section aria-label="Job progress" data-testid="job" data-status={job.status}>
       <p role="status">
-        <strong>{STATUS[job.status] ?? job.status}</strong>
+        <strong>
+          {(job.status === "applying" ? runningStatusLine(job.status, job.resumedAt) : STATUS[job.status]) ??
+            job.status}
+        </strong>
         {job.error ? ` — ${job.error}` : null}
       </p>
       <progress max={job.selection.count} value={handled} aria-label="Items handled">

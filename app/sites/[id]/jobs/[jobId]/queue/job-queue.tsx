@@ -15,6 +15,8 @@ import styles from "./queue.module.css";
 type Skipped = { id: string; title: string; reason: string };
 type Answer = { details?: { skipped?: Skipped[] }; error?: { message?: string } };
 type Outcome = { ok: boolean; text: string; skipped?: Skipped[] };
+/** What a click covers: chosen items, or every waiting item up to the last one this page drew, or all (Undo). */
+type Covered = { itemIds: string[] } | { upTo: string } | Record<string, never>;
 
 async function send(path: string, method: string, body: unknown): Promise<{ ok: boolean; body: Answer }> {
   const response = await fetch(path, {
@@ -30,13 +32,9 @@ function useQueueActions(siteId: string, changeSetId: string) {
   const router = useRouter();
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<Outcome>();
-  const act = async (action: "apply" | "reject" | "undo", itemIds: string[] | undefined, done: string) => {
+  const act = async (action: "apply" | "reject" | "undo", covered: Covered, done: string) => {
     setBusy(true);
-    const { ok, body } = await send(
-      `/sites/${siteId}/changes/${changeSetId}/${action}`,
-      "POST",
-      itemIds ? { itemIds } : {},
-    );
+    const { ok, body } = await send(`/sites/${siteId}/changes/${changeSetId}/${action}`, "POST", covered);
     const skipped = body.details?.skipped ?? [];
     setOutcome(
       ok
@@ -108,7 +106,30 @@ function QueueItem(props: {
   );
 }
 
-export function JobQueue({ siteId, job, items }: { siteId: string; job: JobView; items: PublicChangeItem[] }) {
+/** "Approve all": the waiting items up to the last one this page drew, and how many that is (API.md v1.3). */
+function ApproveAllShown(props: {
+  busy: boolean;
+  approveAll: { upTo?: string; count: number };
+  planning: boolean;
+  onApprove(upTo: string): void;
+}) {
+  const { upTo, count } = props.approveAll;
+  return (
+    <button type="button" disabled={props.busy || count === 0 || !upTo} onClick={() => upTo && props.onApprove(upTo)}>
+      Approve all waiting ({count}
+      {props.planning ? " shown so far; later ones keep waiting" : ""})
+    </button>
+  );
+}
+
+export function JobQueue(props: {
+  siteId: string;
+  job: JobView;
+  items: PublicChangeItem[];
+  /** The last item this page drew and how many waiting items up to it the "Approve all" covers. */
+  approveAll: { upTo?: string; count: number };
+}) {
+  const { siteId, job, items, approveAll } = props;
   const [chosen, setChosen] = useState<Set<string>>(new Set());
   const { busy, outcome, act } = useQueueActions(siteId, job.changeSetId);
   const waiting = items.filter((item) => item.status === "pending");
@@ -127,28 +148,27 @@ export function JobQueue({ siteId, job, items }: { siteId: string; job: JobView;
         <button
           type="button"
           disabled={busy || picked.length === 0}
-          onClick={() => act("apply", picked, `Approved ${picked.length}.`)}
+          onClick={() => act("apply", { itemIds: picked }, `Approved ${picked.length}.`)}
         >
           Approve selected ({picked.length})
         </button>
         <button
           type="button"
           disabled={busy || picked.length === 0}
-          onClick={() => act("reject", picked, `Rejected ${picked.length}.`)}
+          onClick={() => act("reject", { itemIds: picked }, `Rejected ${picked.length}.`)}
         >
           Reject selected ({picked.length})
         </button>
-        <button
-          type="button"
-          disabled={busy || waiting.length === 0}
-          onClick={() => act("apply", undefined, "Approved every waiting change.")}
-        >
-          Approve all waiting
-        </button>
+        <ApproveAllShown
+          busy={busy}
+          approveAll={approveAll}
+          planning={job.status === "planning"}
+          onApprove={(upTo) => act("apply", { upTo }, "Approved every waiting change.")}
+        />
         <button
           type="button"
           disabled={busy || !items.some((item) => item.status === "applied")}
-          onClick={() => act("undo", undefined, "Undid the job.")}
+          onClick={() => act("undo", {}, "Undid the job.")}
         >
           Undo the whole job
         </button>

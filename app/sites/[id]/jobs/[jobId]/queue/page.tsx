@@ -25,7 +25,7 @@ export default async function JobPage({
     throw error;
   });
   if (!review) notFound();
-  const { site, job, page } = review;
+  const { site, job, page, approveAll } = review;
   return (
     <main>
       <p>
@@ -43,7 +43,7 @@ export default async function JobPage({
         </p>
       ) : (
         <>
-          <JobQueue siteId={site.id} job={job} items={page.changeSet.items} />
+          <JobQueue siteId={site.id} job={job} items={page.changeSet.items} approveAll={approveAll} />
           {page.nextCursor ? (
             <p>
               <Link href={`/sites/${site.id}/jobs/${job.id}/queue?cursor=${encodeURIComponent(page.nextCursor)}`}>

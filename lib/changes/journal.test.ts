@@ -1,0 +1,210 @@
+/**
+ * Durable Apply and Undo (lib/changes/journal.ts) on the real WordPress with our plugin and real PostgreSQL, with the
+ * process's death simulated between batches: a site client that stops the run right after one batch's request
+ * reached WordPress (or right before), as a SIGKILL would, leaving the run `running` with its batch `writing`. The
+ * sweeper then takes it over, finds out what the site holds and writes the rest: a must-use plugin counts every
+ * update WordPress makes to each page, and each page is written exactly once. (test/reliability/apply-restart.test.ts
+ * kills a real process.)
+ */
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { findJobByChangeSet, getChangeSetItems, listChangeAudit } from "@/lib/db/queries";
+import { useTestDatabase } from "@/lib/db/testing";
+import type { SiteClient } from "@/lib/sites/types";
+import { newUser } from "@/test/accounts";
+import { type AgentTestSite, insertSiteRow, startAgentSite } from "@/test/agent-site";
+import { installMuPlugin, runAsAdmin } from "@/test/wordpress";
+import { resumeInterruptedRuns } from "@/lib/workflows/resume-runs";
+import {
+  applyChangeSetForOwner,
+  setChangeDepsForTests,
+  showChangeSetForOwner,
+  undoChangeSetForOwner,
+} from "@/lib/workflows/change-set-actions";
+import { kickJobRunner, setJobDepsForTests, showJobForOwner, startBulkJob } from "@/lib/workflows/bulk-job";
+import { approvePendingChangeSet } from "./approve";
+import { getChangeSet, recordPendingPlan } from "./change-sets";
+import { planPostUpdate } from "./plan";
+import { readItem } from "@/lib/sites/items";
+import { ITEMS_ROUTE } from "@/lib/sites/items";
+
+vi.setConfig({ testTimeout: 240_000 });
+useTestDatabase();
+
+let wp: AgentTestSite;
+let userId: string;
+let siteId: string;
+
+const php = <T>(body: string, args: unknown = null) => runAsAdmin<T>(wp.local.wpPath, body, args);
+const writes = () => php<Record<string, number>>("echo json_encode((object) get_option('sw_test_writes', array()));");
+
+beforeAll(async () => {
+  wp = await startAgentSite();
+  installMuPlugin(
+    wp.local.wpPath,
+    "count-writes.php",
+    `<?php
+add_action('post_updated', function ($id, $after) {
+  if ('page' !== $after->post_type) { return; }
+  $counts = get_option('sw_test_writes', array());
+  $counts[$id] = ($counts[$id] ?? 0) + 1;
+  update_option('sw_test_writes', $counts, false);
+}, 10, 2);
+`,
+  );
+  setChangeDepsForTests({ siteClient: () => wp.admin });
+  setJobDepsForTests({ siteClient: () => wp.admin });
+  userId = (await newUser("durable")).id;
+  siteId = await insertSiteRow({ userId, url: wp.local.url, token: wp.token, secret: wp.secret, info: wp.info });
+}, 180_000);
+
+afterAll(async () => {
+  setChangeDepsForTests(undefined);
+  setJobDepsForTests(undefined);
+  await wp?.local.stop();
+});
+
+class SimulatedDeath extends Error {
+  constructor() {
+    super("the process died here");
+    this.name = "SimulatedDeath";
+  }
+}
+
+/**
+ * The site client of a process that dies at its `nth` batch write: after WordPress wrote it (`landed`), or before
+ * the request left. Every other request goes through.
+ */
+function dyingClient(nth: number, landed: boolean): SiteClient {
+  let posts = 0;
+  return {
+    get: (route, query) => wp.admin.get(route, query),
+    put: (route, body) => wp.admin.put(route, body),
+    delete: (route, query) => wp.admin.delete(route, query),
+    post: async (route, body) => {
+      if (route === ITEMS_ROUTE && ++posts === nth) {
+        if (landed) await wp.admin.post(route, body);
+        throw new SimulatedDeath();
+      }
+      return wp.admin.post(route, body);
+    },
+  } as SiteClient;
+}
+
+const pages = (count: number, tag: string) =>
+  php<number[]>(
+    `$ids = array(); for ($i = 1; $i <= (int) $args[0]; $i++) { $ids[] = wp_insert_post(array('post_type' => 'page', 'post_status' => 'publish', 'post_title' => $args[1] . ' ' . $i, 'post_content' => '<!-- wp:paragraph --><p>Call us on 555-0100.</p><!-- /wp:paragraph -->')); } echo json_encode($ids);`,
+    [count, tag],
+  );
+
+const contents = (ids: number[]) =>
+  php<string[]>("echo json_encode(array_map(function ($id) { return get_post($id)->post_content; }, $args));", ids);
+
+describe("an Apply or Undo whose process dies between batches", () => {
+  it("is finished by the next instance: every page of a job written exactly once, applied counted, undone once", async () => {
+    const tag = `durable-job-${Date.now()}`;
+    const ids = await pages(60, tag);
+    const job = await startBulkJob({
+      userId,
+      siteId,
+      conversationId: randomUUID(),
+      client: wp.admin,
+      spec: {
+        description: "pages with the old number",
+        selection: { type: "page", search: tag, status: "publish" },
+        change: { kind: "replace", field: "content", find: "555-0100", replace: "555-0199" },
+      },
+    });
+    await kickJobRunner();
+    const request = { userId, siteId, changeSetId: job.changeSetId };
+    const before = await writes();
+
+    // Dies right after WordPress wrote the second batch: the run is left with that batch `writing`.
+    setChangeDepsForTests({ siteClient: () => dyingClient(2, true) });
+    await expect(applyChangeSetForOwner(request)).rejects.toThrow(SimulatedDeath);
+    setChangeDepsForTests({ siteClient: () => wp.admin });
+    expect((await findJobByChangeSet(job.changeSetId))?.status).toBe("applying");
+    // Read without the page's own take-over (showChangeSetForOwner would resume it at once).
+    expect((await getChangeSet(request)).status).toBe("applying");
+
+    expect(await resumeInterruptedRuns({ siteClient: () => wp.admin })).toBe(1);
+    const done = await showJobForOwner({ userId, siteId, jobId: job.id });
+    expect(done.status).toBe("done");
+    expect(done.progress.applied).toBe(60);
+    expect(done.resumedAt).toBeDefined();
+    const set = await showChangeSetForOwner(request);
+    expect(set.status).toBe("applied");
+    expect(set.resumedAt).toBeDefined();
+    const after = await writes();
+    for (const id of ids) expect(after[id]! - (before[id] ?? 0), `writes to page ${id}`).toBe(1);
+    for (const html of await contents(ids)) expect(html).toContain("555-0199");
+
+    // Undo dies before its second batch leaves: the sweeper writes it, once.
+    setChangeDepsForTests({ siteClient: () => dyingClient(2, false) });
+    await expect(undoChangeSetForOwner(request)).rejects.toThrow(SimulatedDeath);
+    setChangeDepsForTests({ siteClient: () => wp.admin });
+    expect((await getChangeSet(request)).status).toBe("undoing");
+    expect(await resumeInterruptedRuns({ siteClient: () => wp.admin })).toBe(1);
+    expect((await showChangeSetForOwner(request)).status).toBe("undone");
+    const undone = await writes();
+    for (const id of ids) expect(undone[id]! - (before[id] ?? 0), `writes to page ${id}`).toBe(2);
+    for (const html of await contents(ids)) expect(html).toContain("555-0100");
+    const items = await getChangeSetItems(job.changeSetId);
+    expect(items.every((item) => item.status === "undone")).toBe(true);
+  });
+
+  it("finishes a turn's approval that died after WordPress wrote it, without writing again", async () => {
+    const [id] = await pages(1, `durable-turn-${Date.now()}`);
+    const current = await readItem(wp.admin, `post:${id}`);
+    const planned = planPostUpdate(current, { title: "Opening hours" }, "Renamed the page.");
+    const scope = { userId, siteId, conversationId: randomUUID(), turnId: randomUUID(), target: "live" as const };
+    const { changeSetId } = await recordPendingPlan(scope, "call-1", [planned]);
+    const before = (await writes())[id!] ?? 0;
+
+    await expect(approvePendingChangeSet({ userId, siteId, changeSetId }, dyingClient(1, true))).rejects.toThrow(
+      SimulatedDeath,
+    );
+    expect((await getChangeSet({ userId, siteId, changeSetId })).status).toBe("applying");
+    expect(await resumeInterruptedRuns({ siteClient: () => wp.admin, changeSetId })).toBe(1);
+    const set = await showChangeSetForOwner({ userId, siteId, changeSetId });
+    expect(set.status).toBe("applied");
+    expect(set.resumedAt).toBeDefined();
+    expect(((await writes())[id!] ?? 0) - before).toBe(1);
+    expect((await readItem(wp.admin, `post:${id}`)).title).toBe("Opening hours");
+    const audit = await listChangeAudit({ changeSetId });
+    expect(audit.some((row) => row.action === "write" && row.detail?.includes("after a restart"))).toBe(true);
+  });
+
+  it("is taken over when the owner opens the change set, without waiting for the sweeper", async () => {
+    const [id] = await pages(1, `durable-read-${Date.now()}`);
+    const current = await readItem(wp.admin, `post:${id}`);
+    const planned = planPostUpdate(current, { title: "Read title" }, "Renamed the page.");
+    const scope = { userId, siteId, conversationId: randomUUID(), turnId: randomUUID(), target: "live" as const };
+    const { changeSetId } = await recordPendingPlan(scope, "call-1", [planned]);
+    await expect(approvePendingChangeSet({ userId, siteId, changeSetId }, dyingClient(1, false))).rejects.toThrow(
+      SimulatedDeath,
+    );
+    expect((await showChangeSetForOwner({ userId, siteId, changeSetId })).status).toBe("applying");
+    await vi.waitFor(async () => expect((await getChangeSet({ userId, siteId, changeSetId })).status).toBe("applied"), {
+      timeout: 60_000,
+      interval: 500,
+    });
+    expect((await readItem(wp.admin, `post:${id}`)).title).toBe("Read title");
+  });
+
+  it("skips, and names, an item a person changed while the dead run's batch was unwritten", async () => {
+    const [id] = await pages(1, `durable-drift-${Date.now()}`);
+    const current = await readItem(wp.admin, `post:${id}`);
+    const planned = planPostUpdate(current, { title: "Planned title" }, "Renamed the page.");
+    const scope = { userId, siteId, conversationId: randomUUID(), turnId: randomUUID(), target: "live" as const };
+    const { changeSetId } = await recordPendingPlan(scope, "call-1", [planned]);
+    await expect(approvePendingChangeSet({ userId, siteId, changeSetId }, dyingClient(1, false))).rejects.toThrow(
+      SimulatedDeath,
+    );
+    await php("wp_update_post(array('ID' => (int) $args, 'post_title' => 'A person’s title'));", id);
+    expect(await resumeInterruptedRuns({ siteClient: () => wp.admin, changeSetId })).toBe(1);
+    const set = await showChangeSetForOwner({ userId, siteId, changeSetId });
+    expect(set.items[0]?.status).toBe("failed");
+    expect((await readItem(wp.admin, `post:${id}`)).title).toBe("A person’s title");
+  });
+});

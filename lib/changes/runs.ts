@@ -1,0 +1,178 @@
+/**
+ * The two kinds of durable run on a live change set (./journal.ts): `approve` writes items waiting for the owner's
+ * click (a turn's set as one all-or-nothing batch, a job's queue in batches that skip what a person changed), `undo`
+ * puts written items back. What each records beside its writes is here, so a run another instance resumes after a
+ * restart finishes exactly as the one that started it would have.
+ */
+import { now } from "@/lib/clock";
+import { recordItemWritten, refreshChangeSetStatus, transitionChangeItems, transitionJob } from "@/lib/db/queries";
+import type { ChangeItem, ChangeRun, ChangeRunEntry } from "@/lib/db/schema";
+import { AppError } from "@/lib/errors";
+import type { SiteClient } from "@/lib/sites/types";
+import { auditChange } from "./change-sets";
+import { currentTitles, titleAfter } from "./drift";
+import { driveRun, registerRunKind, type RunOutcome, startRun } from "./journal";
+import { reverseChange } from "./plan";
+import { isFilteredItemsError, isStaleItemsError } from "@/lib/sites/items";
+
+const ids = (entries: Array<{ itemId: string }>) => entries.map((e) => e.itemId);
+
+/** The run's one audit row: what came of the click (`ok`, `partial`, `drifted`...), and why. */
+async function auditRun(run: ChangeRun, outcome: string, reasons: string[]) {
+  await auditChange({
+    changeSetId: run.changeSetId,
+    siteId: run.siteId,
+    userId: run.userId,
+    action: run.kind === "undo" ? "undo" : "write",
+    itemIds: (run.context.itemIds as string[] | undefined) ?? [],
+    outcome,
+    detail: [run.resumedAt ? "Finished after a restart." : "", ...reasons].join(" ").trim() || undefined,
+  });
+}
+
+const audited = (run: ChangeRun, outcome: RunOutcome) =>
+  auditRun(
+    run,
+    outcome.skipped.length ? "partial" : "ok",
+    outcome.skipped.map((s) => `${s.title}: ${s.reason}`),
+  );
+
+/** A job's Apply ends `done` once nothing waits in its queue, else `ready` again for the rest. */
+async function settle(run: ChangeRun) {
+  const set = await refreshChangeSetStatus({ id: run.changeSetId, now: now() });
+  if (run.jobId && run.kind === "approve")
+    await transitionJob({
+      id: run.jobId,
+      from: ["applying"],
+      to: set?.status === "pending" ? "ready" : "done",
+      now: now(),
+    });
+}
+
+/** What a refusal of the whole set says: each item named as the site calls it now (./drift.ts). */
+async function refusal(
+  client: SiteClient,
+  error: unknown,
+  entries: ChangeRunEntry[],
+  words: { nothing: string; reason: (missing: boolean) => string; tail: string },
+): Promise<AppError> {
+  if (isFilteredItemsError(error)) {
+    const lost = error.lost.map((l) => `${l.field}: ${l.lost}`).join("; ");
+    return new AppError(
+      "not_applicable",
+      `${words.nothing}: the site would have stored something other than what was planned (${lost}).`,
+    );
+  }
+  const stale = isStaleItemsError(error) ? error.items : [];
+  const titles = await currentTitles(
+    client,
+    stale.map((s) => s.ref),
+  );
+  const items = stale.map((s) => {
+    const entry = entries.find((e) => e.change.ref === s.ref);
+    return {
+      id: entry?.itemId ?? s.ref,
+      title: titles.get(s.ref) ?? entry?.title ?? s.ref,
+      reason: words.reason(s.reason === "missing"),
+    };
+  });
+  const names = [...new Set(items.map((i) => `“${i.title}”`))].join(", ");
+  return new AppError("drifted", `${words.nothing}: ${names} changed on the site ${words.tail}`, {
+    details: { items },
+  });
+}
+
+registerRunKind("approve", {
+  counters: { written: "applied", skipped: "skipped" },
+  async written(_run, batch) {
+    for (const { entry, done } of batch)
+      await recordItemWritten({
+        id: entry.itemId,
+        ref: done.ref,
+        afterState: done.after,
+        versionAfter: done.version,
+        revisionId: done.revisionId ?? null,
+        now: now(),
+      });
+  },
+  async skipped(_run, entries) {
+    await transitionChangeItems({ ids: ids(entries), from: "writing", to: "failed", now: now() });
+  },
+  async finished(run, outcome) {
+    await settle(run);
+    await audited(run, outcome);
+  },
+  async refused(run, error, entries, client) {
+    await transitionChangeItems({ ids: ids(entries), from: "writing", to: "failed", now: now() });
+    await settle(run);
+    const answer = await refusal(client, error, entries, {
+      nothing: "Nothing was written",
+      reason: () => "It was changed on the site after the change was proposed.",
+      tail: "after this change was proposed. Ask again to propose it on the current version.",
+    });
+    await auditRun(run, answer.code === "drifted" ? "drifted" : "filtered", [answer.message]);
+    return answer;
+  },
+});
+
+registerRunKind("undo", {
+  async written(_run, batch) {
+    await transitionChangeItems({
+      ids: batch.map((b) => b.entry.itemId),
+      from: "undoing",
+      to: "undone",
+      now: now(),
+    });
+  },
+  async skipped(_run, entries) {
+    await transitionChangeItems({ ids: ids(entries), from: "undoing", to: "applied", now: now() });
+  },
+  async finished(run, outcome) {
+    await settle(run);
+    await audited(run, outcome);
+  },
+  async refused(run, error, entries, client) {
+    await transitionChangeItems({ ids: ids(entries), from: "undoing", to: "applied", now: now() });
+    await settle(run);
+    const answer = await refusal(client, error, entries, {
+      nothing: "Nothing was undone",
+      reason: (missing) =>
+        missing
+          ? "It no longer exists on the site."
+          : "It was changed on the site after Sitewright's edit, so undoing would overwrite that newer edit.",
+      tail: "after Sitewright's edit. Undoing would overwrite that newer edit.",
+    });
+    await auditRun(run, answer.code === "drifted" ? "drifted" : "filtered", [answer.message]);
+    return answer;
+  },
+});
+
+type RunRequest = { userId: string; siteId: string; changeSetId: string; jobId?: string | null };
+
+/** Writes claimed (`writing`) items as one durable run: atomic for a turn's set, a queue for a job's. */
+export async function approveAsRun(request: RunRequest, items: ChangeItem[], client: SiteClient, queue: boolean) {
+  const run = await startRun({
+    kind: "approve",
+    mode: queue ? "queue" : "atomic",
+    ...request,
+    context: { itemIds: ids(items.map((i) => ({ itemId: i.id }))) },
+    entries: items.map((item) => ({ itemId: item.id, title: item.title, change: item.change })),
+  });
+  await refreshChangeSetStatus({ id: request.changeSetId, now: now() });
+  return driveRun(run, client);
+}
+
+/** Undoes claimed (`undoing`) items as one durable run, newest write first (a later write may rest on an earlier). */
+export async function undoAsRun(request: RunRequest, items: ChangeItem[], client: SiteClient, queue: boolean) {
+  const writtenAt = (i: ChangeItem) => i.appliedAt?.getTime() ?? 0;
+  const newestFirst = [...items].sort((a, b) => writtenAt(b) - writtenAt(a) || b.seq - a.seq);
+  const run = await startRun({
+    kind: "undo",
+    mode: queue ? "queue" : "atomic",
+    ...request,
+    context: { itemIds: ids(items.map((i) => ({ itemId: i.id }))) },
+    entries: newestFirst.map((item) => ({ itemId: item.id, title: titleAfter(item), change: reverseChange(item) })),
+  });
+  await refreshChangeSetStatus({ id: request.changeSetId, now: now() });
+  return driveRun(run, client);
+}
