@@ -73,8 +73,9 @@ export async function undoChangeSetForOwner(request: ChangeSetRequest): Promise<
   const site = await getOwnedSite(request);
   const before = await getChangeSet(request); // 404 before touching the site's credentials
   // A job's queue, or the live set an Apply of a job's rehearsal wrote (`job:<id>:apply-…`): undone as a queue.
-  if ((await jobForChangeSet(before.id)) || before.turnId.startsWith("job:")) {
-    const { skipped } = await undoJobItems(request, deps().siteClient(site));
+  const job = await jobForChangeSet(before.id);
+  if (job || before.turnId.startsWith("job:")) {
+    const { skipped } = await undoJobItems(request, deps().siteClient(site), job);
     void scheduleVerification({ ...request, trigger: "undo" });
     return { ...publicChangeSet(await getChangeSet(request)), skipped };
   }
@@ -139,9 +140,10 @@ export async function discardChangeSetForOwner(request: ChangeSetRequest): Promi
 export async function rejectQueueItemsForOwner(request: ChangeSetRequest): Promise<PublicChangeSet> {
   await getOwnedSite(request);
   const set = await getChangeSet(request);
-  if (!(await jobForChangeSet(set.id)))
+  const job = await jobForChangeSet(set.id);
+  if (!job)
     throw new AppError("not_applicable", "Only a bulk job's queue is rejected item by item; deny this change instead.");
-  await rejectJobItems(request);
+  await rejectJobItems(request, job);
   return publicChangeSet(await getChangeSet(request));
 }
 
