@@ -193,6 +193,8 @@ test("at the issue's scale: 150 images on 200 pages, one job, a paginated queue,
 test("a job approved in part, rejected in part and undone: counts that add up, only the buttons that apply", async ({
   page,
 }) => {
+  // Three batch actions, two axe runs and a reload: minutes on a busy two-core machine.
+  test.setTimeout(300_000);
   const { appUrl } = e2eState();
   const { siteId } = await connectSite(await signUp(page, "counts"));
   const tag = `countsjob${Date.now()}`;
@@ -227,7 +229,7 @@ test("a job approved in part, rejected in part and undone: counts that add up, o
   await page.getByRole("button", { name: "Approve selected (2)" }).click();
   await expect(page.getByTestId("queue-outcome")).toHaveText("Approved 2.");
   // The outcome and the list arrive together: by the time it shows, the two rows are written and no longer choosable.
-  await expect(waiting).toHaveCount(4, { timeout: 1_000 });
+  await expect(waiting).toHaveCount(4, { timeout: 2_000 });
   await expect(page.getByRole("button", { name: "Reject selected (0)" })).toBeDisabled();
   await expect(counts).toHaveText(
     "9 items: 4 waiting for your review, 2 written at once (visitors do not see them), 2 approved and written, 1 skipped.",
@@ -244,7 +246,7 @@ test("a job approved in part, rejected in part and undone: counts that add up, o
   await waiting.nth(1).getByRole("checkbox").check();
   await page.getByRole("button", { name: "Reject selected (2)" }).click();
   await expect(page.getByTestId("queue-outcome")).toHaveText("Rejected 2.");
-  await expect(waiting).toHaveCount(2, { timeout: 1_000 });
+  await expect(waiting).toHaveCount(2, { timeout: 2_000 });
   for (const key of rejecting)
     await expect(page.locator(`[data-testid="queue-item"][data-key="${key}"]`)).toHaveAttribute(
       "data-status",

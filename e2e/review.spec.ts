@@ -92,7 +92,7 @@ test("a design rehearsal whose sandbox is gone: colours before and after, said i
 });
 
 test("a live change proposed over MCP: the live page shown, no sandbox mentioned", async ({ page }) => {
-  test.setTimeout(120_000);
+  test.setTimeout(180_000);
   const { appUrl } = e2eState();
   const userId = await signUp(page, "review-live");
   const { siteId, admin } = await connectSite(userId);
