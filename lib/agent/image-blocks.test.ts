@@ -5,8 +5,9 @@
 import { describe, expect, it } from "vitest";
 import { rewriteImageBlocks } from "./image-blocks";
 
-const image = (id: number, alt: string, caption?: string) =>
-  `<!-- wp:image {"id":${id},"sizeSlug":"large"} -->\n<figure class="wp-block-image size-large"><img src="https://shop.example/wp-content/uploads/bread.jpg" alt="${alt}" class="wp-image-${id}"/>${caption === undefined ? "" : `<figcaption class="wp-element-caption">${caption}</figcaption>`}</figure>\n<!-- /wp:image -->`;
+/** An image block as the editor saves it; `kses`: its `<img>` as WordPress's filter writes a tag (` />`). */
+const image = (id: number, alt: string, caption?: string, kses = false) =>
+  `<!-- wp:image {"id":${id},"sizeSlug":"large"} -->\n<figure class="wp-block-image size-large"><img src="https://shop.example/wp-content/uploads/bread.jpg" alt="${alt}" class="wp-image-${id}"${kses ? " />" : "/>"}${caption === undefined ? "" : `<figcaption class="wp-element-caption">${caption}</figcaption>`}</figure>\n<!-- /wp:image -->`;
 const para = (text: string) => `<!-- wp:paragraph -->\n<p>${text}</p>\n<!-- /wp:paragraph -->`;
 
 describe("an attachment's text in the image blocks that show it", () => {
@@ -14,9 +15,19 @@ describe("an attachment's text in the image blocks that show it", () => {
     const content = [para("Our bakery"), image(5, ""), image(50, "Other"), para("Open daily")].join("\n\n");
     const out = rewriteImageBlocks(content, 5, { alt: "A sourdough loaf on a board" });
     expect(out).toBe(
-      [para("Our bakery"), image(5, "A sourdough loaf on a board"), image(50, "Other"), para("Open daily")].join(
-        "\n\n",
-      ),
+      [
+        para("Our bakery"),
+        image(5, "A sourdough loaf on a board", undefined, true),
+        image(50, "Other"),
+        para("Open daily"),
+      ].join("\n\n"),
+    );
+  });
+
+  it("writes the changed tag as the site's filter would store it, adding alt where there was none", () => {
+    const bare = `<!-- wp:image {"id":5} --><figure class="wp-block-image"><img src='https://shop.example/a.jpg' class=wp-image-5/></figure><!-- /wp:image -->`;
+    expect(rewriteImageBlocks(bare, 5, { alt: "Rye" })).toContain(
+      '<img src="https://shop.example/a.jpg" alt="Rye" class="wp-image-5" />',
     );
   });
 
@@ -35,7 +46,7 @@ describe("an attachment's text in the image blocks that show it", () => {
   it("reaches images inside a gallery, and leaves content without the image unchanged", () => {
     const gallery = `<!-- wp:gallery {"linkTo":"none"} -->\n<figure class="wp-block-gallery has-nested-images">${image(5, "")}${image(6, "")}</figure>\n<!-- /wp:gallery -->`;
     const out = rewriteImageBlocks(gallery, 6, { alt: "Rye" });
-    expect(out).toBe(gallery.replace(image(6, ""), image(6, "Rye")));
+    expect(out).toBe(gallery.replace(image(6, ""), image(6, "Rye", undefined, true)));
     expect(rewriteImageBlocks(para("No images"), 5, { alt: "x" })).toBe(para("No images"));
   });
 });

@@ -19,12 +19,22 @@ function imageBlocks(nodes: BlockNode[], attachmentId: number): BlockNode[] {
   ]);
 }
 
-/** The `<img>` tag with its alt attribute set (added when the block had none). */
+const ATTRIBUTE = /([^\s=/>"']+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+)))?/g;
+
+/**
+ * The `<img>` tag with its alt attribute set, written as WordPress's kses writes a tag (each attribute
+ * `name="value"`, ` />` at the end): the plugin refuses a changed tag that the site's filter would store otherwise.
+ */
 function withAlt(img: string, alt: string): string {
-  const value = `alt="${escapeAttribute(alt)}"`;
-  if (/\salt\s*=\s*("[^"]*"|'[^']*'|[^\s>]*)/i.test(img))
-    return img.replace(/\salt\s*=\s*("[^"]*"|'[^']*'|[^\s>]*)/i, ` ${value}`);
-  return img.replace(/^<img\b/i, `<img ${value}`);
+  const inner = img.replace(/^<img\b/i, "").replace(/\/?>$/, "");
+  const attributes: Array<[string, string]> = [];
+  for (const [, name, double, single, bare] of inner.matchAll(ATTRIBUTE)) {
+    if (name) attributes.push([name.toLowerCase(), double ?? single ?? bare ?? ""]);
+  }
+  const at = attributes.findIndex(([name]) => name === "alt");
+  if (at >= 0) attributes[at] = ["alt", escapeAttribute(alt)];
+  else attributes.splice(Math.min(1, attributes.length), 0, ["alt", escapeAttribute(alt)]);
+  return `<img ${attributes.map(([name, value]) => `${name}="${value}"`).join(" ")} />`;
 }
 
 /** The block's figure with its caption set: replaced, added before `</figure>`, or removed when empty. */
