@@ -14,5 +14,5 @@ export default defineConfig({
   grep: /rehearses a change in a sandbox, previews it|refuses to apply over a person's edit/,
   reporter: [["list"], ["json", { outputFile: ".cache/test-results/playwright-kubernetes.json" }]],
   outputDir: ".cache/test-results/playwright-kubernetes",
-  timeout: 180_000,
+  timeout: 2 * (base.timeout ?? 90_000),
 });

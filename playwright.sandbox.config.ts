@@ -10,5 +10,5 @@ export default defineConfig({
   testMatch: "**/*.sandbox-spec.ts",
   reporter: [["list"], ["json", { outputFile: ".cache/test-results/playwright-sandbox.json" }]],
   outputDir: ".cache/test-results/playwright-sandbox",
-  timeout: 180_000,
+  timeout: 2 * (base.timeout ?? 90_000),
 });

@@ -1,11 +1,19 @@
 import path from "node:path";
 import { defineConfig } from "vitest/config";
+import SlowFirstSequencer from "./test/sequencer";
+
+// Files run side by side: most of their time is spent waiting on WordPress, PostgreSQL and Podman, not on the two
+// cores. Each file makes its own database, site, namespace and ports, so none shares a resource with another.
+// VITEST_MAX_WORKERS=1 runs them one at a time (to tell a slow file from a slow machine).
+const maxWorkers = Number(process.env.VITEST_MAX_WORKERS) || 2;
 
 export default defineConfig({
   resolve: { alias: { "@": path.resolve(import.meta.dirname) } },
   test: {
     environment: "node",
     pool: "forks",
+    maxWorkers,
+    sequence: { sequencer: SlowFirstSequencer },
     include: ["**/*.test.ts"],
     // The Kubernetes suites (`*.k8s.test.ts`) need the test cluster: vitest.kubernetes.config.ts runs them.
     exclude: ["node_modules/**", "e2e/**", "plugin/**", ".next/**", ".cache/**", "**/*.k8s.test.ts"],

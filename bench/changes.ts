@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { reverseChange } from "@/lib/changes/plan";
-import { readItems, writeItems } from "@/lib/changes/site-items";
+import { readItems, writeItems } from "@/lib/sites/items";
 import { createSiteClient } from "@/lib/sites/client";
 import { anonymousFetcher } from "@/lib/verification/fetch-page";
 import { verifyLiveChange } from "@/lib/verification/verify";

@@ -12,7 +12,7 @@ import { promisify } from "node:util";
 import { GET as previewRoute } from "@/app/preview/[sandboxId]/[[...path]]/route";
 import { operationsByName } from "@/lib/agent/operations";
 import { insertSiteRow, startAgentSite } from "@/test/agent-site";
-import { writeThroughAgent } from "@/lib/changes/testing";
+import { writeThroughAgent } from "@/test/changes";
 import { setDatabaseForTests } from "@/lib/db";
 import { countSandboxes, insertConversation } from "@/lib/db/queries";
 import { createTestDatabase } from "@/lib/db/testing";

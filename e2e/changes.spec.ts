@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { humanEditPost } from "../lib/changes/testing";
+import { humanEditPost } from "../test/changes";
 import { connectSite, frontEnd, signUp, useAppDatabase } from "./support/owner";
 import { e2eState } from "./support/state";
 

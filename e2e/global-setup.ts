@@ -13,6 +13,7 @@ import { createDriver } from "../lib/sandbox/drivers";
 import { ensureTestCa } from "../scripts/lib/tls";
 import { startLocalSite } from "../scripts/site-local";
 import { startSmtpSink } from "../test/smtp-sink";
+import { startBrowserNetwork } from "./support/browser-network";
 import { STATE_FILE, type E2eState } from "./support/state";
 import { startScriptedModel } from "./support/scripted-model";
 import { startTlsProxy } from "./support/tls-proxy";
@@ -47,6 +48,7 @@ export default async function globalSetup() {
   if (!existsSync(path.join(root, ".next", "BUILD_ID"))) {
     throw new Error("No production build: run `npm run build` first (npm test does).");
   }
+  const stopBrowserNetwork = await startBrowserNetwork();
   const ca = ensureTestCa();
   const site = await startLocalSite({ title: "Sitewright E2E" });
   const model = await startScriptedModel();
@@ -141,5 +143,6 @@ export default async function globalSetup() {
     await model.close();
     await site.stop();
     await database.drop();
+    await stopBrowserNetwork?.();
   };
 }

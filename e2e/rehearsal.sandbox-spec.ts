@@ -5,7 +5,7 @@
  * over https as the live site, real Podman sandboxes, the production build.
  */
 import { expect, test } from "@playwright/test";
-import { humanEditPost } from "../lib/changes/testing";
+import { humanEditPost } from "../test/changes";
 import { ALL_SCOPES, connectSite, expectFrameToShow, signUp, useAppDatabase } from "./support/owner";
 import { expectAccessible } from "./support/checks";
 import { e2eState } from "./support/state";

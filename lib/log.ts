@@ -1,8 +1,15 @@
 /**
  * Structured one-line JSON logs. Never pass secrets, codes, tokens or passwords in `fields`. A line written while
  * a request is handled carries that request's `requestId` (set by server.mjs, lib/http/request-context.mjs).
+ * The ground floor: this module imports nothing of lib/ (test/imports.test.ts), so it reads the request's store
+ * where lib/http/request-context.mjs keeps it for the whole process, on globalThis.
  */
-import { requestContext } from "@/lib/http/request-context.mjs";
+import type { AsyncLocalStorage } from "node:async_hooks";
+
+const REQUEST_CONTEXT = Symbol.for("sitewright.request-context");
+const requestId = () =>
+  (globalThis as { [REQUEST_CONTEXT]?: AsyncLocalStorage<{ requestId?: string }> })[REQUEST_CONTEXT]?.getStore()
+    ?.requestId;
 
 type Level = "debug" | "info" | "warn" | "error";
 const order: Record<Level | "silent", number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
@@ -27,8 +34,8 @@ function serializeError(error: unknown): Record<string, unknown> {
 function write(level: Level, message: string, fields: Record<string, unknown> = {}) {
   if (order[level] < threshold()) return;
   const record: Record<string, unknown> = { time: new Date().toISOString(), level, message };
-  const requestId = requestContext().getStore()?.requestId;
-  if (requestId) record.requestId = requestId;
+  const id = requestId();
+  if (id) record.requestId = id;
   for (const [key, value] of Object.entries(fields)) record[key] = key === "error" ? serializeError(value) : value;
   (level === "error" || level === "warn" ? process.stderr : process.stdout).write(`${JSON.stringify(record)}\n`);
 }

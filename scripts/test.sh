@@ -96,5 +96,5 @@ fi
 bash scripts/setup/kubernetes.sh stop || true
 
 step "summary"
-node scripts/test-summary.mjs "$results" || status=1
+TEST_WALL_SECONDS=$SECONDS node scripts/test-summary.mjs "$results" || status=1
 exit $status

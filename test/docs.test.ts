@@ -145,19 +145,31 @@ const NOT_OUR_ENV: Record<string, { usedIn: string; what: string }> = {
   SITEWRIGHT_IMAGE: { usedIn: "deploy/systemd/sitewright.service", what: "the systemd unit's, not the app's" },
   WP_HTTP_BLOCK_EXTERNAL: { usedIn: "lib/sandbox/image/wp-config.ts", what: "a wp-config.php constant" },
   WP_UNINSTALL_PLUGIN: { usedIn: "plugin/uninstall.php", what: "a WordPress constant" },
-  VALID_STYLES: { usedIn: "plugin/includes/class-sitewright-design-items.php", what: "WP_Theme_JSON's constant" },
+  VALID_STYLES: {
+    usedIn: "plugin/includes/items/kinds/class-sitewright-item-kind-global-styles.php",
+    what: "WP_Theme_JSON's constant",
+  },
   WP_DEBUG: { usedIn: "plugin/tests/bootstrap.php", what: "a wp-config.php constant the plugin's tests may turn on" },
   SITEWRIGHT_TEST_WP_DEBUG: { usedIn: "plugin/tests/bootstrap.php", what: "the plugin tests' own switch, run by hand" },
   SITEWRIGHT_TEST_WP_TREE: { usedIn: "plugin/tests/bootstrap.php", what: "the plugin tests' WordPress tree, by hand" },
-  WPSEO_VERSION: { usedIn: "plugin/includes/class-sitewright-seo-items.php", what: "Yoast SEO's version constant" },
-  RANK_MATH_VERSION: { usedIn: "plugin/includes/class-sitewright-seo-items.php", what: "Rank Math's version constant" },
-  SEOPRESS_VERSION: { usedIn: "plugin/includes/class-sitewright-seo-items.php", what: "SEOPress's version constant" },
+  WPSEO_VERSION: {
+    usedIn: "plugin/includes/items/kinds/class-sitewright-item-kind-seo.php",
+    what: "Yoast SEO's version constant",
+  },
+  RANK_MATH_VERSION: {
+    usedIn: "plugin/includes/items/kinds/class-sitewright-item-kind-seo.php",
+    what: "Rank Math's version constant",
+  },
+  SEOPRESS_VERSION: {
+    usedIn: "plugin/includes/items/kinds/class-sitewright-item-kind-seo.php",
+    what: "SEOPress's version constant",
+  },
   THE_SEO_FRAMEWORK_VERSION: {
-    usedIn: "plugin/includes/class-sitewright-seo-items.php",
+    usedIn: "plugin/includes/items/kinds/class-sitewright-item-kind-seo.php",
     what: "The SEO Framework's version constant",
   },
   AIOSEO_VERSION: {
-    usedIn: "plugin/includes/class-sitewright-seo-items.php",
+    usedIn: "plugin/includes/items/kinds/class-sitewright-item-kind-seo.php",
     what: "All in One SEO's version constant",
   },
   WP_HOME: { usedIn: "lib/sandbox/image/wp-config.ts", what: "a wp-config.php constant" },

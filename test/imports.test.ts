@@ -1,8 +1,10 @@
 /**
  * The shape of lib/ (README.md, "Where things are"): use cases that combine the agent, change sets, sandboxes and
  * sites live in lib/workflows/, and the domain folders stop calling each other. Walks every module under lib/ (tests
- * aside: they may drive anything) and fails on a forbidden import or an import circle, as test/csrf.test.ts walks
- * app/.
+ * aside: they may drive anything) and fails on a forbidden import, an import circle between modules or between
+ * folders, a ground-floor module importing above it, or an MCP module holding a rule of the click (docs/mcp.md:
+ * lib/mcp is a protocol adapter; lib/agent/call-operation.ts holds the rule), as test/csrf.test.ts walks app/.
+ * Each rule is also fed a broken graph, to show it can fail.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
@@ -23,7 +25,40 @@ const FORBIDDEN: Array<{ from: string; to: string; why: string }> = [
   { from: "lib", to: "scripts", why: "scripts use lib, never the other way" },
   { from: "lib", to: "e2e", why: "end-to-end specs use lib, never the other way" },
   { from: "lib", to: "app", why: "lib never imports app (STYLE.md)" },
+  ...["lib/changes/plan.ts", "lib/agent/writes.ts", "lib/agent/tools.ts", "lib/sites/items.ts"].map((to) => ({
+    from: "lib/mcp",
+    to,
+    why: "MCP is a protocol adapter: planning, visibility and the click rule are lib/agent/call-operation.ts's",
+  })),
 ];
+
+/** What only the use case decides (lib/agent/call-operation.ts): no MCP module may say it. */
+const MCP_RULE_WORDS =
+  /\.visible\b|\bvisible\s*:|planVisibility|seeVisibility|requireInvisible|needsClick|holdForClick|writeUnseenOrHold|writePlanNow|recordPendingPlan|recordWritten|auditChange|insertToolAudit|finishToolAudit/;
+
+/** A module of lib/mcp whose code (comments aside) decides the click or keeps its own audit. */
+function rulesInAdapter(files: string[], sources: Record<string, string> = {}): string[] {
+  return files
+    .filter((file) => inFolder(path.relative(ROOT, file), "lib/mcp"))
+    .flatMap((file) => {
+      const code = (sources[file] ?? readFileSync(file, "utf8")).replace(/\/\*[\s\S]*?\*\/|^\s*\/\/.*$/gm, "");
+      const found = MCP_RULE_WORDS.exec(code);
+      return found ? [`${path.relative(ROOT, file)} says "${found[0]}": the click rule is the use case's`] : [];
+    });
+}
+
+/**
+ * The ground floor: logging, the database and what they stand on. They import nothing above them, so every other
+ * part of lib/ can log and store without a circle.
+ */
+const GROUND_FLOOR = ["lib/log.ts", "lib/db", "lib/env.ts", "lib/errors.ts", "lib/process-state.ts", "lib/clock.ts"];
+const onGround = (file: string) => GROUND_FLOOR.some((floor) => inFolder(file, floor));
+
+function aboveGround(graph: Graph): string[] {
+  return [...graph].flatMap(([from, tos]) =>
+    onGround(from) ? tos.filter((to) => !onGround(to)).map((to) => `${from} (ground floor) imports ${to}`) : [],
+  );
+}
 
 function modules(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -74,15 +109,37 @@ function violations(files: string[], sources: Record<string, string> = {}) {
   return out;
 }
 
-/** Import circles between modules (each reported once, as the path around it). */
-function circles(files: string[]): string[][] {
-  const graph = new Map<string, string[]>();
+/** Module → the lib/ modules it imports, paths relative to the repository. */
+type Graph = Map<string, string[]>;
+
+function moduleGraph(files: string[]): Graph {
+  const graph: Graph = new Map();
   for (const file of files) {
     graph.set(
       path.relative(ROOT, file),
       importsOf(file).filter((to) => to.startsWith("lib/")),
     );
   }
+  return graph;
+}
+
+/** The folder a module belongs to: `lib/agent/operations/x.ts` → `lib/agent`; a file at the top of lib/ is its own. */
+const folderOf = (file: string) => file.split("/").slice(0, 2).join("/");
+
+/** Folder → the other folders its modules import. */
+function folderGraph(graph: Graph): Graph {
+  const folders = new Map<string, Set<string>>();
+  for (const [from, tos] of graph) {
+    const own = folderOf(from);
+    const set = folders.get(own) ?? new Set<string>();
+    for (const to of tos) if (folderOf(to) !== own) set.add(folderOf(to));
+    folders.set(own, set);
+  }
+  return new Map([...folders].map(([folder, set]) => [folder, [...set]]));
+}
+
+/** Import circles in a graph (each reported once, as the path around it). */
+function circles(graph: Graph): string[][] {
   const found: string[][] = [];
   const seen = new Set<string>();
   const state = new Map<string, "open" | "done">();
@@ -119,8 +176,52 @@ describe("the shape of lib/", () => {
     expect(violations(files)).toEqual([]);
   });
 
-  it("has no import circle", () => {
-    expect(circles(files).map((circle) => circle.join(" → "))).toEqual([]);
+  it("has no import circle between modules", () => {
+    expect(circles(moduleGraph(files)).map((circle) => circle.join(" → "))).toEqual([]);
+  });
+
+  it("has no import circle between folders", () => {
+    expect(circles(folderGraph(moduleGraph(files))).map((circle) => circle.join(" → "))).toEqual([]);
+  });
+
+  it("keeps the ground floor (log, db and what they stand on) from importing anything above it", () => {
+    expect(aboveGround(moduleGraph(files))).toEqual([]);
+  });
+
+  it("keeps every rule of the click out of the MCP adapter", () => {
+    expect(rulesInAdapter(files)).toEqual([]);
+  });
+
+  it("fails on a folder circle made of modules that form no circle themselves", () => {
+    const graph: Graph = new Map([
+      ["lib/agent/a.ts", ["lib/changes/b.ts"]],
+      ["lib/changes/b.ts", []],
+      ["lib/changes/c.ts", ["lib/agent/d.ts"]],
+      ["lib/agent/d.ts", []],
+    ]);
+    expect(circles(graph)).toEqual([]);
+    expect(circles(folderGraph(graph))).toEqual([["lib/agent", "lib/changes", "lib/agent"]]);
+  });
+
+  it("fails when the ground floor imports from above it", () => {
+    const graph: Graph = new Map([
+      ["lib/log.ts", ["lib/http/request-context.mjs"]],
+      ["lib/db/queries.ts", ["lib/env.ts", "lib/log.ts", "lib/sites/url.ts"]],
+    ]);
+    expect(aboveGround(graph)).toEqual([
+      "lib/log.ts (ground floor) imports lib/http/request-context.mjs",
+      "lib/db/queries.ts (ground floor) imports lib/sites/url.ts",
+    ]);
+  });
+
+  it("fails when an MCP module decides the click, keeps its own audit or imports the planning", () => {
+    const planted = path.join(LIB, "mcp", "planted.ts");
+    const sources = {
+      [planted]:
+        '// a comment may say item.visible\nimport { holdPlanForApproval } from "@/lib/agent/writes";\nconst wait = plan.items.some((item) => item.visible);\n',
+    };
+    expect(rulesInAdapter([planted], sources)).toEqual([expect.stringContaining('says ".visible"')]);
+    expect(violations([planted], sources)).toEqual([expect.stringContaining("imports lib/agent/writes.ts")]);
   });
 
   it("fails when a forbidden import is added", () => {

@@ -20,7 +20,8 @@ import {
   resetPasswordSchema,
 } from "@/lib/auth/password-reset";
 import { clearedSessionCookie, createSession, destroySession } from "@/lib/auth/session";
-import { currentClientIp, currentSession, currentSessionCookie, setSessionCookie } from "@/lib/auth/current";
+import { currentSession, currentSessionCookie, setSessionCookie } from "@/lib/auth/current";
+import { currentClientIp } from "@/lib/http/client-ip";
 import { clientErrorFor } from "@/lib/http/client-error";
 import { safeRedirectPath } from "@/lib/http/redirect";
 

@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { POST } from "@/app/chat/route";
 import { advanceClockForTests } from "@/lib/clock";
 import { findChangeSet, findSiteForUser, listChangeAudit, listMessages, listToolAudit } from "@/lib/db/queries";
-import { humanEditPost } from "@/lib/changes/testing";
+import { humanEditPost } from "@/test/changes";
 import { useTestDatabase } from "@/lib/db/testing";
 import { getDb } from "@/lib/db";
 import { toolApprovals } from "@/lib/db/schema";

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { POST } from "@/app/chat/route";
 import { POST as UNDO } from "@/app/sites/[id]/changes/[changeSetId]/undo/route";
-import { readItem } from "@/lib/changes/site-items";
+import { readItem } from "@/lib/sites/items";
 import { findSiteForUser } from "@/lib/db/queries";
 import { useTestDatabase } from "@/lib/db/testing";
 import { siteClientFor } from "@/lib/sites/sites";

@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { publicChangeItem, recordWritten, type TurnScope } from "@/lib/changes/change-sets";
 import type { PlannedItem } from "@/lib/changes/plan";
-import { writtenItemSchema } from "@/lib/changes/site-items";
+import { writtenItemSchema } from "@/lib/sites/items";
 import type { ChangeItem } from "@/lib/db/schema";
 import { isAppError } from "@/lib/errors";
 import { findOwnedUpload, noteUploadUsed, uploadFromUrl } from "@/lib/media/uploads";

@@ -6,7 +6,7 @@
  * the plugin counts published uses), then read and rewritten block by block (./image-blocks.ts).
  */
 import { type PlannedItem, planPostUpdate } from "@/lib/changes/plan";
-import { readItems } from "@/lib/changes/site-items";
+import { readItems } from "@/lib/sites/items";
 import type { SiteClient } from "@/lib/sites/types";
 import { rewriteImageBlocks, type ShownText } from "./image-blocks";
 

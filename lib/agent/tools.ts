@@ -1,37 +1,41 @@
 /**
- * Turns the allowed operations into AI SDK tools for one run. Every call goes through the same gate, in order:
- * budget → approval (the owner's click rule: destructive operations, and live every write visitors would see,
- * decided on the write's plan; lib/agent/writes.ts) → the site's circuit breaker → an audit row → the operation.
+ * The chat's door: turns the allowed operations into AI SDK tools for one run. Every call goes through the same
+ * gate, in order: budget → approval (the owner's click rule, decided by the one use case on the write's plan and
+ * where the site says visitors would see it: lib/agent/call-operation.ts) → the site's circuit breaker → an audit
+ * row → the operation.
  * Expected failures come back to the model as `{ error }`. The phrase scanner only warns. A call the site refuses
  * with 403, and a locked tool (an operation whose scope the owner has not granted), re-read what the token may do
  * once per run: granted meanwhile, the call goes on; otherwise the model gets exactly how the owner grants it in
  * WordPress (lib/sites/permissions.ts).
  */
-import { randomUUID } from "node:crypto";
 import { tool, type ToolSet } from "ai";
+import { publicChangeItem } from "@/lib/changes/change-sets";
 import { now } from "@/lib/clock";
-import { finishToolAudit, insertToolAudit, touchSiteLastSeen } from "@/lib/db/queries";
+import { touchSiteLastSeen } from "@/lib/db/queries";
 import { log } from "@/lib/log";
-import { isStaleItemsError } from "@/lib/changes/site-items";
+import { isStaleItemsError } from "@/lib/sites/items";
 import { isSiteRequestError } from "@/lib/sites/client";
 import { scopeRefusal } from "@/lib/sites/permissions";
 import type { SiteClient } from "@/lib/sites/types";
 import { requestApproval, spendApproval } from "./approvals";
 import { CircuitOpenError, type CircuitBreaker } from "./breaker";
+import {
+  type Actor,
+  auditRefusedCall,
+  type CallAudit,
+  needsClick,
+  type Pending,
+  planCall,
+  startCallAudit,
+  writeUnseenOrHold,
+} from "./call-operation";
 import type { RunBudget } from "./budget";
 import { OperationError, sdkInputSchema, type Operation, type OperationResult } from "./operations";
 import { toolDescription } from "./tool-definitions";
 import { planContext } from "./media";
 import { findInjection, wrapForModel } from "./untrusted";
 import { toolResultForModel } from "./vision";
-import {
-  holdPlanForApproval,
-  planFor,
-  planNeedsClick,
-  writeApprovedPlan,
-  writePlanNow,
-  type WriteContext,
-} from "./writes";
+import { holdPlanForApproval, type PlanOutcome, writeApprovedPlan, type WriteContext } from "./writes";
 
 export type ToolSuccess = OperationResult & { ok: true; flagged?: string };
 export type ToolFailure = { ok: false; error: string; code: string };
@@ -121,7 +125,9 @@ function describeFailure(error: unknown): ToolFailure {
   return failure("internal_error", "The operation failed because of an error in Sitewright; it may not have run.");
 }
 
-async function audit(
+const chatActor = (ctx: ToolContext): Actor => ({ userId: ctx.userId, door: "chat" });
+
+function audit(
   ctx: ToolContext,
   row: {
     toolCallId: string;
@@ -131,26 +137,16 @@ async function audit(
     error: string;
   },
 ) {
-  const at = now();
-  try {
-    await insertToolAudit({
-      id: randomUUID(),
-      conversationId: ctx.conversationId,
-      userId: ctx.userId,
-      siteId: ctx.siteId,
-      toolCallId: row.toolCallId,
-      operation: row.op.name,
-      risk: row.op.risk ?? null,
-      input: row.input,
-      status: row.status,
-      error: row.error,
-      startedAt: at,
-      finishedAt: at,
-      durationMs: 0,
-    });
-  } catch (error) {
-    log.error("could not write the tool audit row", { error, operation: row.op.name, status: row.status });
-  }
+  return auditRefusedCall({
+    actor: chatActor(ctx),
+    conversationId: ctx.conversationId,
+    siteId: ctx.siteId,
+    callId: row.toolCallId,
+    op: row.op,
+    input: row.input,
+    status: row.status,
+    error: row.error,
+  });
 }
 
 /** Records a refusal (never reached the site) in the audit log and the run's outcomes, and returns it for the model. */
@@ -182,6 +178,33 @@ export function needsApproval(op: Operation, state: RunState, toolCallId: string
   return op.risk === "destructive" && !op.plan;
 }
 
+/** The chat's plan of a call, made once per request (the approval check makes it, execute reuses it). */
+function chatPlan(ctx: WriteContext, op: Operation, input: unknown, toolCallId: string): Promise<PlanOutcome> {
+  let outcome = ctx.plans.get(toolCallId);
+  if (!outcome) {
+    outcome = planCall(ctx.client, op, input, { target: ctx.scope.target, context: planContext(ctx, toolCallId) }).then(
+      (plan): PlanOutcome => ({ ok: true, plan }),
+      (error: unknown): PlanOutcome => ({ ok: false, error }),
+    );
+    ctx.plans.set(toolCallId, outcome);
+  }
+  return outcome;
+}
+
+/** A plan that became visible between its plan and its write waits on the review page: the card and the model say so. */
+function heldAtWrite(ctx: ToolContext, toolCallId: string, held: Pending): OperationResult {
+  ctx.writes.emitChange({
+    toolCallId,
+    changeSetId: held.changeSetId,
+    status: "pending",
+    items: held.items.map(publicChangeItem),
+  });
+  return {
+    summary: `Not written yet: visitors would now see this change, so it waits for the owner's approval at ${held.reviewUrl}. ${held.summary}`,
+    data: { status: "pending", changeSetId: held.changeSetId, reviewUrl: held.reviewUrl },
+  };
+}
+
 /** The operation itself: reads and plan-less writes run; planned writes go through the write path. */
 async function perform(ctx: ToolContext, op: Operation, input: unknown, toolCallId: string): Promise<OperationResult> {
   if (op.startsJob) {
@@ -190,18 +213,19 @@ async function perform(ctx: ToolContext, op: Operation, input: unknown, toolCall
   }
   if (!op.plan) return op.run!(ctx.client, input);
   if (ctx.state.approvedToolCalls.has(toolCallId)) return writeApprovedPlan(ctx.writes, toolCallId);
-  const outcome = await planFor(ctx.writes, op, input, toolCallId);
+  const outcome = await chatPlan(ctx.writes, op, input, toolCallId);
   if (!outcome.ok) throw outcome.error;
   let plan = outcome.plan;
   for (let attempt = 1; ; attempt++) {
-    if (planNeedsClick(ctx.writes, op, plan)) {
+    if (needsClick(op, ctx.writes.scope.target, plan.items)) {
       throw new OperationError(
         "Not run: visitors would see this change, so it needs the owner's approval in the chat.",
         "approval_required",
       );
     }
     try {
-      return await writePlanNow(ctx.writes, toolCallId, plan);
+      const written = await writeUnseenOrHold(chatActor(ctx), ctx.writes, toolCallId, plan);
+      return written.status === "pending" ? heldAtWrite(ctx, toolCallId, written) : written.result;
     } catch (error) {
       if (!isStaleItemsError(error)) throw error;
       // No click is involved: plan again on what the site holds now (e.g. this turn's other call on the same
@@ -213,7 +237,10 @@ async function perform(ctx: ToolContext, op: Operation, input: unknown, toolCall
           { cause: error },
         );
       }
-      plan = await op.plan(ctx.client, input, planContext(ctx.writes, toolCallId));
+      plan = await planCall(ctx.client, op, input, {
+        target: ctx.writes.scope.target,
+        context: planContext(ctx.writes, toolCallId),
+      });
     }
   }
 }
@@ -283,28 +310,15 @@ async function admit(
 }
 
 /** Writes the "started" audit row before the site is touched: after a crash, it says the call may have happened. */
-async function auditStart(ctx: ToolContext, op: Operation, input: unknown, toolCallId: string) {
-  const auditId = randomUUID();
-  const startedAt = now();
-  try {
-    await insertToolAudit({
-      id: auditId,
-      conversationId: ctx.conversationId,
-      userId: ctx.userId,
-      siteId: ctx.siteId,
-      toolCallId,
-      operation: op.name,
-      risk: op.risk,
-      input,
-      status: "started",
-      startedAt,
-    });
-    return { auditId, startedAt };
-  } catch (error) {
-    log.error("could not write the tool audit row; not calling the site", { error, operation: op.name });
-    return undefined;
-  }
-}
+const auditStart = (ctx: ToolContext, op: Operation, input: unknown, toolCallId: string) =>
+  startCallAudit({
+    actor: chatActor(ctx),
+    conversationId: ctx.conversationId,
+    siteId: ctx.siteId,
+    callId: toolCallId,
+    op,
+    input,
+  });
 
 /** Runs the operation, tells the breaker how the site did, and flags site content that addresses the assistant. */
 async function run(ctx: ToolContext, op: Operation, input: unknown, toolCallId: string, permit: Permit) {
@@ -340,27 +354,12 @@ async function run(ctx: ToolContext, op: Operation, input: unknown, toolCallId: 
 }
 
 /** Records the call's outcome for the run's summary and finishes its audit row. */
-async function auditFinish(
-  ctx: ToolContext,
-  op: Operation,
-  started: { auditId: string; startedAt: Date },
-  output: ToolOutput,
-) {
-  const finishedAt = now();
+async function auditFinish(ctx: ToolContext, op: Operation, started: CallAudit, output: ToolOutput) {
   const summary = output.ok ? output.summary : output.error;
   ctx.state.outcomes.push({ operation: op.name, risk: op.risk, ok: output.ok, summary });
-  try {
-    await finishToolAudit({
-      id: started.auditId,
-      status: output.ok ? "ok" : "error",
-      resultSummary: output.ok ? output.summary : null,
-      error: output.ok ? null : `${output.code}: ${output.error}`,
-      finishedAt,
-      durationMs: finishedAt.getTime() - started.startedAt.getTime(),
-    });
-  } catch (error) {
-    log.error("could not finish the tool audit row", { error, operation: op.name, auditId: started.auditId });
-  }
+  await started.finish(
+    output.ok ? { ok: true, summary: output.summary } : { ok: false, error: `${output.code}: ${output.error}` },
+  );
 }
 
 export async function executeOperation(
@@ -409,15 +408,15 @@ export async function auditInvalidCall(
   });
 }
 
-/** The owner's click rule for one call (lib/agent/writes.ts): whether it waits for an Approve in the chat. */
+/** The owner's click rule for one call (lib/agent/call-operation.ts): whether it waits for an Approve in the chat. */
 async function approvalGate(ctx: ToolContext, op: Operation, input: unknown, toolCallId: string): Promise<boolean> {
   if (op.risk === "read") return false;
   // Continuing after the owner's answer: the approved plan is already stored; execute writes exactly it.
   if (ctx.state.approvedToolCalls.has(toolCallId)) return true;
   if (op.plan) {
-    // The plan decides: a failed plan runs (and reports its error), a visible one waits with its diff.
-    const outcome = await planFor(ctx.writes, op, input, toolCallId);
-    if (!outcome.ok || !planNeedsClick(ctx.writes, op, outcome.plan)) return false;
+    // The plan decides: a failed plan runs (and reports its error), a visible one waits with its diff and places.
+    const outcome = await chatPlan(ctx.writes, op, input, toolCallId);
+    if (!outcome.ok || !needsClick(op, ctx.writes.scope.target, outcome.plan.items)) return false;
     await holdPlanForApproval(ctx.writes, toolCallId, outcome.plan);
   } else if (!needsApproval(op, ctx.state, toolCallId)) {
     return false;

@@ -1,9 +1,9 @@
 /**
- * The agent's write path: plan, then apply. A write operation first plans (the items it would change, with the
- * versions it read and the diff the owner reads). Live, a plan visitors would see waits for the owner's click: it
- * is stored as pending items of the turn's change set and shown on the approval card; once approved, exactly those
- * items are written, each only over the version it was planned against. Drafts and private items are written at
- * once. Either way the write lands in the turn's change set.
+ * The chat's write path: how a plan is written, held and shown in the chat. Whether a plan waits for the owner's
+ * click is decided by the one use case (lib/agent/call-operation.ts), from where the site says visitors would see
+ * each item. A plan that waits is stored as pending items of the turn's change set and shown on the approval card;
+ * once approved, exactly those items are written, each only over the version it was planned against. A plan that
+ * needs no click is written at once. Either way the write lands in the turn's change set.
  */
 import {
   itemsOfToolCall,
@@ -23,10 +23,11 @@ import {
   readItems,
   writeItems,
   type WrittenItem,
-} from "@/lib/changes/site-items";
+} from "@/lib/sites/items";
 import type { ChangeItem } from "@/lib/db/schema";
-import { placedItems, planContext } from "./media";
-import type { Operation, OperationResult, WritePlan } from "./operations";
+import type { SiteClient } from "@/lib/sites/types";
+import { placedItems } from "./media";
+import type { OperationResult, WritePlan } from "./operations";
 import { OperationError } from "./operations";
 
 /** A data part of the chat stream that carries a tool call's change items (`data-change`, id = the tool call). */
@@ -39,7 +40,7 @@ export type ChangePart = {
 
 export type WriteContext = {
   scope: TurnScope;
-  client: Parameters<NonNullable<Operation["plan"]>>[0];
+  client: SiteClient;
   /** Plans made in this request, by tool call: made once in the approval check, reused by execute. */
   plans: Map<string, Promise<PlanOutcome>>;
   emitChange(part: ChangePart): void;
@@ -48,27 +49,6 @@ export type WriteContext = {
 };
 
 export type PlanOutcome = { ok: true; plan: WritePlan } | { ok: false; error: unknown };
-
-export function planFor(ctx: WriteContext, op: Operation, input: unknown, toolCallId: string): Promise<PlanOutcome> {
-  let outcome = ctx.plans.get(toolCallId);
-  if (!outcome) {
-    outcome = op.plan!(ctx.client, input, planContext(ctx, toolCallId)).then(
-      (plan): PlanOutcome => ({ ok: true, plan }),
-      (error: unknown): PlanOutcome => ({ ok: false, error }),
-    );
-    ctx.plans.set(toolCallId, outcome);
-  }
-  return outcome;
-}
-
-/**
- * The owner's click rule, live: destructive operations always, and any plan visitors would see. In a sandbox
- * nothing a visitor sees changes, so no write waits: the whole change set waits for Apply instead.
- */
-export function planNeedsClick(ctx: WriteContext, op: Operation, plan: WritePlan): boolean {
-  if (ctx.scope.target === "sandbox") return false;
-  return op.risk === "destructive" || plan.items.some((item) => item.visible);
-}
 
 /** Stores a plan that waits for the click and shows it on the approval card. */
 export async function holdPlanForApproval(ctx: WriteContext, toolCallId: string, plan: WritePlan): Promise<void> {
@@ -108,19 +88,28 @@ function filteredError(error: FilteredItemsError): OperationError {
   );
 }
 
-/** Writes a plan that needs no click (drafts, private items), and records it in the turn's change set. */
-export async function writePlanNow(ctx: WriteContext, toolCallId: string, plan: WritePlan): Promise<OperationResult> {
+/**
+ * Writes a plan that needs no click (nothing visitors see), and records it in the turn's change set. With
+ * `requireInvisible` the site refuses (VisibleItemsError, nothing written) if any item is visible by now.
+ */
+export async function writePlanNow(
+  ctx: WriteContext,
+  toolCallId: string,
+  plan: WritePlan,
+  options: { requireInvisible?: boolean; detail?: string } = {},
+): Promise<OperationResult> {
   let done: WrittenItem[];
   try {
     done = await writeItems(
       ctx.client,
       plan.items.map((i) => i.change),
+      { requireInvisible: options.requireInvisible },
     );
   } catch (error) {
     if (isFilteredItemsError(error)) throw filteredError(error);
     throw error;
   }
-  const { changeSetId, items } = await recordWritten(ctx.scope, toolCallId, plan.items, done);
+  const { changeSetId, items } = await recordWritten(ctx.scope, toolCallId, plan.items, done, options.detail);
   const shown = [...placedItems(ctx, toolCallId), ...items.map(publicChangeItem)];
   ctx.emitChange({ toolCallId, changeSetId, status: "applied", items: shown });
   return resultOf(plan.summary, plan.target, plan.items, { ...(plan.data?.(written(done)) as object), changeSetId });

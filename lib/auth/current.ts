@@ -1,7 +1,6 @@
 /** Session access for server components and server actions (route handlers go through lib/http/route.ts). */
-import { cookies, headers } from "next/headers";
+import { cookies } from "next/headers";
 import { readSession, sessionCookieName, type AuthenticatedSession, type CookieSpec } from "./session";
-import { clientIp } from "@/lib/http/client-ip";
 
 export async function currentSession(): Promise<AuthenticatedSession | undefined> {
   const store = await cookies();
@@ -14,10 +13,4 @@ export async function currentSessionCookie(): Promise<string | undefined> {
 
 export async function setSessionCookie(cookie: CookieSpec) {
   (await cookies()).set(cookie.name, cookie.value, cookie.options);
-}
-
-/** The client's address, read the same way route handlers read it. */
-export async function currentClientIp(): Promise<string> {
-  const h = await headers();
-  return clientIp(new Request("http://internal/", { headers: h }));
 }

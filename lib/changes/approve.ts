@@ -11,7 +11,7 @@ import { AppError } from "@/lib/errors";
 import type { SiteClient } from "@/lib/sites/types";
 import { auditChange, getChangeSet, markPlanWritten, type PublicChangeSet, publicChangeSet } from "./change-sets";
 import { currentTitles } from "./drift";
-import { isFilteredItemsError, isStaleItemsError, writeItems } from "./site-items";
+import { isFilteredItemsError, isStaleItemsError, writeItems } from "@/lib/sites/items";
 
 export type PendingRequest = { userId: string; siteId: string; changeSetId: string };
 

@@ -21,13 +21,20 @@ import {
   type ChangeItemDiffRow,
   type ChangeSetWithItems,
 } from "@/lib/db/queries";
-import type { ChangeAuditAction, ChangeItem, ChangeSet, ChangeSetVerification, ChangeTarget } from "@/lib/db/schema";
+import type {
+  ChangeAuditAction,
+  ChangeItem,
+  ChangeSet,
+  ChangeSetVerification,
+  ChangeTarget,
+  VisiblePlace,
+} from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { capJson } from "./cap";
 import { decodeItemCursor, decodeSetCursor, encodeItemCursor, encodeSetCursor } from "./cursor";
 import type { PlannedItem } from "./plan";
-import type { WrittenItem } from "./site-items";
+import type { WrittenItem } from "@/lib/sites/items";
 
 /** Where a turn's writes go: which conversation turn, which user and site, which target. */
 export type TurnScope = {
@@ -50,6 +57,8 @@ export type PublicChangeItem = {
   after: unknown;
   status: string;
   visible: boolean;
+  /** Where visitors would see it, as the site named the places ("its attachment page"); absent = not asked. */
+  places?: VisiblePlace[];
   /** Set when `before` or `after` was cut to DIFF_SIDE_MAX_BYTES; `GET …/items/:itemId` gives the item whole. */
   truncated?: true;
   /** A rehearsal's item that an Apply made live: the live change set it is in. */
@@ -85,7 +94,7 @@ type ItemFields = Pick<
   ChangeItem,
   "id" | "kind" | "ref" | "title" | "summary" | "action" | "before" | "after" | "status" | "visible"
 > &
-  Partial<Pick<ChangeItem, "madeLiveBy">>;
+  Partial<Pick<ChangeItem, "madeLiveBy" | "places">>;
 
 /**
  * The wire item, whole: the chat's approval cards, the review page and Apply/Undo answers show exactly what is
@@ -118,6 +127,7 @@ function wireItem(
     after: after.value,
     status: item.status === "undoing" ? "applied" : item.status,
     visible: item.visible,
+    ...(item.places?.length ? { places: item.places } : {}),
     ...(item.madeLiveBy ? { madeLiveBy: item.madeLiveBy } : {}),
     ...(truncated ? { truncated: true as const } : {}),
   };
@@ -265,6 +275,7 @@ const toInsert = (changeSetId: string, toolCallId: string, planned: PlannedItem)
   before: planned.before,
   after: planned.after,
   visible: planned.visible,
+  places: planned.places ?? null,
   change: planned.change,
   beforeState: planned.beforeState,
   versionRead: planned.versionRead,
@@ -285,12 +296,13 @@ export async function recordPendingPlan(
   return { changeSetId: set.id, items: rows };
 }
 
-/** Stores items the site has just written (no click needed, or written after one). */
+/** Stores items the site has just written (no click needed, or written after one); `detail` says who asked. */
 export async function recordWritten(
   scope: TurnScope,
   toolCallId: string,
   planned: PlannedItem[],
   written: WrittenItem[],
+  detail?: string,
 ): Promise<{ changeSetId: string; items: ChangeItem[] }> {
   const at = now();
   const set = await ensureChangeSet({ id: randomUUID(), ...scope, now: at });
@@ -317,6 +329,7 @@ export async function recordWritten(
     action: "write",
     itemIds: rows.map((r) => r.id),
     outcome: "ok",
+    ...(detail ? { detail } : {}),
   });
   return { changeSetId: set.id, items: rows };
 }

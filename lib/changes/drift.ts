@@ -5,7 +5,7 @@
  * on the refusal path only), else the title the item had when Sitewright last wrote or copied it.
  */
 import type { SiteClient } from "@/lib/sites/types";
-import { readItems } from "./site-items";
+import { readItems } from "@/lib/sites/items";
 
 /** Only posts, pages and design posts carry a title a person edits; settings keep their label. */
 const RENAMEABLE = /^post:\d+$/;

@@ -12,7 +12,7 @@ import { startAgentSite, type AgentTestSite } from "@/test/agent-site";
 import { asStoredMarkup } from "@/lib/wordpress/stored-text";
 import { runAsAdmin } from "@/test/wordpress";
 import { reverseChange } from "./plan";
-import { readItem, writeItems } from "./site-items";
+import { readItem, writeItems } from "@/lib/sites/items";
 
 let wp: AgentTestSite;
 

@@ -4,9 +4,9 @@
  * whether visitors would see it (then, live, it waits for the owner's click: docs/change-sets.md).
  * The same module computes the reverse of a written item for undo.
  */
-import type { ChangeItem, ItemChange } from "@/lib/db/schema";
+import type { ChangeItem, ItemChange, VisiblePlace } from "@/lib/db/schema";
 import { DESIGN_POST_TYPES, OPTION_LABELS, POST_FIELDS } from "@/lib/vocabulary";
-import type { SiteItem } from "./site-items";
+import type { SiteItem } from "@/lib/sites/items";
 
 export type PlannedItem = {
   kind: string;
@@ -17,7 +17,13 @@ export type PlannedItem = {
   /** The diff as the owner reads it: only the fields that change, by their field names. */
   before: Record<string, unknown> | null;
   after: Record<string, unknown> | null;
+  /**
+   * Whether visitors would see it: decided by the site when the plan is seen (lib/agent/call-operation.ts); what a
+   * planner sets here is only its first guess, never the basis of the click.
+   */
   visible: boolean;
+  /** Where visitors would see it, as the site named the places (set with `visible`). */
+  places?: VisiblePlace[];
   change: ItemChange;
   beforeState: Record<string, unknown> | null;
   versionRead: string | null;

@@ -11,12 +11,18 @@ import {
   transitionChangeItems,
   updatePendingChangeItem,
 } from "@/lib/db/queries";
-import type { ChangeItem, ItemChange } from "@/lib/db/schema";
+import type { ChangeItem, ItemChange, VisiblePlace } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
 import type { SiteClient } from "@/lib/sites/types";
 import { auditChange, getChangeSet, markPlanWritten } from "./change-sets";
 import { reverseChange } from "./plan";
-import { isFilteredItemsError, isStaleItemsError, type WrittenItem, writeItems } from "./site-items";
+import {
+  isFilteredItemsError,
+  isStaleItemsError,
+  isVisibleItemsError,
+  type WrittenItem,
+  writeItems,
+} from "@/lib/sites/items";
 
 export type QueueRequest = { userId: string; siteId: string; changeSetId: string; itemIds?: string[] };
 export type Skipped = { id: string; title: string; reason: string };
@@ -33,13 +39,17 @@ const FILTERED = "The site would have stored something else (a filter or another
 /**
  * Writes each item's change, batch by batch; returns what was written per item and what was skipped, with why.
  * Throws only for failures that say nothing about one item (the site is down): what was written stays written.
+ * With `requireInvisible` (items planned as unseen) an item the site finds visible now is taken out of its batch
+ * unwritten and returned in `held`, with the places the site named: it waits for the owner's click instead.
  */
 export async function writeSkippingDrift<Item extends { id: string; title: string }>(
   client: SiteClient,
   entries: Array<{ item: Item; change: ItemChange }>,
   onBatch?: (written: Array<{ item: Item; done: WrittenItem }>) => Promise<void>,
-): Promise<{ written: number; skipped: Skipped[] }> {
+  options: { requireInvisible?: boolean } = {},
+): Promise<{ written: number; skipped: Skipped[]; held: Array<{ id: string; places: VisiblePlace[] }> }> {
   const skipped: Skipped[] = [];
+  const held: Array<{ id: string; places: VisiblePlace[] }> = [];
   let written = 0;
   for (let start = 0; start < entries.length; start += QUEUE_BATCH) {
     let batch = entries.slice(start, start + QUEUE_BATCH);
@@ -48,11 +58,19 @@ export async function writeSkippingDrift<Item extends { id: string; title: strin
         const done = await writeItems(
           client,
           batch.map((entry) => entry.change),
+          options,
         );
         await onBatch?.(batch.map((entry, index) => ({ item: entry.item, done: done[index]! })));
         written += batch.length;
         break;
       } catch (error) {
+        if (isVisibleItemsError(error)) {
+          const seen = batch[error.visible.index] ?? batch.find((entry) => entry.change.ref === error.visible.ref);
+          if (!seen) throw error;
+          held.push({ id: seen.item.id, places: error.visible.places });
+          batch = batch.filter((entry) => entry !== seen);
+          continue;
+        }
         const refused = refusedRefs(error);
         if (!refused) throw error;
         const out = batch.filter((entry) => refused.has(entry.change.ref) || refused.size === 0);
@@ -66,7 +84,7 @@ export async function writeSkippingDrift<Item extends { id: string; title: strin
       }
     }
   }
-  return { written, skipped };
+  return { written, skipped, held };
 }
 
 /** The refs a stale or filtered answer names, with the owner's reason; an empty map names the whole batch. */

@@ -18,8 +18,8 @@ import { siteClientFor } from "@/lib/sites/sites";
 import type { SiteClient } from "@/lib/sites/types";
 import { newUser } from "@/test/accounts";
 import { call } from "@/test/http";
-import { humanEditPost, writeThroughAgent } from "./testing";
-import { readItems } from "./site-items";
+import { humanEditPost, writeThroughAgent } from "@/test/changes";
+import { readItems } from "@/lib/sites/items";
 import { recordPendingPlan, type TurnScope } from "./change-sets";
 
 useTestDatabase();

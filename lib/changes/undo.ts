@@ -11,7 +11,7 @@ import type { SiteClient } from "@/lib/sites/types";
 import { auditChange, getChangeSet, publicChangeSet, type PublicChangeSet } from "./change-sets";
 import { currentTitles, titleAfter } from "./drift";
 import { reverseChange } from "./plan";
-import { isFilteredItemsError, isStaleItemsError, writeItems } from "./site-items";
+import { isFilteredItemsError, isStaleItemsError, writeItems } from "@/lib/sites/items";
 
 export type ChangeSetRequest = { userId: string; siteId: string; changeSetId: string; itemIds?: string[] };
 

@@ -479,6 +479,9 @@ export type ItemChange = {
  * One item a change set changed (or waits to change): what the owner reads (`before`/`after`, the diff), what
  * Sitewright needs to redo or undo it exactly (`change`, `beforeState`), and the versions on both sides.
  */
+/** A place where visitors would see a planned item (API.md "Visibility (v1.3)"); `label` is read on the card. */
+export type VisiblePlace = { kind: string; label: string; url?: string };
+
 export const changeItems = pgTable(
   "change_items",
   {
@@ -498,8 +501,10 @@ export const changeItems = pgTable(
     summary: text("summary").notNull(),
     before: jsonb("before"),
     after: jsonb("after"),
-    /** Whether visitors see it (published content, settings, design): such items wait for the owner's click live. */
+    /** Whether visitors see it (the plugin decides: API.md "Visibility"): such items wait for the owner's click live. */
     visible: boolean("visible").notNull(),
+    /** Where visitors would see it, as the plugin named the places ("its attachment page"); null = not asked. */
+    places: jsonb("places").$type<VisiblePlace[]>(),
     change: jsonb("change").$type<ItemChange>().notNull(),
     /** The item's full restorable state before the write (null for a creation). */
     beforeState: jsonb("before_state").$type<Record<string, unknown> | null>(),

@@ -10,6 +10,7 @@
  * when absent), so local development and tests behave as they always did; in production every such request
  * shares one bucket, which fails closed (a spray is throttled as one client) and is logged once.
  */
+import { headers } from "next/headers";
 import { log } from "@/lib/log";
 import { CLIENT_IP_ENV, CLIENT_IP_HEADER } from "./forwarded.mjs";
 
@@ -34,4 +35,9 @@ export function clientIp(request: Request): string {
     .filter(Boolean)
     .at(-1);
   return (last ?? request.headers.get("x-real-ip") ?? "unknown").slice(0, 64);
+}
+
+/** The client's address in a server component or server action, read the same way route handlers read it. */
+export async function currentClientIp(): Promise<string> {
+  return clientIp(new Request("http://internal/", { headers: await headers() }));
 }

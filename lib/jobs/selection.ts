@@ -2,7 +2,7 @@
  * What a job selects, read from the site before anything runs (so the owner sees "47 images have no alt text"):
  * the ids of the pages, posts or media that match, newest first, at most the job's item limit.
  */
-import { readItems } from "@/lib/changes/site-items";
+import { readItems } from "@/lib/sites/items";
 import { isSiteRequestError } from "@/lib/sites/client";
 import type { SiteClient } from "@/lib/sites/types";
 import type { Selection } from "./spec";

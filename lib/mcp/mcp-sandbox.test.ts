@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POST as applyRoute } from "@/app/sites/[id]/changes/[changeSetId]/apply/route";
 import { POST as discardRoute } from "@/app/sites/[id]/changes/[changeSetId]/discard/route";
 import { GET as showRoute } from "@/app/sites/[id]/changes/[changeSetId]/route";
-import { readItem } from "@/lib/changes/site-items";
+import { readItem } from "@/lib/sites/items";
 import { findSiteForUser, listChangeAudit } from "@/lib/db/queries";
 import { useTestDatabase } from "@/lib/db/testing";
 import { setSandboxManagerForTests } from "@/lib/sandbox";

@@ -13,7 +13,7 @@ import { POST as tokenRoute } from "@/app/oauth/token/route";
 import { POST as approveRoute } from "@/app/sites/[id]/changes/[changeSetId]/approve/route";
 import { POST as undoRoute } from "@/app/sites/[id]/changes/[changeSetId]/undo/route";
 import { pairAgentSite, startAgentSite, type AgentTestSite } from "@/test/agent-site";
-import { readItem } from "@/lib/changes/site-items";
+import { readItem } from "@/lib/sites/items";
 import { revokeGrant } from "@/lib/db/queries";
 import { useTestDatabase } from "@/lib/db/testing";
 import { setVerificationDepsForTests } from "@/lib/workflows/verify-change-set";

@@ -1,9 +1,9 @@
 /**
- * What an MCP client may call (docs/mcp.md): the chat's operations for the sites the owner granted (each with a
- * `siteId` argument and annotations from its risk), plus `list_sites` and `get_change_set`. An external agent is
- * just another model: tools = the operator's allowlist ∩ the site token's scopes ∩ the grant's access, and the
- * owner's click holds — an invisible write (a draft, a private page) is written and recorded in the client's change
- * set; a visible one is stored as a pending change set and answered with the address where the owner reviews it.
+ * MCP's door (docs/mcp.md): a protocol adapter that holds no rule of its own. It lists the chat's operations for
+ * the sites the owner granted (each with a `siteId` argument and annotations from its risk), plus `list_sites` and
+ * `get_change_set`, and turns each call into the one use case (lib/agent/call-operation.ts): what may be called,
+ * the plan, where visitors would see it, the click rule and the audit are decided there, for every door alike. A
+ * write visitors would see answers pending with the review address and the places; an unseen one is written.
  * With `mode: "sandbox"` the call works in the connection's sandbox copy of the site instead (sandbox.ts): writes go
  * to the copy and wait, as one change set, for the owner's Apply on the review page. `start_bulk_job` starts a job on
  * the live site whose visible items wait in one queue the owner reviews (docs/bulk-jobs.md).
@@ -11,28 +11,24 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import {
-  ALL_OPERATIONS,
-  OperationError,
-  type Operation,
-  operationsByName,
-  type WritePlan,
-} from "@/lib/agent/operations";
+  type Actor,
+  type CallOutcome,
+  CHAT_ONLY_OPERATIONS,
+  callableOperations,
+  callOperation,
+  doorOperations,
+  jobQueueUrl,
+  reviewUrl,
+  startCallAudit,
+} from "@/lib/agent/call-operation";
+import { OperationError, type Operation, operationsByName } from "@/lib/agent/operations";
 import { agentModel } from "@/lib/agent/model";
-import { allowedOperations, configuredAllowlist, grantFromSiteInfo } from "@/lib/agent/registry";
 import { leanJsonSchema } from "@/lib/agent/tool-definitions";
 import { wrapForModel } from "@/lib/agent/untrusted";
-import { writePlanNow } from "@/lib/agent/writes";
-import {
-  auditChange,
-  getChangeSet,
-  publicChangeItem,
-  recordPendingPlan,
-  type TurnScope,
-} from "@/lib/changes/change-sets";
-import { now } from "@/lib/clock";
-import { findSiteForUser, finishToolAudit, insertToolAudit } from "@/lib/db/queries";
+import { getChangeSet, publicChangeItem, type TurnScope } from "@/lib/changes/change-sets";
+import { placesSentence } from "@/lib/changes/places";
+import { findSiteForUser } from "@/lib/db/queries";
 import type { OAuthGrant, Site } from "@/lib/db/schema";
-import { env } from "@/lib/env";
 import { isAppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import type { JobSpec } from "@/lib/jobs/spec";
@@ -80,30 +76,8 @@ const deps = (): Deps => ({
 
 const SITE_ID = { type: "string", description: "The id of one of the granted sites (see list_sites)" };
 
-export const reviewUrl = (siteId: string, changeSetId: string) =>
-  `${env().APP_URL.replace(/\/+$/, "")}/sites/${siteId}/review/${changeSetId}`;
-
-export const jobQueueUrl = (siteId: string, jobId: string) =>
-  `${env().APP_URL.replace(/\/+$/, "")}/sites/${siteId}/jobs/${jobId}/queue`;
-
-/**
- * Chat operations an MCP call cannot run, so they are not offered: add_image places a file through the chat's turn
- * (an attached upload, or an address it fetches for the turn), which an MCP call has not.
- */
-const CHAT_ONLY = new Set(["add_image"]);
-
 /** The operations this grant may call on at least one site: reading only, or also proposing changes. */
-function operationsFor(grant: OAuthGrant): Operation[] {
-  const allowlist = new Set(configuredAllowlist());
-  // Images reach only the chat's model (lib/agent/vision.ts); files come only from the chat (CHAT_ONLY).
-  return ALL_OPERATIONS.filter(
-    (op) =>
-      allowlist.has(op.name) &&
-      !op.vision &&
-      !CHAT_ONLY.has(op.name) &&
-      (grant.access === "propose" || op.risk === "read"),
-  );
-}
+const operationsFor = (grant: OAuthGrant): Operation[] => doorOperations("mcp", grant.access);
 
 const WRITE_NOTE =
   " Writes that visitors would see are not made at once: they wait as a pending change set until the site's owner approves it in Sitewright (in sandbox mode: they go to the sandbox copy and wait for the owner's Apply); the answer gives the review address.";
@@ -246,8 +220,7 @@ async function prepareCall(
   }
   const site = await grantedSite(caller, args.siteId);
   if ("content" in site) return site;
-  const offered = allowedOperations(grantFromSiteInfo(site.siteInfo, site.capabilities)).operations;
-  if (!offered.includes(op)) {
+  if (!callableOperations({ door: "mcp", access: caller.grant.access, site }).includes(op)) {
     return failure("not_allowed", `The site's connection does not allow ${op.name} (its scopes or theme).`);
   }
   const { siteId: _siteId, mode = "live", ...rest } = args;
@@ -274,46 +247,45 @@ async function prepareCall(
   return { site, mode, input: parsed.data };
 }
 
+const actorOf = (caller: McpCaller): Actor => ({ userId: caller.grant.userId, door: "mcp", client: caller.clientName });
+
 async function runOperation(caller: McpCaller, op: Operation, args: Record<string, unknown>): Promise<ToolAnswer> {
   const call = await prepareCall(caller, op, args);
   if ("content" in call) return call;
   const callId = `mcp_${randomUUID()}`;
-  const started = now();
-  const auditId = randomUUID();
-  await insertToolAudit({
-    id: auditId,
+  const audit = await startCallAudit({
+    actor: actorOf(caller),
     conversationId:
       call.mode === "sandbox" ? sandboxConversationOf(caller.grant, call.site.id) : conversationOf(caller),
-    userId: caller.grant.userId,
     siteId: call.site.id,
-    toolCallId: callId,
-    operation: op.name,
-    risk: op.risk,
+    callId,
+    op,
     input: call.input,
-    status: "started",
-    error: null,
-    startedAt: started,
-    finishedAt: null,
-    durationMs: null,
   });
-  const finish = (status: "ok" | "error", error?: string) =>
-    finishToolAudit({
-      id: auditId,
-      status,
-      error: error ?? null,
-      finishedAt: now(),
-      durationMs: now().getTime() - started.getTime(),
-    }).catch(() => undefined);
+  if (!audit)
+    return failure(
+      "audit_unavailable",
+      "Not run: Sitewright could not record the action, so it did not touch the site.",
+    );
   try {
     const answer = await execute(caller, op, call, callId);
-    await finish(answer.isError ? "error" : "ok");
+    await audit.finish(answer.isError ? { ok: false, error: answer.content[0]!.text } : { ok: true });
     return answer;
   } catch (error) {
     const answer = describeFailure(error, { operation: op.name, siteId: call.site.id });
-    await finish("error", answer.content[0]!.text);
+    await audit.finish({ ok: false, error: answer.content[0]!.text });
     return answer;
   }
 }
+
+/** Where a live call's writes are recorded: the connection's conversation, one turn a day. */
+const liveScope = (caller: McpCaller, site: Site): TurnScope => ({
+  userId: caller.grant.userId,
+  siteId: site.id,
+  conversationId: conversationOf(caller),
+  turnId: `${caller.grant.id}:${new Date().toISOString().slice(0, 10)}`,
+  target: "live",
+});
 
 async function execute(caller: McpCaller, op: Operation, call: PreparedCall, callId: string): Promise<ToolAnswer> {
   if (op.startsJob) return startJob(caller, call);
@@ -330,39 +302,73 @@ async function execute(caller: McpCaller, op: Operation, call: PreparedCall, cal
           rehearsal: deps().rehearsal,
         })
       : undefined;
-  const client = rehearsal?.client ?? live;
-  if (op.run && !op.plan) {
-    const result = await op.run(client, input);
+  const outcome = await callOperation({
+    actor: actorOf(caller),
+    scope: rehearsal?.scope ?? liveScope(caller, site),
+    client: rehearsal?.client ?? live,
+    op,
+    input,
+    callId,
+  });
+  return rehearsal ? sandboxAnswer(outcome, rehearsal) : liveAnswer(outcome);
+}
+
+const answered = (answer: Record<string, unknown>): ToolAnswer => ({
+  content: text(answer),
+  structuredContent: answer,
+});
+
+/** The use case's outcome on the live site, as the client reads it. */
+function liveAnswer(outcome: CallOutcome): ToolAnswer {
+  if (outcome.status === "done") {
+    const { result } = outcome;
+    return { content: text({ summary: result.summary, target: result.target, ...wrapForModel(result.data ?? null) }) };
+  }
+  if (outcome.status === "applied") {
+    const { result, changeSetId } = outcome;
+    return answered({ status: "applied", summary: result.summary, changeSetId, ...wrapForModel(result.data ?? null) });
+  }
+  return answered({
+    status: "pending",
+    changeSetId: outcome.changeSetId,
+    reviewUrl: outcome.reviewUrl,
+    summary: outcome.summary,
+    visibleIn: outcome.items.map((item) => ({
+      title: item.title,
+      places: (item.places ?? []).map((place) => place.label),
+    })),
+    message: `Nothing visible changed yet: this change waits for the site owner's approval in Sitewright. ${placesSentence(outcome.items.flatMap((item) => item.places ?? []))} Tell the owner to review it at reviewUrl; call get_change_set to see whether it was applied.`,
+  });
+}
+
+/**
+ * Sandbox mode: the write lands in the sandbox at once (visible or not: visitors see none of it) and joins the
+ * connection's pending sandbox change set, which waits for the owner's Apply on the review page.
+ */
+function sandboxAnswer(outcome: CallOutcome, rehearsal: McpRehearsal): ToolAnswer {
+  if (outcome.status === "done") {
+    const { result } = outcome;
     return {
       content: text({
-        ...(rehearsal ? { mode: "sandbox" } : {}),
+        mode: "sandbox",
         summary: result.summary,
         target: result.target,
         ...wrapForModel(result.data ?? null),
       }),
     };
   }
-  const plan = await op.plan!(client, input);
-  if (rehearsal) return rehearseWrite(caller, rehearsal, callId, plan);
-  const scope: TurnScope = {
-    userId: caller.grant.userId,
-    siteId: site.id,
-    conversationId: conversationOf(caller),
-    turnId: `${caller.grant.id}:${new Date().toISOString().slice(0, 10)}`,
-    target: "live",
-  };
-  if (op.risk === "destructive" || plan.items.some((item) => item.visible)) {
-    return proposeWrite(caller, scope, callId, plan);
-  }
-  const result = await writePlanNow({ scope, client, plans: new Map(), emitChange: () => {} }, callId, plan);
-  const data = (result.data ?? {}) as { changeSetId?: string };
-  const answer = {
-    status: "applied",
-    summary: result.summary,
-    changeSetId: data.changeSetId,
-    ...wrapForModel(result.data ?? null),
-  };
-  return { content: text(answer), structuredContent: answer };
+  const changeSetId = outcome.changeSetId;
+  return answered({
+    status: "pending",
+    mode: "sandbox",
+    changeSetId,
+    sandboxId: rehearsal.sandboxId,
+    reviewUrl: reviewUrl(rehearsal.scope.siteId, changeSetId),
+    summary: outcome.status === "applied" ? outcome.result.summary : outcome.summary,
+    message:
+      "Written in Sitewright's sandbox copy of the site only: the live site is unchanged. Your sandbox-mode writes gather in this change set until the owner applies it: tell the owner to review and Apply it at reviewUrl; call get_change_set to see whether it was applied.",
+    ...(outcome.status === "applied" ? wrapForModel(outcome.result.data ?? null) : {}),
+  });
 }
 
 /**
@@ -394,73 +400,10 @@ async function startJob(caller: McpCaller, call: PreparedCall): Promise<ToolAnsw
   return { content: text(answer), structuredContent: answer };
 }
 
-/** Live: every visible write waits in its own change set, reviewed at its own address. */
-async function proposeWrite(caller: McpCaller, scope: TurnScope, callId: string, plan: WritePlan): Promise<ToolAnswer> {
-  const { changeSetId, items } = await recordPendingPlan({ ...scope, turnId: callId }, callId, plan.items);
-  await auditChange({
-    changeSetId,
-    siteId: scope.siteId,
-    userId: caller.grant.userId,
-    action: "write",
-    itemIds: items.map((item) => item.id),
-    outcome: "pending",
-    detail: `Proposed by the MCP client "${caller.clientName}"; waits for the owner's approval.`,
-  });
-  const answer = {
-    status: "pending",
-    changeSetId,
-    reviewUrl: reviewUrl(scope.siteId, changeSetId),
-    summary: plan.summary,
-    message:
-      "Nothing visible changed yet: this change waits for the site owner's approval in Sitewright. Tell the owner to review it at reviewUrl; call get_change_set to see whether it was applied.",
-  };
-  return { content: text(answer), structuredContent: answer };
-}
-
-/**
- * Sandbox mode: the write lands in the sandbox at once (visible or not: visitors see none of it) and joins the
- * connection's pending sandbox change set, which waits for the owner's Apply on the review page.
- */
-async function rehearseWrite(
-  caller: McpCaller,
-  rehearsal: McpRehearsal,
-  callId: string,
-  plan: WritePlan,
-): Promise<ToolAnswer> {
-  const result = await writePlanNow(
-    { scope: rehearsal.scope, client: rehearsal.client, plans: new Map(), emitChange: () => {} },
-    callId,
-    plan,
-  );
-  const { changeSetId } = (result.data ?? {}) as { changeSetId: string };
-  const set = await getChangeSet({ userId: caller.grant.userId, siteId: rehearsal.scope.siteId, changeSetId });
-  await auditChange({
-    changeSetId,
-    siteId: rehearsal.scope.siteId,
-    userId: caller.grant.userId,
-    action: "write",
-    itemIds: set.items.filter((item) => item.toolCallId === callId).map((item) => item.id),
-    outcome: "ok",
-    detail: `Written in the sandbox by the MCP client "${caller.clientName}"; waits for the owner's Apply.`,
-  });
-  const answer = {
-    status: "pending",
-    mode: "sandbox",
-    changeSetId,
-    sandboxId: rehearsal.sandboxId,
-    reviewUrl: reviewUrl(rehearsal.scope.siteId, changeSetId),
-    summary: result.summary,
-    message:
-      "Written in Sitewright's sandbox copy of the site only: the live site is unchanged. Your sandbox-mode writes gather in this change set until the owner applies it: tell the owner to review and Apply it at reviewUrl; call get_change_set to see whether it was applied.",
-    ...wrapForModel(result.data ?? null),
-  };
-  return { content: text(answer), structuredContent: answer };
-}
-
 export async function callTool(caller: McpCaller, name: string, args: Record<string, unknown>): Promise<ToolAnswer> {
   if (name === "list_sites") return listSitesTool(caller);
   if (name === "get_change_set") return changeSetTool(caller, args);
   const op = operationsByName.get(name);
-  if (!op || CHAT_ONLY.has(name)) return failure("not_found", `There is no tool named ${name}.`);
+  if (!op || CHAT_ONLY_OPERATIONS.has(name)) return failure("not_found", `There is no tool named ${name}.`);
   return runOperation(caller, op, args);
 }

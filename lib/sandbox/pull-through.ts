@@ -16,6 +16,7 @@
 import type { SandboxManifestItem } from "@/lib/db/schema";
 import { log } from "@/lib/log";
 import { isSiteRequestError } from "@/lib/sites/client";
+import { ITEMS_ROUTE, readItems } from "@/lib/sites/items";
 import type { SiteClient, SiteResponse } from "@/lib/sites/types";
 
 type Query = Record<string, string | number | boolean>;
@@ -36,7 +37,6 @@ export type Copied = { posts: Map<number, number>; media: Map<number, number> };
 
 const LIST = /^\/wp\/v2\/(pages|posts)$/;
 const ONE = /^\/wp\/v2\/(pages|posts)\/(\d+)$/;
-const ITEMS = "/sitewright/v1/items";
 /** The most posts one list may pull in (a list answers at most 50 anyway). */
 const MAX_PULL = 50;
 
@@ -150,12 +150,11 @@ async function getItems<T>(input: PullThroughInput, copies: Copies, refs: string
     .map(Number)
     .filter((id) => !copies.isSandboxId(id) && !copies.has(id));
   if (ids.length > 0) {
-    const answer = await input.sandbox.get<{ items?: Array<{ ref?: string; exists?: boolean }> }>(ITEMS, query);
-    const missing = ids.filter((id) => answer.data?.items?.some((i) => i.ref === `post:${id}` && !i.exists));
-    if (missing.length === 0) return answer as SiteResponse<T>;
+    const found = await readItems(input.sandbox, refs.split(","));
+    const missing = ids.filter((id) => found.some((i) => i.ref === `post:${id}` && !i.exists));
     await copies.ensure(missing);
   }
-  return input.sandbox.get<T>(ITEMS, query);
+  return input.sandbox.get<T>(ITEMS_ROUTE, query);
 }
 
 export function pullThroughClient(input: PullThroughInput): SiteClient {
@@ -165,7 +164,8 @@ export function pullThroughClient(input: PullThroughInput): SiteClient {
       if (LIST.test(route)) return getList<T>(input, copies, route, query);
       const one = ONE.exec(route);
       if (one) return getOne<T>(input, copies, one, route, query);
-      if (route === ITEMS && typeof query?.refs === "string") return getItems<T>(input, copies, query.refs, query);
+      if (route === ITEMS_ROUTE && typeof query?.refs === "string")
+        return getItems<T>(input, copies, query.refs, query);
       return input.sandbox.get<T>(route, query);
     },
     post: (route, body) => input.sandbox.post(route, body),

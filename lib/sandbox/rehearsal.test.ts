@@ -19,8 +19,8 @@ import { setAgentModelForTests } from "@/lib/agent/model";
 import { operationsByName } from "@/lib/agent/operations";
 import { type Chunk, pairAgentSite, parseUiStream, startAgentSite, type AgentTestSite } from "@/test/agent-site";
 import { scriptedModel, toolResults } from "@/lib/agent/testing/scripted-model";
-import { readItem, writeItems } from "@/lib/changes/site-items";
-import { humanEditPost, writeThroughAgent } from "@/lib/changes/testing";
+import { readItem, writeItems } from "@/lib/sites/items";
+import { humanEditPost, writeThroughAgent } from "@/test/changes";
 import {
   findConversationSandbox,
   findSandboxManifest,

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET as previewRoute } from "@/app/preview/[sandboxId]/[[...path]]/route";
 import { POST as applyRoute } from "@/app/sites/[id]/changes/[changeSetId]/apply/route";
 import { operationsByName } from "@/lib/agent/operations";
-import { writeThroughAgent } from "@/lib/changes/testing";
+import { writeThroughAgent } from "@/test/changes";
 import {
   findSandboxById,
   findSiteForUser,

@@ -9,6 +9,7 @@
 import { createHash } from "node:crypto";
 import { AppError } from "@/lib/errors";
 import type { SandboxManifestItem } from "@/lib/db/schema";
+import { readItems } from "@/lib/sites/items";
 import type { SiteClient } from "@/lib/sites/types";
 import { canonicalJson } from "@/lib/canonical-json";
 import { LIMITS, SNAPSHOT_FORMAT } from "@/lib/vocabulary";
@@ -81,7 +82,7 @@ export const LIVE_OPTIONS = ["blogname", "blogdescription"] as const;
 const ITEMS_BATCH = LIMITS.itemsMaxBatch;
 
 /**
- * The live site's current item versions (the plugin's `GET /sitewright/v1/items`), by ref. A plugin without that
+ * The live site's current item versions (the items route's client, lib/sites/items.ts), by ref. A plugin without that
  * route gives none: such items can be rehearsed but not applied (apply says so).
  */
 export async function readLiveVersions(source: SiteClient, refs: string[]): Promise<Map<string, string | null>> {
@@ -89,14 +90,7 @@ export async function readLiveVersions(source: SiteClient, refs: string[]): Prom
   for (let start = 0; start < refs.length; start += ITEMS_BATCH) {
     const chunk = refs.slice(start, start + ITEMS_BATCH);
     try {
-      const { data } = await source.get<{ items?: Array<{ ref?: unknown; version?: unknown }> }>(
-        "/sitewright/v1/items",
-        { refs: chunk.join(",") },
-      );
-      for (const item of data?.items ?? []) {
-        if (typeof item.ref === "string")
-          versions.set(item.ref, typeof item.version === "string" ? item.version : null);
-      }
+      for (const item of await readItems(source, chunk)) versions.set(item.ref, item.version);
     } catch {
       // An older plugin (no items route) or an item it will not show: no version, so no apply for it.
     }

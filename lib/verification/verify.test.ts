@@ -11,7 +11,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startAgentSite, type AgentTestSite } from "@/test/agent-site";
-import { readItem, writeItems } from "@/lib/changes/site-items";
+import { readItem, writeItems } from "@/lib/sites/items";
 import { log } from "@/lib/log";
 import { ensureTestCa } from "@/scripts/lib/tls";
 import { installMuPlugin, runAsAdmin } from "@/test/wordpress";

@@ -7,7 +7,7 @@
  * reason in words; a page that cannot be fetched is "unreachable"; never a success that was not seen.
  */
 import { z } from "zod";
-import { readItems } from "@/lib/changes/site-items";
+import { readItems } from "@/lib/sites/items";
 import { log } from "@/lib/log";
 import type { SiteClient } from "@/lib/sites/types";
 import { type Expectation, expectationFor, type VerifiableItem } from "./expectations";

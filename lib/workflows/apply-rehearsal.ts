@@ -12,7 +12,7 @@ import { auditChange, getChangeSet, publicChangeSet, recordWritten } from "@/lib
 import type { PlannedItem } from "@/lib/changes/plan";
 import { findSupersession, type LiveChange, manifestAfterApply, planReplay } from "@/lib/changes/replay";
 import { currentTitles } from "@/lib/changes/drift";
-import { isFilteredItemsError, isStaleItemsError, writeItems } from "@/lib/changes/site-items";
+import { isFilteredItemsError, isStaleItemsError, writeItems } from "@/lib/sites/items";
 import { now as clockNow } from "@/lib/clock";
 import {
   claimRehearsalsForApply,

@@ -13,8 +13,8 @@ import { POST as chatRoute } from "@/app/chat/route";
 import { GET as previewRoute } from "@/app/preview/[sandboxId]/[[...path]]/route";
 import { setAgentModelForTests } from "@/lib/agent/model";
 import { scriptedModel } from "@/lib/agent/testing/scripted-model";
-import { readItems } from "@/lib/changes/site-items";
-import { humanEditPost } from "@/lib/changes/testing";
+import { readItems } from "@/lib/sites/items";
+import { humanEditPost } from "@/test/changes";
 import { getDb } from "@/lib/db";
 import {
   findJobByChangeSet,

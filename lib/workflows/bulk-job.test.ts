@@ -7,8 +7,8 @@
  * (the real provider path against a scripted Chat Completions server) each item's picture when AGENT_VISION is on.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { readItem } from "@/lib/changes/site-items";
-import { humanEditPost } from "@/lib/changes/testing";
+import { readItem } from "@/lib/sites/items";
+import { humanEditPost } from "@/test/changes";
 import { findJobByChangeSet, getChangeSetItems } from "@/lib/db/queries";
 import { getDb } from "@/lib/db";
 import { jobs } from "@/lib/db/schema";

@@ -12,10 +12,11 @@ import { randomUUID } from "node:crypto";
 import { OperationError } from "@/lib/agent/operations/operation";
 import { writeJobTexts } from "@/lib/agent/job-writer";
 import { now } from "@/lib/clock";
-import { isVisibleChange, kindOf, type PlannedItem, planPostUpdate, planValueUpdate } from "@/lib/changes/plan";
+import { needsClick, seeVisibility } from "@/lib/agent/call-operation";
+import { type PlannedItem, planPostUpdate, planValueUpdate } from "@/lib/changes/plan";
 import { type ChangeSetPage, showChangeSetPage } from "@/lib/changes/change-sets";
 import { approveQueue, rejectQueue, type Skipped, undoQueue, writeSkippingDrift } from "@/lib/changes/queue";
-import { readItems, type SiteItem } from "@/lib/changes/site-items";
+import { readItems, type SiteItem } from "@/lib/sites/items";
 import {
   addJobProgress,
   claimJob,
@@ -26,6 +27,7 @@ import {
   findChangeSet,
   findSiteById,
   getChangeSetItems,
+  holdVisibleItem,
   markChangeItemApplied,
   transitionChangeItems,
   insertJob,
@@ -38,7 +40,7 @@ import {
   transitionJob,
   type ChangeItemInsert,
 } from "@/lib/db/queries";
-import type { ItemChange, Job, JobProgress, Site } from "@/lib/db/schema";
+import type { ChangeTarget, ItemChange, Job, JobProgress, Site } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { countsBeforePlanning, type JobCounts } from "@/lib/jobs/counts";
@@ -168,6 +170,9 @@ export async function startBulkJob(input: {
   return jobView(job, countsBeforePlanning(ids.length));
 }
 
+/** A job's item is a plain write: it waits for the click only when visitors would see it. */
+const JOB_WRITE = { risk: "write" } as const;
+
 // ---- the runner ---------------------------------------------------------------------------------------------
 
 const RUNNER_ID = randomUUID();
@@ -289,9 +294,12 @@ async function planBatch(place: Workplace, job: Job, spec: JobSpec, selected: nu
       delta.skipped = (delta.skipped ?? 0) + 1;
       continue;
     }
-    plans.push(planFor(fields.ref === post.ref ? post : seo!, fields.fields, subject.title, post));
+    plans.push(planFor(fields.ref === post.ref ? post : seo!, fields.fields, subject.title));
   }
-  return { items: batchRows(job, plans, delta, place.rehearsal), delta };
+  // The job's door of the one rule (lib/agent/call-operation.ts): the site says what visitors would see.
+  const where = place.rehearsal ? "sandbox" : "live";
+  const seen = await seeVisibility(client, where, plans);
+  return { items: batchRows(job, seen, delta, where), delta };
 }
 
 type Read = { subject: JobSubject; post: SiteItem; seo?: SiteItem };
@@ -318,27 +326,25 @@ async function readSubjects(client: SiteClient, ids: number[], withSeo: boolean)
   return reads;
 }
 
-/** One item's plan, with whether visitors would see it (a published post; an image published content shows). */
-function planFor(item: SiteItem, fields: Record<string, string>, title: string, post: SiteItem): PlannedItem {
+/** One item's plan; where visitors would see it is the site's to say (seeVisibility, in planBatch). */
+function planFor(item: SiteItem, fields: Record<string, string>, title: string): PlannedItem {
   const summary = `Changed the ${Object.keys(fields).join(", ")} of “${title}”.`;
-  if (item.ref.startsWith("seo:")) {
-    const planned = planValueUpdate(item, fields, summary, title);
-    planned.kind = "seo";
-    planned.visible = isVisibleChange("post", post.state, undefined);
-    return planned;
-  }
-  const planned = planPostUpdate(item, fields, summary);
-  if (kindOf(item.ref, item.state) === "media") planned.visible = Number(item.info?.publishedUses ?? 0) > 0;
-  return planned;
+  if (!item.ref.startsWith("seo:")) return planPostUpdate(item, fields, summary);
+  return { ...planValueUpdate(item, fields, summary, title), kind: "seo" };
 }
 
 /**
  * The batch's items as stored: visible ones wait in the queue (`pending`), invisible ones (as a draft is) are stored
  * as `writing` and written right after they are recorded — write-ahead, so a crash between the two leaves a row the
  * next runner finishes (finishInterruptedWrites), never a write the job's undo does not know. In a sandbox every
- * item is invisible to visitors: all are written at once (`writeAll`).
+ * item is invisible to visitors: all are written at once.
  */
-function batchRows(job: Job, plans: PlannedItem[], delta: Partial<JobProgress>, writeAll: boolean): ChangeItemInsert[] {
+function batchRows(
+  job: Job,
+  plans: PlannedItem[],
+  delta: Partial<JobProgress>,
+  target: ChangeTarget,
+): ChangeItemInsert[] {
   const at = now();
   const row = (plan: PlannedItem): ChangeItemInsert => ({
     id: randomUUID(),
@@ -352,10 +358,11 @@ function batchRows(job: Job, plans: PlannedItem[], delta: Partial<JobProgress>, 
     before: plan.before,
     after: plan.after,
     visible: plan.visible,
+    places: plan.places ?? null,
     change: plan.change,
     beforeState: plan.beforeState,
     versionRead: plan.versionRead,
-    status: plan.visible && !writeAll ? "pending" : "writing",
+    status: needsClick(JOB_WRITE, target, [plan]) ? "pending" : "writing",
     now: at,
   });
   const rows = plans.map(row);
@@ -363,7 +370,10 @@ function batchRows(job: Job, plans: PlannedItem[], delta: Partial<JobProgress>, 
   return rows;
 }
 
-/** Writes recorded invisible items; a person's newer edit skips the item (failed, named in the queue). */
+/**
+ * Writes recorded invisible items; a person's newer edit skips the item (failed, named in the queue). Live, the
+ * site checks each again as it writes: one visible by now (a page published since) joins the queue instead.
+ */
 async function writeQuiet(place: Workplace, job: Job, items: Array<{ id: string; title: string; change: ItemChange }>) {
   if (items.length === 0) return;
   const result = await writeSkippingDrift(
@@ -381,12 +391,14 @@ async function writeQuiet(place: Workplace, job: Job, items: Array<{ id: string;
           now: now(),
         });
     },
+    { requireInvisible: !place.rehearsal },
   );
   await transitionChangeItems({ ids: result.skipped.map((s) => s.id), from: "writing", to: "failed", now: now() });
+  for (const held of result.held) await holdVisibleItem({ ...held, now: now() });
   const counter = place.rehearsal ? "planned" : "applied";
   await addJobProgress({
     id: job.id,
-    delta: { [counter]: result.written, skipped: result.skipped.length },
+    delta: { [counter]: result.written, skipped: result.skipped.length, planned: result.held.length },
     now: now(),
   });
 }

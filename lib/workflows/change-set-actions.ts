@@ -2,7 +2,7 @@
  * What the change-set routes call: the owner's site is checked first (another user's site or set is `404`), then
  * the change set is listed, shown, undone, applied or discarded.
  */
-import type { Site } from "@/lib/db/schema";
+import type { Job, Site } from "@/lib/db/schema";
 import { getSandboxManager } from "@/lib/sandbox";
 import { applyRehearsal, discardRehearsal } from "./apply-rehearsal";
 import { getOwnedSite, siteClientFor } from "@/lib/sites/sites";
@@ -24,6 +24,7 @@ import {
 } from "@/lib/changes/change-sets";
 import { type ChangeSetRequest, undoChangeSet } from "@/lib/changes/undo";
 import { AppError } from "@/lib/errors";
+import { type ChangeSetKind, changeSetKind } from "@/lib/changes/kind";
 
 export type ChangeDeps = { siteClient(site: Site): SiteClient };
 
@@ -35,6 +36,22 @@ export function setChangeDepsForTests(deps: Partial<ChangeDeps> | undefined) {
   override = deps;
 }
 const deps = (): ChangeDeps => ({ ...defaultDeps, ...override });
+
+/**
+ * The owner's site, the change set and its kind, loaded and checked in one call (another user's site or set is
+ * `404` before the site's credentials are touched), so no action works out the kind again.
+ */
+export async function loadOwnedChangeSet(request: ChangeSetRequest): Promise<{
+  site: Site;
+  set: Awaited<ReturnType<typeof getChangeSet>>;
+  job: Job | undefined;
+  kind: ChangeSetKind;
+}> {
+  const site = await getOwnedSite(request);
+  const set = await getChangeSet(request);
+  const job = await jobForChangeSet(set.id);
+  return { site, set, job, kind: changeSetKind(set, job) };
+}
 
 export async function listChangesForOwner(input: {
   userId: string;
@@ -70,11 +87,9 @@ export async function showChangeSetForOwner(request: ChangeSetRequest): Promise<
 export type QueueOutcome = PublicChangeSet & { skipped?: Skipped[] };
 
 export async function undoChangeSetForOwner(request: ChangeSetRequest): Promise<QueueOutcome> {
-  const site = await getOwnedSite(request);
-  const before = await getChangeSet(request); // 404 before touching the site's credentials
-  // A job's queue, or the live set an Apply of a job's rehearsal wrote (`job:<id>:apply-…`): undone as a queue.
-  const job = await jobForChangeSet(before.id);
-  if (job || before.turnId.startsWith("job:")) {
+  const { site, set: before, job, kind } = await loadOwnedChangeSet(request);
+  // A job's queue, or the live set an Apply of a job's rehearsal wrote: undone as a queue.
+  if (kind === "job") {
     const { skipped } = await undoJobItems(request, deps().siteClient(site), job);
     void scheduleVerification({ ...request, trigger: "undo" });
     return { ...publicChangeSet(await getChangeSet(request)), skipped };
@@ -90,11 +105,9 @@ export async function undoChangeSetForOwner(request: ChangeSetRequest): Promise<
 export async function applyChangeSetForOwner(
   request: ChangeSetRequest & { changeSetIds?: string[] },
 ): Promise<QueueOutcome> {
-  const site = await getOwnedSite(request);
-  const set = await getChangeSet(request);
+  const { site, set, job, kind } = await loadOwnedChangeSet(request);
   // A rehearsal (sandbox change set) is replayed on the live site: ./apply-rehearsal.ts.
-  if (set.target === "sandbox") {
-    const job = await jobForChangeSet(set.id);
+  if (kind === "rehearsal") {
     const outcome = job
       ? await applyJobRehearsal(request, deps().siteClient(site), getSandboxManager().rehearsals(), job)
       : { changeSet: await applyRehearsal(request, deps().siteClient(site), getSandboxManager().rehearsals()) };
@@ -110,8 +123,7 @@ export async function applyChangeSetForOwner(
     });
     return { ...applied, verification: { status: "pending", urls: [] }, ...skipped };
   }
-  const job = await jobForChangeSet(set.id);
-  if (job) {
+  if (kind === "job" && job) {
     const { skipped } = await applyJobItems(request, deps().siteClient(site), job);
     void scheduleVerification({ ...request, trigger: "write" });
     return { ...publicChangeSet(await getChangeSet(request)), skipped };
@@ -125,11 +137,9 @@ export async function applyChangeSetForOwner(
 }
 
 export async function discardChangeSetForOwner(request: ChangeSetRequest): Promise<PublicChangeSet> {
-  await getOwnedSite(request);
-  const set = await getChangeSet(request);
-  if (set.target === "sandbox") {
+  const { job, kind } = await loadOwnedChangeSet(request);
+  if (kind === "rehearsal") {
     // A job rehearsing in the sandbox stops first, so it writes nothing more into what is thrown away.
-    const job = await jobForChangeSet(set.id);
     if (job) await cancelJobPlanning(job);
     return discardRehearsal(request, getSandboxManager().rehearsals());
   }
@@ -138,9 +148,7 @@ export async function discardChangeSetForOwner(request: ChangeSetRequest): Promi
 
 /** A job's queue: the chosen waiting items (all when none are named) will never be written. */
 export async function rejectQueueItemsForOwner(request: ChangeSetRequest): Promise<PublicChangeSet> {
-  await getOwnedSite(request);
-  const set = await getChangeSet(request);
-  const job = await jobForChangeSet(set.id);
+  const { job } = await loadOwnedChangeSet(request);
   if (!job)
     throw new AppError("not_applicable", "Only a bulk job's queue is rejected item by item; deny this change instead.");
   await rejectJobItems(request, job);
@@ -151,9 +159,8 @@ export async function rejectQueueItemsForOwner(request: ChangeSetRequest): Promi
 export async function editQueueItemForOwner(
   request: ChangeSetRequest & { itemId: string; after: Record<string, unknown> },
 ): Promise<PublicChangeItem> {
-  await getOwnedSite(request);
-  const set = await getChangeSet(request);
-  if (!(await jobForChangeSet(set.id)))
+  const { job } = await loadOwnedChangeSet(request);
+  if (!job)
     throw new AppError("not_applicable", "Only a bulk job's waiting items can be edited; ask the assistant instead.");
   await editQueueItem(request);
   return getWholeChangeItem(request);

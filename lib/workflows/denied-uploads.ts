@@ -7,7 +7,7 @@
 import { now } from "@/lib/clock";
 import { auditChange, itemsOfToolCall } from "@/lib/changes/change-sets";
 import { reverseChange } from "@/lib/changes/plan";
-import { writeItems } from "@/lib/changes/site-items";
+import { writeItems } from "@/lib/sites/items";
 import { refreshChangeSetStatus, transitionChangeItems } from "@/lib/db/queries";
 import { log } from "@/lib/log";
 import type { SiteClient } from "@/lib/sites/types";

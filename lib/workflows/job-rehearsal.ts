@@ -9,7 +9,7 @@ import { auditChange, getChangeSet, publicChangeSet } from "@/lib/changes/change
 import { currentTitles } from "@/lib/changes/drift";
 import { type Skipped, writeSkippingDrift } from "@/lib/changes/queue";
 import { type LiveChange, manifestAfterApply, manifestEntry, type planReplay } from "@/lib/changes/replay";
-import type { WrittenItem } from "@/lib/changes/site-items";
+import type { WrittenItem } from "@/lib/sites/items";
 import { now as clockNow } from "@/lib/clock";
 import {
   addJobProgress,

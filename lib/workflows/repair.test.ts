@@ -15,8 +15,8 @@ import { POST as undoRoute } from "@/app/sites/[id]/changes/[changeSetId]/undo/r
 import { POST as pairRoute } from "@/app/sites/pair/route";
 import { POST as redeemRoute } from "@/app/sites/redeem/route";
 import { operationsByName } from "@/lib/agent/operations";
-import { humanEditPost, writeThroughAgent } from "@/lib/changes/testing";
-import { readItems } from "@/lib/changes/site-items";
+import { humanEditPost, writeThroughAgent } from "@/test/changes";
+import { readItems } from "@/lib/sites/items";
 import { advanceClockForTests, now, resetClockForTests } from "@/lib/clock";
 import { findSiteForUser, insertConversation } from "@/lib/db/queries";
 import { STORES, useStore } from "@/lib/db/testing";

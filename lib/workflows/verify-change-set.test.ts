@@ -8,7 +8,7 @@ import { POST as undoRoute } from "@/app/sites/[id]/changes/[changeSetId]/undo/r
 import { operationsByName } from "@/lib/agent/operations";
 import { pairAgentSite, startAgentSite, type AgentTestSite } from "@/test/agent-site";
 import { getChangeSet, recordPendingPlan, type TurnScope } from "@/lib/changes/change-sets";
-import { writeThroughAgent } from "@/lib/changes/testing";
+import { writeThroughAgent } from "@/test/changes";
 import { findSiteForUser, listChangeAudit } from "@/lib/db/queries";
 import { useTestDatabase } from "@/lib/db/testing";
 import { siteClientFor } from "@/lib/sites/sites";

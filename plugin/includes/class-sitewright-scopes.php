@@ -46,6 +46,8 @@ final class Sitewright_Scopes {
 			'sitewright-css'     => array( '#^/sitewright/v1/custom-css$#i', array( 'site:read' ), array( 'design:write' ) ),
 			// Items: the controller checks each item's kind (content, design or settings write) on top.
 			'sitewright-items'   => array( '#^/sitewright/v1/items$#i', array( 'site:read' ), array( 'site:read' ) ),
+			// Where planned changes would be seen: changes nothing; the controller checks each item's read scope.
+			'sitewright-visible' => array( '#^/sitewright/v1/items/visibility$#i', null, array( 'site:read' ) ),
 			// Purging caches before the look at the live site changes nothing a visitor sees.
 			'sitewright-purge'   => array( '#^/sitewright/v1/purge$#i', null, array( 'site:read' ) ),
 			// An attachment from a file the owner attached in the chat (not used by anything yet: not visible).

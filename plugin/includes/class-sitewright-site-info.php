@@ -117,7 +117,7 @@ final class Sitewright_Site_Info {
 			'pageBuilders'  => self::detect_builders(),
 			'activePlugins' => array_values( (array) get_option( 'active_plugins', array() ) ),
 			'features'      => self::features(),
-			'seo'           => Sitewright_Seo_Items::active(),
+			'seo'           => Sitewright_Item_Kind_Seo::active(),
 			'mediaMaxBytes' => Sitewright_Media::max_bytes(),
 		);
 	}
@@ -133,7 +133,7 @@ final class Sitewright_Site_Info {
 		$features = Sitewright_Agent_User::site_allows_custom_css() ? array( 'custom_css' ) : array();
 		// Categories, tags and alt text as items; POST /sitewright/v1/media, the largest file it takes in `mediaMaxBytes`.
 		$features = array_merge( $features, array( 'terms', 'media_alt', 'media_upload' ) );
-		$seo      = Sitewright_Seo_Items::active();
+		$seo      = Sitewright_Item_Kind_Seo::active();
 		return $seo && $seo['writable'] ? array_merge( $features, array( 'seo' ) ) : $features;
 	}
 

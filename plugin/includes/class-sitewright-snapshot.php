@@ -57,7 +57,6 @@ final class Sitewright_Snapshot {
 	public static function export( array $ids ): array {
 		$posts    = array();
 		$skipped  = array();
-		$media    = array();
 		$wanted   = array_values( array_unique( array_map( 'intval', $ids ) ) );
 		$navs     = get_posts(
 			array(
@@ -79,35 +78,12 @@ final class Sitewright_Snapshot {
 				$skipped[] = $id;
 				continue;
 			}
-			$meta = array();
-			foreach ( (array) get_post_meta( $post->ID ) as $key => $values ) {
-				if ( preg_match( self::EXCLUDED_META, (string) $key ) ) {
-					continue;
-				}
-				$meta[ $key ] = array_map( 'maybe_unserialize', (array) $values );
-			}
 			$thumbnail = (int) get_post_thumbnail_id( $post );
 			if ( $thumbnail > 0 ) {
 				$media_id[] = $thumbnail;
 			}
 			$media_id = array_merge( $media_id, self::referenced_media( (string) $post->post_content ) );
-			$posts[]  = array(
-				'id'        => $post->ID,
-				'type'      => $post->post_type,
-				'status'    => $post->post_status,
-				'title'     => $post->post_title,
-				'slug'      => $post->post_name,
-				'content'   => $post->post_content,
-				'excerpt'   => $post->post_excerpt,
-				'parent'    => (int) $post->post_parent,
-				'menuOrder' => (int) $post->menu_order,
-				'dateGmt'   => $post->post_date_gmt,
-				'protected' => '' !== $post->post_password,
-				// A protected page stays protected in the copy (the preview is the owner's, but exact is exact).
-				'password'  => $post->post_password,
-				'terms'     => self::terms( $post ),
-				'meta'      => $meta,
-			);
+			$posts[]  = self::post_export( $post );
 		}
 
 		$mods = get_theme_mods();
@@ -124,20 +100,6 @@ final class Sitewright_Snapshot {
 			$media_id[] = (int) $options['site_icon'];
 		}
 
-		foreach ( array_unique( $media_id ) as $attachment_id ) {
-			$url = wp_get_attachment_url( $attachment_id );
-			if ( ! $url ) {
-				continue;
-			}
-			$media[] = array(
-				'id'       => $attachment_id,
-				'url'      => $url,
-				'mimeType' => (string) get_post_mime_type( $attachment_id ),
-				'title'    => get_the_title( $attachment_id ),
-				'alt'      => (string) get_post_meta( $attachment_id, '_wp_attachment_image_alt', true ),
-			);
-		}
-
 		return array(
 			'format'       => self::FORMAT,
 			'exportedAt'   => gmdate( 'c' ),
@@ -151,13 +113,70 @@ final class Sitewright_Snapshot {
 			),
 			'posts'        => $posts,
 			'skipped'      => $skipped,
-			'media'        => $media,
+			'media'        => self::media_export( $media_id ),
 			'menus'        => self::menus(),
 			'options'      => $options,
 			'themeMods'    => $mods,
 			'customCss'    => wp_get_custom_css(),
 			'globalStyles' => self::global_styles_content( $theme->get_stylesheet() ),
 		);
+	}
+
+	/**
+	 * One post as the export carries it: its fields, terms and meta (less EXCLUDED_META).
+	 *
+	 * @param WP_Post $post Post.
+	 * @return array<string, mixed>
+	 */
+	private static function post_export( WP_Post $post ): array {
+		$meta = array();
+		foreach ( (array) get_post_meta( $post->ID ) as $key => $values ) {
+			if ( preg_match( self::EXCLUDED_META, (string) $key ) ) {
+				continue;
+			}
+			$meta[ $key ] = array_map( 'maybe_unserialize', (array) $values );
+		}
+		return array(
+			'id'        => $post->ID,
+			'type'      => $post->post_type,
+			'status'    => $post->post_status,
+			'title'     => $post->post_title,
+			'slug'      => $post->post_name,
+			'content'   => $post->post_content,
+			'excerpt'   => $post->post_excerpt,
+			'parent'    => (int) $post->post_parent,
+			'menuOrder' => (int) $post->menu_order,
+			'dateGmt'   => $post->post_date_gmt,
+			'protected' => '' !== $post->post_password,
+			// A protected page stays protected in the copy (the preview is the owner's, but exact is exact).
+			'password'  => $post->post_password,
+			'terms'     => self::terms( $post ),
+			'meta'      => $meta,
+		);
+	}
+
+	/**
+	 * The attachments the export names (featured images, images in content, the logo, the icon), once each.
+	 *
+	 * @param array<int, int> $ids Attachment ids.
+	 * @return array<int, array<string, mixed>>
+	 */
+	private static function media_export( array $ids ): array {
+		$media = array();
+		foreach ( array_unique( $ids ) as $attachment_id ) {
+			$url = wp_get_attachment_url( $attachment_id );
+			if ( ! $url ) {
+				continue;
+			}
+			$media[] = array(
+				'id'       => $attachment_id,
+				'url'      => $url,
+				'mimeType' => (string) get_post_mime_type( $attachment_id ),
+				'title'    => get_the_title( $attachment_id ),
+				'alt'      => (string) get_post_meta( $attachment_id, '_wp_attachment_image_alt', true ),
+			);
+		}
+		return $media;
 	}
 
 	/**

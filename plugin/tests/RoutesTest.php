@@ -27,9 +27,9 @@ final class RoutesTest extends Sitewright_Test_Case {
 		return $routes;
 	}
 
-	public function test_registers_info_preflight_revoke_export_import_custom_css_items_purge_and_media(): void {
+	public function test_registers_info_preflight_revoke_export_import_custom_css_items_visibility_purge_and_media(): void {
 		$this->assertSame(
-			array( '/sitewright/v1/custom-css', '/sitewright/v1/export', '/sitewright/v1/import', '/sitewright/v1/info', '/sitewright/v1/items', '/sitewright/v1/media', '/sitewright/v1/preflight', '/sitewright/v1/purge', '/sitewright/v1/revoke' ),
+			array( '/sitewright/v1/custom-css', '/sitewright/v1/export', '/sitewright/v1/import', '/sitewright/v1/info', '/sitewright/v1/items', '/sitewright/v1/items/visibility', '/sitewright/v1/media', '/sitewright/v1/preflight', '/sitewright/v1/purge', '/sitewright/v1/revoke' ),
 			$this->sorted( array_keys( $this->routes() ) )
 		);
 	}

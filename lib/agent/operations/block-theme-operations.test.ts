@@ -7,8 +7,8 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readItem, StaleItemsError, writeItems } from "@/lib/changes/site-items";
-import { humanEditPost, undoWritten, type WrittenPlan, writePlan } from "@/lib/changes/testing";
+import { readItem, StaleItemsError, writeItems } from "@/lib/sites/items";
+import { humanEditPost, undoWritten, type WrittenPlan, writePlan } from "@/test/changes";
 import { type AgentTestSite, startAgentSite } from "@/test/agent-site";
 import changeNavigation from "./change_navigation";
 import { listNavigations } from "./navigation-posts";

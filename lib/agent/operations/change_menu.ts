@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { planValueUpdate } from "@/lib/changes/plan";
-import { readItem } from "@/lib/changes/site-items";
+import { readItem } from "@/lib/sites/items";
 import type { SiteClient } from "@/lib/sites/types";
 import { defineOperation, OperationError } from "./operation";
 

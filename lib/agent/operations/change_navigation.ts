@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { planPostCreate, planPostUpdate } from "@/lib/changes/plan";
-import { readItem } from "@/lib/changes/site-items";
+import { readItem } from "@/lib/sites/items";
 import type { SiteClient } from "@/lib/sites/types";
 import { insertItem, linkMarkup, moveItem, navigationEntries, removeItem, renameItem } from "../navigation";
 import { edit, position } from "./design";

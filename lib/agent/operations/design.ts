@@ -1,6 +1,6 @@
 /** What the block-theme operations share: the active theme, its design items, and block edits of their markup. */
 import { z } from "zod";
-import { readItem, type SiteItem } from "@/lib/changes/site-items";
+import { readItem, type SiteItem } from "@/lib/sites/items";
 import type { SiteClient } from "@/lib/sites/types";
 import { BlockEditError } from "../blocks";
 import { OperationError } from "./operation";

@@ -1,5 +1,5 @@
 /** Reads a block theme's global styles: the theme's own (core's REST route) and the user's (the plugin's item). */
-import { readItem, type SiteItem } from "@/lib/changes/site-items";
+import { readItem, type SiteItem } from "@/lib/sites/items";
 import type { SiteClient } from "@/lib/sites/types";
 import { asObject, type StyleVariation } from "../global-styles";
 import { activeBlockTheme, readDesignItem, type DesignItem } from "./design";

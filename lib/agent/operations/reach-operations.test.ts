@@ -6,8 +6,8 @@
  * by the reverse the change-set layer computes, back to the same version.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { undoWritten, type WrittenPlan, writePlan } from "@/lib/changes/testing";
-import { readItem, StaleItemsError } from "@/lib/changes/site-items";
+import { undoWritten, type WrittenPlan, writePlan } from "@/test/changes";
+import { readItem, StaleItemsError } from "@/lib/sites/items";
 import { type AgentTestSite, startAgentSite } from "@/test/agent-site";
 import { installMuPlugin, runAsAdmin } from "@/test/wordpress";
 import listTerms from "./list_terms";

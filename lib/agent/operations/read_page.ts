@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { readItems } from "@/lib/changes/site-items";
+import { readItems } from "@/lib/sites/items";
 import type { SiteClient } from "@/lib/sites/types";
 import { outline, parseBlocks } from "../blocks";
 import { defineOperation } from "./operation";

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { type PlannedItem, planValueUpdate } from "@/lib/changes/plan";
 import { defineOperation, OperationError } from "./operation";
-import { asStoredTermName, readTermItem, taxonomy, termIsVisible, termLabel } from "./terms";
+import { asStoredTermName, readTermItem, taxonomy, termLabel } from "./terms";
 
 export default defineOperation({
   name: "save_term",
@@ -38,7 +38,7 @@ export default defineOperation({
         summary,
         before: null,
         after: { taxonomy: input.taxonomy, ...fields },
-        // A term nothing uses yet is not visible: written at once, like a draft.
+        // Where visitors would see it is the site's to say (lib/agent/call-operation.ts).
         visible: false,
         change: { ref: "term:new", expect: null, action: "create", fields: { taxonomy: input.taxonomy, ...fields } },
         beforeState: null,
@@ -54,7 +54,6 @@ export default defineOperation({
         "no_change",
       );
     item.kind = "term";
-    item.visible = termIsVisible(current);
     item.summary = `Changed the ${Object.keys(item.after ?? {}).join(", ")} of the ${termLabel(String(current.state.taxonomy))} "${current.title}".`;
     return { summary: item.summary, items: [item], data: () => ({ id: input.id }) };
   },

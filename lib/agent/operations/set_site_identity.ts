@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { planValueUpdate } from "@/lib/changes/plan";
-import { readItems } from "@/lib/changes/site-items";
+import { readItems } from "@/lib/sites/items";
 import { defineOperation, OperationError } from "./operation";
 
 export default defineOperation({

@@ -1,6 +1,6 @@
 /** Shared pieces of the category and tag operations (items `term:<id>`; a post's `categories` and `tags`). */
 import { z } from "zod";
-import { readItem, type SiteItem } from "@/lib/changes/site-items";
+import { readItem, type SiteItem } from "@/lib/sites/items";
 import { asStoredMarkup } from "@/lib/wordpress/stored-text";
 import type { SiteClient } from "@/lib/sites/types";
 import { OperationError } from "./operation";
@@ -12,7 +12,7 @@ export const termLabel = (tax: string) => (tax === "post_tag" ? "tag" : "categor
 /** A term's name as WordPress stores it (sanitize_text_field, then `&` as `&amp;`): what is approved is what is stored. */
 export const asStoredTermName = (name: string) => asStoredMarkup(name.replace(/[\r\n\t ]+/g, " ").trim());
 
-export type TermItem = SiteItem & { state: Record<string, unknown>; info?: { publishedUses?: number } };
+export type TermItem = SiteItem & { state: Record<string, unknown> };
 
 export async function readTermItem(client: SiteClient, id: number): Promise<TermItem> {
   const item = await readItem(client, `term:${id}`);
@@ -20,6 +20,3 @@ export async function readTermItem(client: SiteClient, id: number): Promise<Term
     throw new OperationError(`There is no category or tag with the ID ${id}.`, "not_found");
   return item as TermItem;
 }
-
-/** Visitors see a term on its archive page and on the published posts that use it. */
-export const termIsVisible = (item: TermItem) => Number(item.info?.publishedUses ?? 0) > 0;

@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LocalSite, startLocalSite } from "../../../scripts/site-local";
-import { writeItems } from "@/lib/changes/site-items";
+import { writeItems } from "@/lib/sites/items";
 import { createSiteClient, type SignedSiteClient, SiteRequestError } from "@/lib/sites/client";
 import { allowedOperations, grantFromSiteInfo } from "../registry";
 import { OperationError } from "./operation";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { readItem } from "@/lib/changes/site-items";
+import { readItem } from "@/lib/sites/items";
 import { planPostUpdate } from "@/lib/changes/plan";
 import { asStoredMarkup, asStoredTitle } from "@/lib/wordpress/stored-text";
 import { planShownImageText } from "../shown-image-text";
@@ -44,8 +44,6 @@ export default defineOperation({
     const item = planPostUpdate(current as PostItem, fields, "");
     if (Object.keys(item.change.fields ?? {}).length === 0)
       throw new OperationError(`Media ${id} already has these values.`, "no_change");
-    // Visitors see an image's text where published content uses it; the plugin lists those uses.
-    item.visible = Number(current.info?.publishedUses ?? 0) > 0;
     item.summary = `Changed the ${Object.keys(item.after ?? {}).join(", ")} of media ${id} ("${current.title}").`;
     // Image blocks keep their own alt text and caption: written there too, one item per published page or post.
     const changed = (item.after ?? {}) as { alt?: string; excerpt?: string };

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { readItems } from "@/lib/changes/site-items";
+import { readItems } from "@/lib/sites/items";
 import { planValueUpdate } from "@/lib/changes/plan";
 import { defineOperation, OperationError } from "./operation";
 import { contentType, postId } from "./wordpress";
@@ -39,7 +39,6 @@ export default defineOperation({
     if (Object.keys(item.change.fields ?? {}).length === 0)
       throw new OperationError(`The SEO settings of ${type} ${id} already have these values.`, "no_change");
     item.kind = "seo";
-    item.visible = post.state.status === "publish" || post.state.status === "future";
     item.summary = `Changed the SEO ${Object.keys(item.after ?? {}).join(", ")} of ${type} ${id}.`;
     return { summary: item.summary, target: { type, id, title: post.title }, items: [item], data: () => ({ id }) };
   },

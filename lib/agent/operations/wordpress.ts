@@ -1,6 +1,6 @@
 /** Shared pieces of the WordPress REST calls the operations make (WordPress 6.1 core routes). */
 import { z } from "zod";
-import { readItem, type SiteItem } from "@/lib/changes/site-items";
+import { readItem, type SiteItem } from "@/lib/sites/items";
 import type { SiteClient } from "@/lib/sites/types";
 import { OperationError } from "./operation";
 

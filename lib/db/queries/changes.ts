@@ -13,6 +13,7 @@ import {
   type ChangeSet,
   type ChangeTarget,
   type ItemChange,
+  type VisiblePlace,
 } from "../schema";
 
 export type ChangeSetWithItems = ChangeSet & { items: ChangeItem[] };
@@ -64,6 +65,7 @@ export type ChangeItemInsert = {
   before: unknown;
   after: unknown;
   visible: boolean;
+  places?: VisiblePlace[] | null;
   change: ItemChange;
   beforeState: Record<string, unknown> | null;
   afterState?: Record<string, unknown> | null;
@@ -108,6 +110,7 @@ export async function appendChangeItems(
         before: item.before ?? null,
         after: item.after ?? null,
         afterState: item.afterState ?? null,
+        places: item.places ?? null,
         versionAfter: item.versionAfter ?? null,
         revisionId: item.revisionId ?? null,
         createdAt: now,
@@ -386,7 +389,7 @@ export async function findChangeSetSummary(input: {
 /** An item as a diff page shows it: `before`/`after` already trimmed in SQL when their JSON is over the cap. */
 export type ChangeItemDiffRow = Pick<
   ChangeItem,
-  "id" | "seq" | "kind" | "ref" | "action" | "title" | "summary" | "status" | "visible" | "before" | "after"
+  "id" | "seq" | "kind" | "ref" | "action" | "title" | "summary" | "status" | "visible" | "places" | "before" | "after"
 > & { beforeCut: boolean; afterCut: boolean };
 
 /**
@@ -427,6 +430,7 @@ export async function listChangeItemDiffs(input: {
       summary: changeItems.summary,
       status: changeItems.status,
       visible: changeItems.visible,
+      places: changeItems.places,
       before: trimmedJson(changeItems.before, input.cap),
       after: trimmedJson(changeItems.after, input.cap),
       beforeCut: sql<boolean>`coalesce(octet_length(${changeItems.before}::text) > ${input.cap}, false)`.mapWith(
@@ -471,4 +475,18 @@ export async function updatePendingChangeItem(input: {
     .where(and(eq(changeItems.id, input.id), eq(changeItems.status, "pending")))
     .returning();
   return row;
+}
+
+/**
+ * An item recorded to be written at once (`writing`) that the site found visible at write time: it waits for the
+ * owner's click instead (`pending`), with the places the site named. One statement: only an item still `writing`.
+ */
+export async function holdVisibleItem(input: { id: string; places: VisiblePlace[]; now: Date }): Promise<boolean> {
+  const db = await getDb();
+  const rows = await db
+    .update(changeItems)
+    .set({ status: "pending", visible: true, places: input.places })
+    .where(and(eq(changeItems.id, input.id), eq(changeItems.status, "writing")))
+    .returning({ id: changeItems.id });
+  return rows.length === 1;
 }

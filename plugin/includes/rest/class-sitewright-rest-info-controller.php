@@ -118,26 +118,7 @@ final class Sitewright_REST_Info_Controller extends Sitewright_REST_Controller {
 					'type' => 'string',
 					'enum' => array_keys( Sitewright_Site_Info::builders() ),
 				),
-				'pageBuilders'  => array(
-					'type'  => 'array',
-					'items' => array(
-						'type'       => 'object',
-						'properties' => array(
-							'id'       => array(
-								'type' => 'string',
-								'enum' => array_keys( Sitewright_Site_Info::builders() ),
-							),
-							'name'     => $string,
-							'evidence' => array(
-								'type'  => 'array',
-								'items' => array(
-									'type' => 'string',
-									'enum' => array( 'plugin', 'theme', 'content', 'meta', 'editor' ),
-								),
-							),
-						),
-					),
-				),
+				'pageBuilders'  => self::page_builders_schema(),
 				'activePlugins' => $strings,
 				'features'      => array(
 					'type'        => 'array',
@@ -147,44 +128,101 @@ final class Sitewright_REST_Info_Controller extends Sitewright_REST_Controller {
 						'enum' => Sitewright_Site_Info::FEATURES,
 					),
 				),
-				'seo'           => array(
-					'type'        => array( 'object', 'null' ),
-					'description' => __( 'The active SEO plugin whose fields Sitewright reads (and, when writable, writes), or null.', 'sitewright-connector' ),
-					'properties'  => array(
-						'plugin'   => array(
-							'type' => 'string',
-							'enum' => array_keys( Sitewright_Seo_Items::plugins() ),
-						),
-						'name'     => $string,
-						'version'  => $string,
-						'writable' => array( 'type' => 'boolean' ),
-						'fields'   => $strings,
-					),
-				),
+				'seo'           => self::seo_schema(),
 				'mediaMaxBytes' => array(
 					'type'        => 'integer',
 					'description' => __( 'The largest file POST /sitewright/v1/media takes, in bytes.', 'sitewright-connector' ),
 				),
-				'token'         => array(
-					'type'       => 'object',
-					'properties' => array(
-						'lastFour'     => $string,
-						'scopes'       => array(
-							'type'  => 'array',
-							'items' => array(
-								'type' => 'string',
-								'enum' => Sitewright_Scopes::ALL,
-							),
+				'token'         => self::token_schema(),
+			),
+		);
+		return $this->add_additional_fields_schema( $this->schema );
+	}
+
+	/**
+	 * The schema of `pageBuilders`: each builder found and the evidence for it.
+	 *
+	 * @return array<string, mixed>
+	 */
+	private static function page_builders_schema(): array {
+		$string = array( 'type' => 'string' );
+		return array(
+			'type'  => 'array',
+			'items' => array(
+				'type'       => 'object',
+				'properties' => array(
+					'id'       => array(
+						'type' => 'string',
+						'enum' => array_keys( Sitewright_Site_Info::builders() ),
+					),
+					'name'     => $string,
+					'evidence' => array(
+						'type'  => 'array',
+						'items' => array(
+							'type' => 'string',
+							'enum' => array( 'plugin', 'theme', 'content', 'meta', 'editor' ),
 						),
-						'createdAt'    => array(
-							'type'   => array( 'string', 'null' ),
-							'format' => 'date-time',
-						),
-						'capabilities' => $strings,
 					),
 				),
 			),
 		);
-		return $this->add_additional_fields_schema( $this->schema );
+	}
+
+	/**
+	 * The schema of `seo`: the active SEO plugin, or null.
+	 *
+	 * @return array<string, mixed>
+	 */
+	private static function seo_schema(): array {
+		$string  = array( 'type' => 'string' );
+		$strings = array(
+			'type'  => 'array',
+			'items' => $string,
+		);
+		return array(
+			'type'        => array( 'object', 'null' ),
+			'description' => __( 'The active SEO plugin whose fields Sitewright reads (and, when writable, writes), or null.', 'sitewright-connector' ),
+			'properties'  => array(
+				'plugin'   => array(
+					'type' => 'string',
+					'enum' => array_keys( Sitewright_Item_Kind_Seo::plugins() ),
+				),
+				'name'     => $string,
+				'version'  => $string,
+				'writable' => array( 'type' => 'boolean' ),
+				'fields'   => $strings,
+			),
+		);
+	}
+
+	/**
+	 * The schema of `token`: the calling token's last four characters, scopes, creation and capabilities.
+	 *
+	 * @return array<string, mixed>
+	 */
+	private static function token_schema(): array {
+		$string  = array( 'type' => 'string' );
+		$strings = array(
+			'type'  => 'array',
+			'items' => $string,
+		);
+		return array(
+			'type'       => 'object',
+			'properties' => array(
+				'lastFour'     => $string,
+				'scopes'       => array(
+					'type'  => 'array',
+					'items' => array(
+						'type' => 'string',
+						'enum' => Sitewright_Scopes::ALL,
+					),
+				),
+				'createdAt'    => array(
+					'type'   => array( 'string', 'null' ),
+					'format' => 'date-time',
+				),
+				'capabilities' => $strings,
+			),
+		);
 	}
 }

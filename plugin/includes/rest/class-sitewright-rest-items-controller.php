@@ -46,14 +46,38 @@ final class Sitewright_REST_Items_Controller extends Sitewright_REST_Controller 
 					'callback'            => array( $this, 'create_item' ),
 					'permission_callback' => array( $this, 'create_item_permissions_check' ),
 					'args'                => array(
-						'changes' => array(
+						'changes'          => array(
 							'description' => __( 'The changes, applied in order, all or nothing: {ref, expect, action, fields}.', 'sitewright-connector' ),
+							'type'        => 'array',
+							'items'       => array( 'type' => 'object' ),
+						),
+						'requireInvisible' => array(
+							'description' => __( 'Write nothing (409 sitewright_visible) if visitors would now see any change.', 'sitewright-connector' ),
+							'type'        => 'boolean',
+							'default'     => false,
+						),
+					),
+				),
+				'schema' => array( $this, 'get_public_item_schema' ),
+			)
+		);
+		register_rest_route(
+			$this->namespace,
+			'/' . $this->rest_base . '/visibility',
+			array(
+				array(
+					'methods'             => WP_REST_Server::CREATABLE,
+					'callback'            => array( $this, 'get_visibility' ),
+					'permission_callback' => array( $this, 'signed_permission' ),
+					'args'                => array(
+						'changes' => array(
+							'description' => __( 'The changes a later POST /items would carry: {ref, expect, action, fields}.', 'sitewright-connector' ),
 							'type'        => 'array',
 							'items'       => array( 'type' => 'object' ),
 						),
 					),
 				),
-				'schema' => array( $this, 'get_public_item_schema' ),
+				'schema' => array( $this, 'get_visibility_schema' ),
 			)
 		);
 	}
@@ -164,11 +188,108 @@ final class Sitewright_REST_Items_Controller extends Sitewright_REST_Controller 
 				);
 			}
 		}
-		$result = Sitewright_Items::apply_batch( array_values( $changes ) );
+		$result = Sitewright_Items::apply_batch( array_values( $changes ), true === $request->get_param( 'requireInvisible' ) );
 		if ( is_wp_error( $result ) ) {
 			return $result;
 		}
 		return rest_ensure_response( $result );
+	}
+
+	/**
+	 * Whether visitors would see each change, and where: one `{ref, visible, places, more}` per change, in order.
+	 * Each item needs its kind's read scope; nothing is written.
+	 *
+	 * @param WP_REST_Request $request Request.
+	 * @return WP_REST_Response|WP_Error
+	 */
+	public function get_visibility( $request ) {
+		$changes = $request->get_param( 'changes' );
+		if ( ! is_array( $changes ) || ! $changes || count( $changes ) > Sitewright_Items::max_batch() ) {
+			/* translators: %d: maximum */
+			return new WP_Error( 'rest_invalid_param', sprintf( __( 'Give between 1 and %d changes.', 'sitewright-connector' ), Sitewright_Items::max_batch() ), array( 'status' => 400 ) );
+		}
+		$changes = array_values( $changes );
+		$scopes  = (array) Sitewright_Agent_User::scopes();
+		foreach ( $changes as $index => $change ) {
+			$refused = $this->refuse_visibility_change( $change, $scopes );
+			if ( null !== $refused ) {
+				$refused->add_data(
+					array_merge(
+						(array) $refused->get_error_data(),
+						array(
+							'index' => $index,
+							'ref'   => is_array( $change ) && is_string( $change['ref'] ?? null ) ? $change['ref'] : null,
+						)
+					)
+				);
+				return $refused;
+			}
+		}
+		return rest_ensure_response( array( 'items' => array_map( array( Sitewright_Visibility::class, 'of_change' ), $changes ) ) );
+	}
+
+	/**
+	 * Why one change cannot be asked about: malformed (400), its kind's read scope missing (403), or a post of a type
+	 * Sitewright does not handle (403). Null when it can.
+	 *
+	 * @param mixed              $change The change as sent.
+	 * @param array<int, string> $scopes The token's scopes.
+	 */
+	private function refuse_visibility_change( $change, array $scopes ): ?WP_Error {
+		$malformed = Sitewright_Items::refuse_shape( $change );
+		if ( null !== $malformed ) {
+			return new WP_Error( 'rest_invalid_param', $malformed, array( 'status' => 400 ) );
+		}
+		list( $kind, $key ) = (array) Sitewright_Items::parse_ref( $change['ref'] );
+		$scope              = Sitewright_Items::read_scope( (string) $kind );
+		if ( ! in_array( $scope, $scopes, true ) ) {
+			return new WP_Error(
+				'sitewright_scope',
+				__( 'This token\'s scopes do not allow reading this item.', 'sitewright-connector' ),
+				array(
+					'status'   => 403,
+					'required' => array( $scope ),
+				)
+			);
+		}
+		if ( 'post' !== $kind ) {
+			return null;
+		}
+		$type = 'new' === $key ? (string) ( $change['fields']['type'] ?? '' ) : (string) get_post_type( (int) $key );
+		return Sitewright_Items::refuse_type( $type );
+	}
+
+	/**
+	 * The response schema of POST /items/visibility.
+	 *
+	 * @return array<string, mixed>
+	 */
+	public function get_visibility_schema(): array {
+		$place = array(
+			'type'       => 'object',
+			'properties' => array(
+				'kind'  => array(
+					'type' => 'string',
+					'enum' => Sitewright_Places::KINDS,
+				),
+				'label' => array( 'type' => 'string' ),
+				'url'   => array( 'type' => 'string' ),
+			),
+		);
+		return array(
+			'$schema'    => 'http://json-schema.org/draft-04/schema#',
+			'title'      => 'sitewright-item-visibility',
+			'type'       => 'object',
+			'properties' => array(
+				'ref'     => array( 'type' => 'string' ),
+				'visible' => array( 'type' => 'boolean' ),
+				'places'  => array(
+					'type'  => 'array',
+					'items' => $place,
+				),
+				'more'    => array( 'type' => 'integer' ),
+			),
+		);
 	}
 
 	/**

@@ -1,6 +1,6 @@
 "use server";
 
-import { loadConversationMessages } from "@/lib/agent/chat";
+import { loadConversationMessages } from "@/lib/workflows/chat-turn";
 import type { ChatMessage } from "@/lib/agent/chat-message";
 import { currentSession } from "@/lib/auth/current";
 

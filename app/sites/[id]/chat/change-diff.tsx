@@ -4,6 +4,8 @@
  */
 import { parseBlocks } from "@/lib/agent/blocks";
 import { describeChange, markupChanges } from "@/lib/changes/markup-diff";
+import { placesSentence } from "@/lib/changes/places";
+import type { VisiblePlace } from "@/lib/db/schema";
 import styles from "./change-diff.module.css";
 
 export type ChangeItemView = {
@@ -14,6 +16,8 @@ export type ChangeItemView = {
   before: unknown;
   after: unknown;
   status: string;
+  /** Where visitors would see it, as the site named the places. */
+  places?: VisiblePlace[];
 };
 
 const KINDS: Record<string, string> = {
@@ -311,6 +315,11 @@ export function ChangeItemDiff({ item }: { item: ChangeItemView }) {
         </strong>
         {item.kind === "setting" ? <span> · {item.title}</span> : null}
       </div>
+      {item.places?.length ? (
+        <p className="muted" data-testid="visible-places">
+          {placesSentence(item.places)}
+        </p>
+      ) : null}
       {item.kind === "media" ? <MediaPreview item={item} /> : null}
       <FieldRows item={item} />
     </div>

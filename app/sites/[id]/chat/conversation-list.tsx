@@ -5,7 +5,7 @@
  */
 import Link from "next/link";
 import { useEffect, useState } from "react";
-import type { ConversationSummary } from "@/lib/agent/chat";
+import type { ConversationSummary } from "@/lib/workflows/chat-turn";
 import styles from "./chat.module.css";
 
 export const CONVERSATION_STARTED = "sitewright:conversation";

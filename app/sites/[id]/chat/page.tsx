@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import Link from "next/link";
 import { notFound, redirect } from "next/navigation";
-import { loadChatPage } from "@/lib/agent/chat";
+import { loadChatPage } from "@/lib/workflows/chat-turn";
 import { currentSession } from "@/lib/auth/current";
 import { ChatPanel } from "./chat-panel";
 import styles from "./chat.module.css";

@@ -27,13 +27,71 @@ defined( 'ABSPATH' ) || exit;
 /**
  * SEO fields as items.
  */
-final class Sitewright_Seo_Items {
-
-	/** Fields a change may carry. */
-	public const FIELDS = array( 'title', 'description', 'focusKeyword', 'canonical', 'noindex' );
+final class Sitewright_Item_Kind_Seo extends Sitewright_Item_Kind {
 
 	/** Longest text we write into an SEO field. */
 	private const MAX_TEXT = 1000;
+
+	/**
+	 * Reads the SEO fields of a post.
+	 *
+	 * @param string $key Post id.
+	 * @return array{0: array<string, mixed>|null, 1: string}
+	 */
+	public function read_item( string $key ): array {
+		return self::read_seo( (int) $key );
+	}
+
+	/**
+	 * Why the fields cannot be written, or null.
+	 *
+	 * @param string               $key    Post id.
+	 * @param string               $action Action.
+	 * @param array<string, mixed> $fields Fields.
+	 */
+	public function refuse_fields( string $key, string $action, array $fields ): ?string {
+		return self::refuse_seo_fields( $fields );
+	}
+
+	/**
+	 * Editing the post (a missing post is answered by the version check: stale).
+	 *
+	 * @param string               $key    Post id.
+	 * @param string               $action Action.
+	 * @param array<string, mixed> $fields Fields.
+	 */
+	public function can_write( string $key, string $action, array $fields ): bool {
+		return ! get_post( (int) $key ) || current_user_can( 'edit_post', (int) $key );
+	}
+
+	/**
+	 * Writes the fields in the active plugin's format.
+	 *
+	 * @param string               $action Action.
+	 * @param string               $key    Post id.
+	 * @param array<string, mixed> $fields Fields.
+	 * @return string|WP_Error
+	 */
+	public function write_item( string $action, string $key, array $fields ) {
+		$saved = self::write_seo( (int) $key, $fields );
+		return is_wp_error( $saved ) ? $saved : $key;
+	}
+
+	/**
+	 * The SEO fields of a published or scheduled post are in its page's head (search results, shared links).
+	 *
+	 * @param string               $key    Post id.
+	 * @param string               $action Action.
+	 * @param array<string, mixed> $fields Fields.
+	 * @param Sitewright_Places    $places Places.
+	 */
+	public function places( string $key, string $action, array $fields, Sitewright_Places $places ): void {
+		$post = get_post( (int) $key );
+		if ( $post instanceof WP_Post && Sitewright_Site_Places::is_public( (string) get_post_status( $post ) ) ) {
+			/* translators: %s: a post, e.g. page 9 “About” */
+			$places->add( 'post', sprintf( __( 'the search-engine title and description of %s', 'sitewright-connector' ), Sitewright_Site_Places::post_label( $post ) ), (string) get_permalink( $post ) );
+		}
+	}
 
 	/**
 	 * The supported plugins: id => [name, version constant, meta keys by field]. `noindex` is handled per plugin.
@@ -142,7 +200,7 @@ final class Sitewright_Seo_Items {
 	 * @param int $post_id Post id.
 	 * @return array{0: array<string, mixed>|null, 1: string}
 	 */
-	public static function read( int $post_id ): array {
+	private static function read_seo( int $post_id ): array {
 		$active = self::active();
 		$post   = get_post( $post_id );
 		if ( ! $active || ! $active['writable'] || ! $post instanceof WP_Post || ! in_array( $post->post_type, array( 'page', 'post' ), true ) ) {
@@ -186,7 +244,7 @@ final class Sitewright_Seo_Items {
 	 *
 	 * @param array<string, mixed> $fields Fields.
 	 */
-	public static function refuse_fields( array $fields ): ?string {
+	private static function refuse_seo_fields( array $fields ): ?string {
 		$active = self::active();
 		if ( ! $active || ! $active['writable'] ) {
 			return __( 'No SEO plugin whose fields Sitewright can write is active on this site.', 'sitewright-connector' );
@@ -234,7 +292,7 @@ final class Sitewright_Seo_Items {
 	 * @param array<string, mixed> $fields  Fields.
 	 * @return true|WP_Error
 	 */
-	public static function write( int $post_id, array $fields ) {
+	private static function write_seo( int $post_id, array $fields ) {
 		$active = (array) self::active();
 		$meta   = self::plugins()[ $active['plugin'] ]['meta'];
 		foreach ( $fields as $field => $value ) {
@@ -246,7 +304,7 @@ final class Sitewright_Seo_Items {
 				update_post_meta( $post_id, $meta[ $field ], wp_slash( (string) $value ) );
 			}
 		}
-		list( $state ) = self::read( $post_id );
+		list( $state ) = self::read_seo( $post_id );
 		$lost          = array();
 		foreach ( $fields as $field => $value ) {
 			if ( ( $state[ $field ] ?? null ) !== $value ) {

@@ -8,9 +8,9 @@ import type { Operation } from "@/lib/agent/operations";
 import { writePlanNow, type WriteContext } from "@/lib/agent/writes";
 import type { WritePlan } from "@/lib/agent/operations/operation";
 import type { SiteClient } from "@/lib/sites/types";
-import type { TurnScope } from "./change-sets";
-import { type PlannedItem, reverseChange } from "./plan";
-import { type WrittenItem, writeItems } from "./site-items";
+import type { TurnScope } from "@/lib/changes/change-sets";
+import { type PlannedItem, reverseChange } from "@/lib/changes/plan";
+import { type WrittenItem, writeItems } from "@/lib/sites/items";
 
 const execFileAsync = promisify(execFile);
 

@@ -1,15 +1,12 @@
 <?php
 /**
- * Categories and tags as items, and a post's terms as post fields:
+ * `term:<id>` (or `term:new` to create): a category or tag. State: `{taxonomy, name, slug, description, parent}`
+ * (`parent` is the parent term's slug, '' for none, so the state reads the same on a copy of the site). Actions:
+ * create, update, delete (delete is how undo reverses a creation). A post's own terms are post fields
+ * (Sitewright_Post_Terms).
  *
- * - `term:<id>` (or `term:new` to create): a category or tag. State: `{taxonomy, name, slug, description, parent}`
- *   (`parent` is the parent term's slug, '' for none, so the state reads the same on a copy of the site).
- *   Actions: create, update, delete (delete is how undo reverses a creation).
- * - A post's `categories` and `tags` are part of its state (sorted slugs) for the post types that use those
- *   taxonomies; a write gives the whole list. A slug that names no term is refused: create the term first.
- *
- * Writes follow Sitewright_Items' rules (versions, the atomic batch) and write = plan: the term is read back and a
- * value the site changed while saving (a filter, another plugin) rolls the batch back with `sitewright_filtered`.
+ * Write = plan: the term is read back and a value the site changed while saving (a filter, another plugin) rolls
+ * the batch back with `sitewright_filtered`.
  *
  * @package Sitewright
  */
@@ -19,21 +16,89 @@ declare(strict_types=1);
 defined( 'ABSPATH' ) || exit;
 
 /**
- * Terms as items.
+ * Categories and tags as items.
  */
-final class Sitewright_Term_Items {
+final class Sitewright_Item_Kind_Term extends Sitewright_Item_Kind {
 
-	/** The taxonomies Sitewright reads and writes, by the post field that lists a post's terms of it. */
-	public const TAXONOMIES = array(
-		'categories' => 'category',
-		'tags'       => 'post_tag',
-	);
+	/**
+	 * `term:new` creates a term.
+	 */
+	public function creatable(): bool {
+		return true;
+	}
 
-	/** Fields a term change may carry. */
-	public const FIELDS = array( 'taxonomy', 'name', 'slug', 'description', 'parent' );
+	/**
+	 * Reads a term.
+	 *
+	 * @param string $key Term id.
+	 * @return array{0: array<string, mixed>|null, 1: string}
+	 */
+	public function read_item( string $key ): array {
+		return 'new' === $key ? array( null, '' ) : self::read_term( (int) $key );
+	}
 
-	/** Post fields this class adds to a post's state (when its type uses the taxonomy). */
-	public const POST_FIELDS = array( 'categories', 'tags' );
+	/**
+	 * How many published posts use the term (for the card; visibility is decided by places()).
+	 *
+	 * @param string $key Term id.
+	 * @return array<string, mixed>
+	 */
+	public function read_info( string $key ): array {
+		return array( 'publishedUses' => self::published_uses( (int) $key ) );
+	}
+
+	/**
+	 * Why a term change is malformed, or null.
+	 *
+	 * @param string               $key    Term id or 'new'.
+	 * @param string               $action Action.
+	 * @param array<string, mixed> $fields Fields.
+	 */
+	public function refuse_fields( string $key, string $action, array $fields ): ?string {
+		return self::refuse_term_fields( $key, $action, $fields );
+	}
+
+	/**
+	 * The taxonomy's capabilities.
+	 *
+	 * @param string               $key    Term id or 'new'.
+	 * @param string               $action Action.
+	 * @param array<string, mixed> $fields Fields.
+	 */
+	public function can_write( string $key, string $action, array $fields ): bool {
+		return self::user_can( $key, $action, $fields );
+	}
+
+	/**
+	 * Creates, updates or deletes the term; a creation answers the new id.
+	 *
+	 * @param string               $action Action.
+	 * @param string               $key    Term id or 'new'.
+	 * @param array<string, mixed> $fields Fields.
+	 * @return string|WP_Error
+	 */
+	public function write_item( string $action, string $key, array $fields ) {
+		$saved = self::write( $action, 'new' === $key ? 0 : (int) $key, $fields );
+		if ( is_wp_error( $saved ) ) {
+			return $saved;
+		}
+		return 'delete' === $action ? $key : (string) $saved;
+	}
+
+	/**
+	 * A term is seen where Sitewright_Term_Places finds it; a new term is used nowhere yet.
+	 *
+	 * @param string               $key    Term id or 'new'.
+	 * @param string               $action Action.
+	 * @param array<string, mixed> $fields Fields.
+	 * @param Sitewright_Places    $places Places.
+	 */
+	public function places( string $key, string $action, array $fields, Sitewright_Places $places ): void {
+		$term = 'new' === $key ? null : get_term( (int) $key );
+		if ( $term instanceof WP_Term ) {
+			Sitewright_Term_Places::add( $term, $places );
+		}
+	}
 
 	/**
 	 * Reads a term: [state|null, title].
@@ -41,10 +106,10 @@ final class Sitewright_Term_Items {
 	 * @param int $id Term id.
 	 * @return array{0: array<string, mixed>|null, 1: string}
 	 */
-	public static function read( int $id ): array {
+	private static function read_term( int $id ): array {
 		clean_term_cache( $id );
 		$term = get_term( $id );
-		if ( ! $term instanceof WP_Term || ! in_array( $term->taxonomy, self::TAXONOMIES, true ) ) {
+		if ( ! $term instanceof WP_Term || ! in_array( $term->taxonomy, Sitewright_Post_Terms::TAXONOMIES, true ) ) {
 			return array( null, '' );
 		}
 		return array( self::state( $term ), $term->name );
@@ -72,7 +137,7 @@ final class Sitewright_Term_Items {
 	 *
 	 * @param int $id Term id.
 	 */
-	public static function published_uses( int $id ): int {
+	private static function published_uses( int $id ): int {
 		$term = get_term( $id );
 		if ( ! $term instanceof WP_Term ) {
 			return 0;
@@ -97,90 +162,13 @@ final class Sitewright_Term_Items {
 	}
 
 	/**
-	 * The terms part of a post's state.
-	 *
-	 * @param WP_Post $post Post.
-	 * @return array<string, array<int, string>>
-	 */
-	public static function post_state( WP_Post $post ): array {
-		$state = array();
-		foreach ( self::TAXONOMIES as $field => $taxonomy ) {
-			if ( ! is_object_in_taxonomy( $post->post_type, $taxonomy ) ) {
-				continue;
-			}
-			$slugs = wp_get_object_terms( $post->ID, $taxonomy, array( 'fields' => 'slugs' ) );
-			$slugs = is_array( $slugs ) ? array_map( 'strval', $slugs ) : array();
-			sort( $slugs, SORT_STRING );
-			$state[ $field ] = $slugs;
-		}
-		return $state;
-	}
-
-	/**
-	 * Why these post fields cannot be written (unknown slugs, a taxonomy the type does not use), or null.
-	 *
-	 * @param string               $type   Post type.
-	 * @param array<string, mixed> $fields Fields of the change.
-	 */
-	public static function refuse_post_fields( string $type, array $fields ): ?string {
-		foreach ( self::TAXONOMIES as $field => $taxonomy ) {
-			if ( ! array_key_exists( $field, $fields ) ) {
-				continue;
-			}
-			if ( ! is_object_in_taxonomy( $type, $taxonomy ) ) {
-				/* translators: %s: a post field */
-				return sprintf( __( 'This kind of item has no %s.', 'sitewright-connector' ), $field );
-			}
-			if ( ! is_array( $fields[ $field ] ) || ! array_is_list( $fields[ $field ] ) ) {
-				/* translators: %s: a post field */
-				return sprintf( __( '%s must be a list of slugs.', 'sitewright-connector' ), $field );
-			}
-			foreach ( $fields[ $field ] as $slug ) {
-				if ( ! is_string( $slug ) || ! get_term_by( 'slug', $slug, $taxonomy ) ) {
-					/* translators: 1: a slug, 2: a taxonomy */
-					return sprintf( __( 'There is no %2$s with the slug "%1$s"; create it first.', 'sitewright-connector' ), is_string( $slug ) ? $slug : '?', $taxonomy );
-				}
-			}
-		}
-		return null;
-	}
-
-	/**
-	 * Sets a post's terms as the fields list them (each list replaces the post's terms of that taxonomy).
-	 *
-	 * @param int                  $post_id Post.
-	 * @param array<string, mixed> $fields  Fields of the change.
-	 * @return true|WP_Error
-	 */
-	public static function write_post_terms( int $post_id, array $fields ) {
-		foreach ( self::TAXONOMIES as $field => $taxonomy ) {
-			if ( ! array_key_exists( $field, $fields ) ) {
-				continue;
-			}
-			$ids = array();
-			foreach ( (array) $fields[ $field ] as $slug ) {
-				$term = get_term_by( 'slug', (string) $slug, $taxonomy );
-				if ( ! $term instanceof WP_Term ) {
-					return new WP_Error( 'rest_invalid_param', __( 'A term to assign does not exist.', 'sitewright-connector' ), array( 'status' => 400 ) );
-				}
-				$ids[] = (int) $term->term_id;
-			}
-			$set = wp_set_object_terms( $post_id, $ids, $taxonomy );
-			if ( is_wp_error( $set ) ) {
-				return new WP_Error( $set->get_error_code(), $set->get_error_message(), array( 'status' => 400 ) );
-			}
-		}
-		return true;
-	}
-
-	/**
 	 * Why a term change is malformed, or null.
 	 *
 	 * @param string               $key    Term id or 'new'.
 	 * @param string               $action Action.
 	 * @param array<string, mixed> $fields Fields.
 	 */
-	public static function refuse_fields( string $key, string $action, array $fields ): ?string {
+	private static function refuse_term_fields( string $key, string $action, array $fields ): ?string {
 		foreach ( $fields as $name => $value ) {
 			if ( ! is_string( $value ) ) {
 				/* translators: %s: a field name */
@@ -188,7 +176,7 @@ final class Sitewright_Term_Items {
 			}
 		}
 		if ( 'create' === $action ) {
-			if ( ! in_array( $fields['taxonomy'] ?? '', self::TAXONOMIES, true ) ) {
+			if ( ! in_array( $fields['taxonomy'] ?? '', Sitewright_Post_Terms::TAXONOMIES, true ) ) {
 				return __( 'Give taxonomy "category" or "post_tag" to create a term.', 'sitewright-connector' );
 			}
 			if ( '' === trim( (string) ( $fields['name'] ?? '' ) ) ) {
@@ -210,7 +198,7 @@ final class Sitewright_Term_Items {
 	 * @param string               $action Action.
 	 * @param array<string, mixed> $fields Fields.
 	 */
-	public static function user_can( string $key, string $action, array $fields ): bool {
+	private static function user_can( string $key, string $action, array $fields ): bool {
 		if ( 'create' === $action ) {
 			$taxonomy = get_taxonomy( (string) ( $fields['taxonomy'] ?? '' ) );
 			return $taxonomy && current_user_can( $taxonomy->cap->edit_terms );
@@ -229,7 +217,7 @@ final class Sitewright_Term_Items {
 	 * @param array<string, mixed> $fields Fields.
 	 * @return int|WP_Error
 	 */
-	public static function write( string $action, int $id, array $fields ) {
+	private static function write( string $action, int $id, array $fields ) {
 		if ( 'delete' === $action ) {
 			$term    = get_term( $id );
 			$deleted = $term instanceof WP_Term ? wp_delete_term( $id, $term->taxonomy ) : false;
@@ -271,7 +259,7 @@ final class Sitewright_Term_Items {
 	 * @param array<string, mixed> $fields Planned fields.
 	 */
 	private static function refuse_changed( int $id, array $fields ): ?WP_Error {
-		list( $state ) = self::read( $id );
+		list( $state ) = self::read_term( $id );
 		$lost          = array();
 		foreach ( $fields as $field => $planned ) {
 			if ( 'slug' === $field && '' === $planned ) {

@@ -1,0 +1,1 @@
+ALTER TABLE "change_items" ADD COLUMN "places" jsonb;
