@@ -4,24 +4,9 @@
  * in exactly one of them, so they always add up to the items selected. Client-safe: the pages import it.
  */
 
-export type JobCounts = {
-  /** Selected items the runner has not reached yet (or never will: the job stopped). */
-  toPlan: number;
-  /** Visible changes waiting for the owner's Approve or Reject. */
-  waiting: number;
-  /** Being written or undone right now. */
-  inProgress: number;
-  /** Written at once: visitors do not see them (a draft, an image no published page shows, a sandbox copy). */
-  written: number;
-  /** Approved by the owner and written (for a rehearsal: applied to the live site). */
-  approved: number;
-  rejected: number;
-  /** Selected items the runner left alone: gone since, filled in by a person since, or nothing to change. */
-  skipped: number;
-  /** Refused when written: a person changed the item on the site since it was planned, or the site refused it. */
-  failed: number;
-  undone: number;
-};
+import type { JobCounts } from "@/lib/db/schema";
+
+export type { JobCounts };
 
 export const NO_COUNTS: JobCounts = {
   toPlan: 0,

@@ -1,8 +1,7 @@
 /** Bulk jobs (docs/bulk-jobs.md): the row, the runner's lease, and the cursor advanced with the items it planned. */
 import { and, asc, eq, inArray, isNull, lt, or, type SQL, sql } from "drizzle-orm";
-import type { JobCounts } from "@/lib/jobs/counts";
 import { getDb } from "../index";
-import { changeItems, changeSets, type Job, type JobProgress, type JobStatus, jobs } from "../schema";
+import { changeItems, changeSets, type Job, type JobCounts, type JobProgress, type JobStatus, jobs } from "../schema";
 import { appendChangeItems, type ChangeItemInsert } from "./changes";
 
 export type JobInsert = Omit<Job, "leaseOwner" | "leaseUntil" | "error" | "cursor" | "progress" | "updatedAt">;

@@ -149,6 +149,15 @@ function PendingButtons(props: {
   );
 }
 
+/** The rehearsal's state in one sentence, until an action's outcome says what happened instead. */
+function StateSentence({ status, sandbox }: { status: string; sandbox: "running" | "gone" }) {
+  return (
+    <p data-testid="change-set-status" data-status={status} className={styles.status}>
+      {rehearsalSentence(status, sandbox)}
+    </p>
+  );
+}
+
 export function ReviewActions({ siteId, changeSet, sandbox, items = [] }: Props) {
   const { busy, outcome, together, act } = useReviewAction();
   const waiting = items.filter((item) => !item.madeLive);
@@ -177,11 +186,7 @@ export function ReviewActions({ siteId, changeSet, sandbox, items = [] }: Props)
     }));
   return (
     <div className={styles.actions}>
-      {sandbox && outcome?.kind !== "ok" ? (
-        <p data-testid="change-set-status" data-status={changeSet.status} className={styles.status}>
-          {rehearsalSentence(changeSet.status, sandbox)}
-        </p>
-      ) : null}
+      {sandbox && outcome?.kind !== "ok" ? <StateSentence status={changeSet.status} sandbox={sandbox} /> : null}
       {discardOnly ? (
         <button type="button" className="secondary" disabled={busy} onClick={discard}>
           Discard

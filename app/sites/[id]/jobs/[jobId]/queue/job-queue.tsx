@@ -146,6 +146,68 @@ function QueueItem(props: {
   );
 }
 
+/** The batch actions the job's state offers (lib/jobs/counts.ts): nothing to approve or cancel once it is undone. */
+function QueueButtons(props: {
+  job: JobView;
+  busy: boolean;
+  picked: string[];
+  waiting: PublicChangeItem[];
+  written: string[];
+  act: ReturnType<typeof useQueueActions>["act"];
+  clear: () => void;
+}) {
+  const { job, busy, picked, waiting, written, act, clear } = props;
+  const offered = jobActions(job);
+  return (
+    <fieldset>
+      <legend>Review actions</legend>
+      {job.counts.waiting > 0 ? (
+        <>
+          <button
+            type="button"
+            disabled={busy || picked.length === 0 || job.status !== "ready"}
+            onClick={() => act("apply", picked, false, `Approved ${picked.length}.`, clear)}
+          >
+            Approve selected ({picked.length})
+          </button>
+          <button
+            type="button"
+            disabled={busy || picked.length === 0}
+            onClick={() => act("reject", picked, false, `Rejected ${picked.length}.`, clear)}
+          >
+            Reject selected ({picked.length})
+          </button>
+        </>
+      ) : null}
+      {offered.approveAll ? (
+        <button
+          type="button"
+          disabled={busy}
+          onClick={() =>
+            act(
+              "apply",
+              waiting.map((item) => item.id),
+              true,
+              "Approved every waiting change.",
+              clear,
+            )
+          }
+        >
+          Approve all waiting
+        </button>
+      ) : null}
+      {offered.undo ? (
+        <button type="button" disabled={busy} onClick={() => act("undo", written, true, "Undid the job.", clear)}>
+          Undo the whole job
+        </button>
+      ) : null}
+      {!offered.approveAll && !offered.undo && job.counts.waiting === 0 ? (
+        <p>Nothing is left to approve or undo in this job.</p>
+      ) : null}
+    </fieldset>
+  );
+}
+
 export function JobQueue({ siteId, job, items }: { siteId: string; job: JobView; items: PublicChangeItem[] }) {
   const [chosen, setChosen] = useState<Set<string>>(new Set());
   const { busy, acting, outcome, act } = useQueueActions(siteId, job.changeSetId);
@@ -158,57 +220,11 @@ export function JobQueue({ siteId, job, items }: { siteId: string; job: JobView;
       return next;
     });
   const picked = [...chosen].filter((id) => waiting.some((item) => item.id === id));
-  const offered = jobActions(job);
   const clear = () => setChosen(new Set());
   const written = items.filter((item) => item.status === "applied").map((item) => item.id);
   return (
     <section aria-label="Review queue" aria-busy={busy}>
-      <fieldset>
-        <legend>Review actions</legend>
-        {job.counts.waiting > 0 ? (
-          <>
-            <button
-              type="button"
-              disabled={busy || picked.length === 0 || job.status !== "ready"}
-              onClick={() => act("apply", picked, false, `Approved ${picked.length}.`, clear)}
-            >
-              Approve selected ({picked.length})
-            </button>
-            <button
-              type="button"
-              disabled={busy || picked.length === 0}
-              onClick={() => act("reject", picked, false, `Rejected ${picked.length}.`, clear)}
-            >
-              Reject selected ({picked.length})
-            </button>
-          </>
-        ) : null}
-        {offered.approveAll ? (
-          <button
-            type="button"
-            disabled={busy}
-            onClick={() =>
-              act(
-                "apply",
-                waiting.map((item) => item.id),
-                true,
-                "Approved every waiting change.",
-                clear,
-              )
-            }
-          >
-            Approve all waiting
-          </button>
-        ) : null}
-        {offered.undo ? (
-          <button type="button" disabled={busy} onClick={() => act("undo", written, true, "Undid the job.", clear)}>
-            Undo the whole job
-          </button>
-        ) : null}
-        {!offered.approveAll && !offered.undo && job.counts.waiting === 0 ? (
-          <p>Nothing is left to approve or undo in this job.</p>
-        ) : null}
-      </fieldset>
+      <QueueButtons job={job} busy={busy} picked={picked} waiting={waiting} written={written} act={act} clear={clear} />
       {outcome ? (
         <div role={outcome.ok ? "status" : "alert"} data-testid="queue-outcome">
           <p>{outcome.text}</p>
