@@ -7,6 +7,7 @@
  */
 import { expect, test } from "@playwright/test";
 import { runAsAdmin } from "../test/wordpress";
+import { checkState } from "./support/checks";
 import { connectSite, signUp, useAppDatabase } from "./support/owner";
 import { e2eState } from "./support/state";
 
@@ -51,7 +52,8 @@ test("alt text for every image without it: one job, one queue, edited, rejected,
 
   const job = page.getByTestId("job");
   await expect(job).toHaveAttribute("data-status", "ready", { timeout: 60_000 });
-  await expect(page.getByRole("progressbar", { name: "Items handled" })).toBeVisible();
+  await expect(page.getByRole("progressbar", { name: "Items settled" })).toHaveAttribute("value", "0");
+  await expect(page.getByTestId("job-counts")).toHaveText("12 items: 12 waiting for your review.");
   await expect(page.getByTestId("job-budget")).toContainText(/12 of [\d,]+ items/);
   const queue = page.getByTestId("queue-item");
   await expect(queue).toHaveCount(12);
@@ -144,10 +146,10 @@ test("at the issue's scale: 150 images on 200 pages, one job, a paginated queue,
     await page.getByRole("link", { name: "Follow the job and review its changes" }).click();
 
     const job = page.getByTestId("job");
-    const progress = page.getByRole("progressbar", { name: "Items handled" });
+    const progress = page.getByRole("progressbar");
     await expect(progress).toHaveAttribute("max", String(IMAGES));
     await expect(job).toHaveAttribute("data-status", "ready", { timeout: 90_000 });
-    await expect(progress).toHaveAttribute("value", String(IMAGES));
+    await expect(page.getByTestId("job-counts")).toHaveText(`${IMAGES} items: ${IMAGES} waiting for your review.`);
     const planned = Date.now();
 
     // Every image is shown on a published page, so every one waits: 100 on the first page, the rest on the next.
@@ -181,4 +183,97 @@ test("at the issue's scale: 150 images on 200 pages, one job, a paginated queue,
       made,
     );
   }
+});
+
+/**
+ * Issue 35, "Queues that add up": approved in part, rejected in part and undone as a whole, the job's counts add up
+ * to its selection at every step, each batch action disables its rows and shows its outcome with the refreshed list
+ * (no reload), and only the buttons that still apply are offered: none to approve or cancel after the undo.
+ */
+test("a job approved in part, rejected in part and undone: counts that add up, only the buttons that apply", async ({
+  page,
+}) => {
+  // Three batch actions, two axe runs and a reload: minutes on a busy two-core machine.
+  test.setTimeout(300_000);
+  const { appUrl } = e2eState();
+  const { siteId } = await connectSite(await signUp(page, "counts"));
+  const tag = `countsjob${Date.now()}`;
+  await php(
+    "$make = function ($status, $n, $text) use ($args) { for ($i = 1; $i <= $n; $i++) { wp_insert_post(array('post_type' => 'page', 'post_status' => $status, 'post_title' => $args . ' ' . $status . ' ' . $i, 'post_content' => '<!-- wp:paragraph --><p>' . $text . ' (' . $args . ')</p><!-- /wp:paragraph -->')); } }; $make('publish', 6, 'Call us on 555-0100'); $make('draft', 2, 'Call us on 555-0100'); $make('publish', 1, 'Write to us'); echo 1;",
+    tag,
+  );
+  await page.goto(`${appUrl}/sites/${siteId}/chat?new=1`);
+  const spec = {
+    description: "pages with the old number",
+    selection: { type: "page", search: tag, status: "any" },
+    change: { kind: "replace", field: "content", find: "555-0100", replace: "555-0199" },
+  };
+  await page.getByLabel("Message").fill(`call start_bulk_job ${JSON.stringify(spec)}`);
+  await page.getByRole("button", { name: "Send" }).click();
+  await page.getByRole("link", { name: "Follow the job and review its changes" }).click();
+
+  const job = page.getByTestId("job");
+  const counts = page.getByTestId("job-counts");
+  await expect(job).toHaveAttribute("data-status", "ready", { timeout: 60_000 });
+  await expect(counts).toHaveText(
+    "9 items: 6 waiting for your review, 2 written at once (visitors do not see them), 1 skipped.",
+  );
+  const waiting = page.locator('[data-testid="queue-item"][data-status="pending"]');
+  await expect(waiting).toHaveCount(6);
+  await checkState(page, "job-queue-ready");
+
+  // Approve two: their rows are disabled while it works, and the outcome shows with the refreshed list.
+  await waiting.nth(0).getByRole("checkbox").check();
+  await waiting.nth(1).getByRole("checkbox").check();
+  const approving = [await waiting.nth(0).getAttribute("data-key"), await waiting.nth(1).getAttribute("data-key")];
+  await page.getByRole("button", { name: "Approve selected (2)" }).click();
+  await expect(page.getByTestId("queue-outcome")).toHaveText("Approved 2.");
+  // The outcome and the list arrive together: by the time it shows, the two rows are written and no longer choosable.
+  await expect(waiting).toHaveCount(4, { timeout: 2_000 });
+  await expect(page.getByRole("button", { name: "Reject selected (0)" })).toBeDisabled();
+  await expect(counts).toHaveText(
+    "9 items: 4 waiting for your review, 2 written at once (visitors do not see them), 2 approved and written, 1 skipped.",
+  );
+  for (const key of approving)
+    await expect(page.locator(`[data-testid="queue-item"][data-key="${key}"]`)).toHaveAttribute(
+      "data-status",
+      "applied",
+    );
+
+  // Reject the next two shown: exactly those two.
+  const rejecting = [await waiting.nth(0).getAttribute("data-key"), await waiting.nth(1).getAttribute("data-key")];
+  await waiting.nth(0).getByRole("checkbox").check();
+  await waiting.nth(1).getByRole("checkbox").check();
+  await page.getByRole("button", { name: "Reject selected (2)" }).click();
+  await expect(page.getByTestId("queue-outcome")).toHaveText("Rejected 2.");
+  await expect(waiting).toHaveCount(2, { timeout: 2_000 });
+  for (const key of rejecting)
+    await expect(page.locator(`[data-testid="queue-item"][data-key="${key}"]`)).toHaveAttribute(
+      "data-status",
+      "denied",
+    );
+  await expect(counts).toHaveText(
+    "9 items: 2 waiting for your review, 2 written at once (visitors do not see them), 2 approved and written, 2 rejected, 1 skipped.",
+  );
+
+  // Undo the whole job: what was written is undone, what waited is rejected, nothing is left to approve or cancel.
+  await page.getByRole("button", { name: "Undo the whole job" }).click();
+  await expect(page.getByTestId("queue-outcome")).toHaveText("Undid the job.");
+  await expect(counts).toHaveText("9 items: 4 rejected, 1 skipped, 4 undone.");
+  await expect(page.getByTestId("job-headline")).toHaveText("Undone");
+  await expect(page.getByRole("progressbar", { name: "Items settled" })).toHaveAttribute("value", "9");
+  for (const name of [
+    "Approve all waiting",
+    "Cancel the job",
+    "Undo the whole job",
+    /Approve selected/,
+    /Reject selected/,
+  ])
+    await expect(page.getByRole("button", { name })).toHaveCount(0);
+  await expect(page.getByText("Nothing is left to approve or undo in this job.")).toBeVisible();
+  await checkState(page, "job-queue-undone");
+
+  // A reload shows the same: the counts come from the items, not from what the page remembered.
+  await page.reload();
+  await expect(counts).toHaveText("9 items: 4 rejected, 1 skipped, 4 undone.");
 });

@@ -25,7 +25,15 @@ export const envSchema = z
     NODE_ENV: withDefault(z.enum(["development", "production", "test"]), "development"),
     PORT: withDefault(z.coerce.number().int().min(1).max(65535), 3000),
     APP_URL: optional(z.url({ protocol: /^https?$/ }).transform((url) => url.replace(/\/+$/, ""))),
-    DATABASE_URL: optional(z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")),
+    /** PostgreSQL's URL, or `file:<directory>`: PGlite kept on disk there (a local try that keeps its account). */
+    DATABASE_URL: optional(
+      z
+        .string()
+        .regex(
+          /^(postgres(ql)?:\/\/|file:.)/,
+          "must be a postgres:// or postgresql:// URL, or file:<directory> for a local database on disk",
+        ),
+    ),
     SESSION_SECRET: optional(z.string().min(32, "must be at least 32 characters")),
     ENCRYPTION_KEY: optional(z.string().regex(/^[0-9a-fA-F]{64}$/, "must be 64 hex characters (32 bytes)")),
     /** Earlier keys, comma-separated: still open what they sealed, never seal (docs/deployment.md, "Key rotation"). */

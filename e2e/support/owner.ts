@@ -37,7 +37,8 @@ export async function signUp(page: Page, prefix: string): Promise<string> {
   await page.getByLabel("Email").fill(`${prefix}${Date.now()}@example.com`);
   await page.getByLabel("Password").fill(PASSWORD);
   await page.getByRole("button", { name: "Create account" }).click();
-  await expect(page.getByTestId("signed-in-as")).toBeVisible();
+  // The password is hashed with scrypt on the server: tens of seconds when the machine's cores are all busy.
+  await expect(page.getByTestId("signed-in-as")).toBeVisible({ timeout: 60_000 });
   return (await (await page.request.get(`${appUrl}/auth/me`)).json()).user.id as string;
 }
 

@@ -1,6 +1,7 @@
 /**
- * The database: PostgreSQL (postgres-js) when DATABASE_URL is set, otherwise PGlite in memory running the same
- * migrations and the same queries. One instance per process, kept in lib/process-state because Next.js may load this
+ * The database: PostgreSQL (postgres-js) when DATABASE_URL is a postgres:// URL, otherwise PGlite running the same
+ * migrations and the same queries — kept on disk for `file:<directory>` (a local try that survives restarts, one
+ * process at a time), in memory without DATABASE_URL. One instance per process, kept in lib/process-state because Next.js may load this
  * module more than once.
  */
 import path from "node:path";
@@ -12,12 +13,12 @@ import * as schema from "./schema";
 import { processState } from "@/lib/process-state";
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
-export type DbHandle = { db: Db; kind: "postgres" | "memory"; close(): Promise<void> };
+export type DbHandle = { db: Db; kind: "postgres" | "file" | "memory"; close(): Promise<void> };
 
 const migrationsFolder = path.join(process.cwd(), "drizzle");
 
 export async function openDatabase(url: string | undefined): Promise<DbHandle> {
-  if (url) {
+  if (url && !url.startsWith("file:")) {
     const { default: postgres } = await import("postgres");
     const { drizzle } = await import("drizzle-orm/postgres-js");
     const { migrate } = await import("drizzle-orm/postgres-js/migrator");
@@ -29,10 +30,11 @@ export async function openDatabase(url: string | undefined): Promise<DbHandle> {
   const { PGlite } = await import("@electric-sql/pglite");
   const { drizzle } = await import("drizzle-orm/pglite");
   const { migrate } = await import("drizzle-orm/pglite/migrator");
-  const client = new PGlite();
+  const directory = url ? path.resolve(url.slice("file:".length).replace(/^\/\/(?=\/)/, "")) : undefined;
+  const client = directory ? new PGlite(directory) : new PGlite();
   const db = drizzle(client, { schema });
   await migrate(db, { migrationsFolder });
-  return { db: db as unknown as Db, kind: "memory", close: () => client.close() };
+  return { db: db as unknown as Db, kind: directory ? "file" : "memory", close: () => client.close() };
 }
 
 /** The advisory lock every instance takes to migrate: any fixed bigint, the same in every version. */

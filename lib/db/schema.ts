@@ -650,6 +650,26 @@ export type JobProgress = {
   planningMs?: number;
 };
 
+/** A job's items in counts that add up to its selection (lib/jobs/counts.ts; jobItemCounts computes them). */
+export type JobCounts = {
+  /** Selected items the runner has not reached yet (or never will: the job stopped). */
+  toPlan: number;
+  /** Visible changes waiting for the owner's Approve or Reject. */
+  waiting: number;
+  /** Being written or undone right now. */
+  inProgress: number;
+  /** Written at once: visitors do not see them (a draft, an image no published page shows, a sandbox copy). */
+  written: number;
+  /** Approved by the owner and written (for a rehearsal: applied to the live site). */
+  approved: number;
+  rejected: number;
+  /** Selected items the runner left alone: gone since, filled in by a person since, or nothing to change. */
+  skipped: number;
+  /** Refused when written: a person changed the item on the site since it was planned, or the site refused it. */
+  failed: number;
+  undone: number;
+};
+
 /**
  * A bulk job (docs/bulk-jobs.md): one request that changes many items, run outside the chat request by the job
  * runner, resumable after a restart. Its items are the items of its change set; `cursor` is how many of the

@@ -15,6 +15,8 @@ export type MailMessage = {
   text: string;
   /** What kind of mail, for the logs (never the text or the address in production). */
   kind: string;
+  /** The kind in words, first on the log line of a mail that was not sent ("Password reset mail"). */
+  label: string;
   /** The link the message is about: a field of its own in the log line when there is no mail server (development). */
   link?: string;
 };
@@ -54,7 +56,8 @@ export async function sendMail(message: MailMessage): Promise<MailOutcome> {
       });
       return "not_configured";
     }
-    log.warn("mail not sent (SMTP_URL is not set); here it is instead", {
+    // The kind in words first: two mails of the same shape (a confirmation link, a reset link) are told apart at a glance.
+    log.warn(`${message.label}: not sent (SMTP_URL is not set); here it is instead`, {
       kind: message.kind,
       to: message.to,
       subject: message.subject,

@@ -6,6 +6,7 @@ const signature = "\n\n— Sitewright";
 export function passwordResetMail({ to, link }: { to: string; link: string }): MailMessage {
   return {
     kind: "password_reset",
+    label: "Password reset mail",
     to,
     link,
     subject: "Reset your Sitewright password",
@@ -45,6 +46,7 @@ ${input.applications.map((a) => `- "${applicationName(a.clientName)}", connected
 Connect again the ones you use, from the application itself.`;
   return {
     kind: "password_changed",
+    label: "Password changed notice",
     to: input.to,
     subject: "Your Sitewright password was changed",
     text: `The password of your Sitewright account ${how}.
@@ -59,6 +61,7 @@ ${input.appUrl}/forgot-password${signature}`,
 export function verifyEmailMail({ to, link }: { to: string; link: string }): MailMessage {
   return {
     kind: "email_verification",
+    label: "Email address confirmation mail",
     to,
     link,
     subject: "Confirm your email address for Sitewright",

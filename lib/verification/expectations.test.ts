@@ -14,6 +14,19 @@ describe("what a visitor should see", () => {
     expect(expectation?.absent).toEqual([]); // the text is the same on both sides
   });
 
+  it("expects an image's new alt text in the page source when only its alt text changed", () => {
+    const image = (alt: string) =>
+      `<!-- wp:image {"id":5} --><figure class="wp-block-image"><img src="https://shop.example/bread.jpg" alt="${alt}" class="wp-image-5"/></figure><!-- /wp:image -->`;
+    const expectation = expectationFor({
+      ref: "post:9",
+      kind: "post",
+      title: "Our bakery",
+      from: page("publish", "Our bakery", image("")),
+      to: page("publish", "Our bakery", image("A sourdough loaf on Ana&#8217;s board")),
+    });
+    expect(expectation?.sourcePresent).toEqual(['alt="A sourdough loaf on Ana\'s board"']);
+  });
+
   it("does not expect an old title to be gone when the new title contains it", () => {
     const expectation = expectationFor({
       ref: "post:4",

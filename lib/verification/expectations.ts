@@ -77,6 +77,16 @@ export function addresses(markup: string): string[] {
   return [...found];
 }
 
+/** Alt texts of the images in markup, as `alt="…"` would read in the page source (an image's words are there only). */
+export function altTexts(markup: string): string[] {
+  const found = new Set<string>();
+  for (const match of markup.matchAll(/<img\b[^>]*\salt\s*=\s*("([^"]*)"|'([^']*)')/gi)) {
+    const value = sourceForSearch(match[2] ?? match[3] ?? "").trim();
+    if (value) found.add(`alt="${value}"`);
+  }
+  return [...found];
+}
+
 const snippet = (text: string) => (text.length > MAX_SNIPPET ? text.slice(0, MAX_SNIPPET).trim() : text);
 
 /** Text present in `removed` that the new version no longer has anywhere (so its absence proves something). */
@@ -88,12 +98,13 @@ function contentExpectations(from: string, to: string) {
   const { removed, added } = changedBlockTexts(from, to);
   const afterText = pageText(to);
   const newAddresses = addresses(to).filter((address) => !addresses(from).includes(address));
+  const newAlts = altTexts(to).filter((alt) => !altTexts(from).includes(alt));
   const gone = trulyRemoved(removed, afterText);
   return {
     present: added.map(snippet),
     absent: gone.filter((text) => text.length >= MIN_ABSENT),
     earlier: gone.filter((text) => text.length < MIN_ABSENT),
-    sourcePresent: newAddresses,
+    sourcePresent: [...newAddresses, ...newAlts],
   };
 }
 

@@ -34,6 +34,7 @@ import {
   markChangeItemApplied,
   transitionChangeItems,
   insertJob,
+  jobItemCounts,
   listChangeSetRefs,
   NO_PROGRESS,
   recordPlannedBatch,
@@ -45,6 +46,7 @@ import {
 import type { ChangeTarget, ItemChange, Job, JobProgress, Site } from "@/lib/db/schema";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
+import { countsBeforePlanning, type JobCounts } from "@/lib/jobs/counts";
 import { fieldFits, fieldTarget, type JobSpec, jobSpecSchema } from "@/lib/jobs/spec";
 import { selectIds } from "@/lib/jobs/selection";
 import { currentValue, type JobSubject, plannedFields, subjectFacts } from "@/lib/jobs/transform";
@@ -64,6 +66,8 @@ export type JobView = {
   status: Job["status"];
   selection: { description: string; count: number };
   progress: JobProgress;
+  /** Every selected item in one count, from the job's items (lib/jobs/counts.ts): they add up to the selection. */
+  counts: JobCounts;
   limits: Job["limits"];
   error?: string;
   /** When another instance took over the job's Apply or Undo after a restart (docs/bulk-jobs.md). */
@@ -72,7 +76,7 @@ export type JobView = {
   updatedAt: string;
 };
 
-export const jobView = (job: Job): JobView => ({
+export const jobView = (job: Job, counts: JobCounts): JobView => ({
   id: job.id,
   siteId: job.siteId,
   conversationId: job.conversationId,
@@ -80,12 +84,19 @@ export const jobView = (job: Job): JobView => ({
   status: job.status,
   selection: { description: job.selection.description, count: job.selection.count },
   progress: { ...NO_PROGRESS, ...job.progress },
+  counts,
   limits: job.limits,
   ...(job.error ? { error: job.error } : {}),
   ...(job.resumedAt ? { resumedAt: job.resumedAt.toISOString() } : {}),
   createdAt: job.createdAt.toISOString(),
   updatedAt: job.updatedAt.toISOString(),
 });
+
+/** The job as the owner's pages show it, with its counts read from its items now. */
+export async function viewJob(job: Job): Promise<JobView> {
+  const counts = (await jobItemCounts([job.id])).get(job.id) ?? countsBeforePlanning(job.selection.count);
+  return jobView(job, counts);
+}
 
 type Deps = {
   siteClient(site: Site): SiteClient;
@@ -175,7 +186,7 @@ export async function startBulkJob(input: {
     details: { description: spec.description, count: ids.length, target: changeSet.target },
   });
   kickJobRunner();
-  return jobView(job);
+  return jobView(job, countsBeforePlanning(ids.length));
 }
 
 /** A job's item is a plain write: it waits for the click only when visitors would see it. */
@@ -452,7 +463,7 @@ export async function showJobForOwner(input: { userId: string; siteId: string; j
   if (!job) throw new AppError("not_found", "There is no such job.");
   // An Apply of the job a dead process left is taken over now (./resume-runs.ts), not at the next sweep.
   void resumeInterruptedRuns({ siteClient: deps().siteClient, changeSetId: job.changeSetId }).catch(() => undefined);
-  return jobView(job);
+  return viewJob(job);
 }
 
 /** Stops planning, and rejects what still waits; what was written stays (undo is on the Changes page). */
@@ -463,7 +474,7 @@ export async function cancelJobForOwner(input: { userId: string; siteId: string;
   await rejectQueue({ userId: input.userId, siteId: input.siteId, changeSetId: job.changeSetId }).catch(
     () => undefined,
   );
-  return jobView(job);
+  return viewJob(job);
 }
 
 /** Stops a job from planning further (its rehearsal is being discarded); its items stay as they are. */
@@ -499,21 +510,38 @@ export async function applyJobItems(
   }
 }
 
+/**
+ * Undoes a job's written items (the chosen ones, or all). Undoing the whole job ends it: planning stops first (so
+ * nothing more is written meanwhile), and what still waits is rejected, so nothing is left to approve or cancel.
+ */
 export async function undoJobItems(
   request: { userId: string; siteId: string; changeSetId: string; itemIds?: string[] },
   client: SiteClient,
+  job?: Job,
 ): Promise<{ skipped: Skipped[] }> {
+  const whole = job && !request.itemIds?.length;
+  if (whole) await transitionJob({ id: job.id, from: ["planning"], to: "cancelled", now: now() });
   const result = await undoQueue(request, client);
+  if (whole) await closeJob(request, job);
   return { skipped: result.skipped };
 }
 
-export async function rejectJobItems(request: {
-  userId: string;
-  siteId: string;
-  changeSetId: string;
-  itemIds?: string[];
-}) {
-  return rejectQueue(request);
+/** Rejects what still waits in the job's queue and marks a job that waited for review done. */
+async function closeJob(request: { userId: string; siteId: string; changeSetId: string }, job: Job) {
+  const waiting = (await getChangeSetItems(job.changeSetId)).some((item) => item.status === "pending");
+  if (waiting) await rejectQueue({ userId: request.userId, siteId: request.siteId, changeSetId: job.changeSetId });
+  await transitionJob({ id: job.id, from: ["ready"], to: "done", now: now() });
+}
+
+/** Rejects the chosen waiting items (or all); a job with nothing left waiting is done. */
+export async function rejectJobItems(
+  request: { userId: string; siteId: string; changeSetId: string; itemIds?: string[] },
+  job: Job,
+) {
+  const result = await rejectQueue(request);
+  const set = await refreshChangeSetStatus({ id: job.changeSetId, now: now() });
+  if (set?.status !== "pending") await transitionJob({ id: job.id, from: ["ready"], to: "done", now: now() });
+  return result;
 }
 
 /**

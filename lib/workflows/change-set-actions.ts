@@ -98,10 +98,10 @@ export async function showChangeSetForOwner(request: ChangeSetRequest): Promise<
 export type QueueOutcome = PublicChangeSet & { skipped?: Skipped[] };
 
 export async function undoChangeSetForOwner(request: ChangeSetRequest): Promise<QueueOutcome> {
-  const { site, set: before, kind } = await loadOwnedChangeSet(request);
+  const { site, set: before, job, kind } = await loadOwnedChangeSet(request);
   // A job's queue, or the live set an Apply of a job's rehearsal wrote: undone as a queue.
   if (kind === "job") {
-    const { skipped } = await undoJobItems(request, deps().siteClient(site));
+    const { skipped } = await undoJobItems(request, deps().siteClient(site), job);
     void scheduleVerification({ ...request, trigger: "undo" });
     return { ...publicChangeSet(await getChangeSet(request)), skipped };
   }
@@ -162,7 +162,7 @@ export async function rejectQueueItemsForOwner(request: ChangeSetRequest): Promi
   const { job } = await loadOwnedChangeSet(request);
   if (!job)
     throw new AppError("not_applicable", "Only a bulk job's queue is rejected item by item; deny this change instead.");
-  await rejectJobItems(request);
+  await rejectJobItems(request, job);
   return publicChangeSet(await getChangeSet(request));
 }
 

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { readItem } from "@/lib/sites/items";
 import { planPostUpdate } from "@/lib/changes/plan";
 import { asStoredMarkup, asStoredTitle } from "@/lib/wordpress/stored-text";
+import { planShownImageText } from "../shown-image-text";
 import { visionEnabled } from "../vision";
 import { defineOperation, OperationError } from "./operation";
 import type { PostItem } from "./wordpress";
@@ -44,10 +45,18 @@ export default defineOperation({
     if (Object.keys(item.change.fields ?? {}).length === 0)
       throw new OperationError(`Media ${id} already has these values.`, "no_change");
     item.summary = `Changed the ${Object.keys(item.after ?? {}).join(", ")} of media ${id} ("${current.title}").`;
+    // Image blocks keep their own alt text and caption: written there too, one item per published page or post.
+    const changed = (item.after ?? {}) as { alt?: string; excerpt?: string };
+    const shown = await planShownImageText(
+      client,
+      { id, title: current.title },
+      { alt: changed.alt, caption: changed.excerpt },
+    );
+    const where = shown.length ? ` Also shown in ${shown.map((p) => `“${p.title}”`).join(", ")}.` : "";
     return {
-      summary: item.summary,
+      summary: `${item.summary}${where}`,
       target: { type: "media", id, title: current.title },
-      items: [item],
+      items: [item, ...shown],
       data: () => ({ id }),
     };
   },

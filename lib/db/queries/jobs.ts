@@ -1,7 +1,7 @@
 /** Bulk jobs (docs/bulk-jobs.md): the row, the runner's lease, and the cursor advanced with the items it planned. */
-import { and, asc, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, lt, or, type SQL, sql } from "drizzle-orm";
 import { getDb } from "../index";
-import { changeItems, type Job, type JobProgress, type JobStatus, jobs } from "../schema";
+import { changeItems, changeSets, type Job, type JobCounts, type JobProgress, type JobStatus, jobs } from "../schema";
 import { appendChangeItems, type ChangeItemInsert } from "./changes";
 
 export type JobInsert = Omit<
@@ -175,3 +175,40 @@ export async function getChangeSetItems(changeSetId: string) {
   const db = await getDb();
   return db.select().from(changeItems).where(eq(changeItems.changeSetId, changeSetId)).orderBy(asc(changeItems.seq));
 }
+
+/**
+ * Each job's counts from its items, in one statement (lib/jobs/counts.ts): every selected item is in exactly one
+ * count, so they add up to the selection. Items not reached are `toPlan` (selected − cursor); each item of the job's
+ * change set counts by its status (written at once vs approved: a live item visitors see, or a rehearsal's item made
+ * live by an Apply); the selected items the runner reached but left without a row are `skipped`.
+ */
+export async function jobItemCounts(jobIds: string[]): Promise<Map<string, JobCounts>> {
+  if (jobIds.length === 0) return new Map();
+  const db = await getDb();
+  const n = (condition: SQL) => sql<number>`(count(${changeItems.id}) filter (where ${condition}))::int`;
+  const selected = sql`(${jobs.selection}->>'count')::int`;
+  const reached = sql`least(${jobs.cursor}, ${selected})`;
+  const approved = sql`((${changeSets.target} = 'live' and ${changeItems.visible}) or (${changeSets.target} = 'sandbox' and ${changeItems.madeLiveBy} is not null))`;
+  const rows = await db
+    .select({
+      id: jobs.id,
+      toPlan: sql<number>`(${selected} - ${reached})::int`,
+      waiting: n(sql`${changeItems.status} = 'pending'`),
+      inProgress: n(sql`${changeItems.status} in ('writing', 'undoing')`),
+      written: n(sql`${changeItems.status} = 'applied' and not ${approved}`),
+      approved: n(sql`${changeItems.status} = 'applied' and ${approved}`),
+      rejected: n(sql`${changeItems.status} = 'denied'`),
+      skipped: sql<number>`greatest(0, ${reached} - count(${changeItems.id}))::int`,
+      failed: n(sql`${changeItems.status} = 'failed'`),
+      undone: n(sql`${changeItems.status} = 'undone'`),
+    })
+    .from(jobs)
+    .innerJoin(changeSets, eq(changeSets.id, jobs.changeSetId))
+    .leftJoin(changeItems, eq(changeItems.changeSetId, jobs.changeSetId))
+    .where(inArray(jobs.id, jobIds))
+    .groupBy(jobs.id, changeSets.target);
+  return new Map(rows.map(({ id, ...counts }) => [id, mapValues(counts, Number)]));
+}
+
+const mapValues = <T extends Record<string, unknown>>(row: T, f: (v: unknown) => number) =>
+  Object.fromEntries(Object.entries(row).map(([k, v]) => [k, f(v)])) as { [K in keyof T]: number };

@@ -1,4 +1,5 @@
 import { env } from "@/lib/env";
+import { isAppError } from "@/lib/errors";
 import { route } from "@/lib/http/route";
 import { getSandboxManager } from "@/lib/sandbox";
 import { openPreview, PREVIEW_PREFIX } from "@/lib/sandbox/preview";
@@ -24,8 +25,23 @@ const preview = route({ auth: "optional", csrf: false }, async ({ request, param
     session,
     sessionSecret: env().SESSION_SECRET,
     sandboxes: getSandboxManager(),
+  }).catch((error) => {
+    if (isAppError(error) && error.status === 404 && wantsPage(request)) return gonePage();
+    throw error;
   });
 });
+
+/** A browser opening a page (a tab, the review's frame) rather than a program asking for JSON. */
+const wantsPage = (request: Request) =>
+  ["document", "iframe", "frame"].includes(request.headers.get("sec-fetch-dest") ?? "") ||
+  (request.headers.get("accept") ?? "").includes("text/html");
+
+/** Said in words where the preview was: the same 404 and code, never raw JSON in the owner's frame. */
+const gonePage = () =>
+  new Response(
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sandbox gone · Sitewright</title></head><body style="font:16px/1.5 system-ui,sans-serif;margin:2rem"><h1 style="font-size:1.25rem">This sandbox is gone</h1><p>It expired or was deleted, so there is nothing to preview here. Ask the assistant in Sitewright to try the change again.</p></body></html>`,
+    { status: 404, headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" } },
+  );
 
 export const GET = preview;
 export const HEAD = preview;

@@ -128,15 +128,33 @@ function menuLines(items: MenuItem[]): string {
     .join("\n");
 }
 
-/** A block's text as a visitor reads it (markup and block comments removed). */
+/** The alt text of the first image in a block's markup (undefined when it has no image). */
+function imageAlt(source: string): string | undefined {
+  const img = /<img\b[^>]*>/i.exec(source)?.[0];
+  if (!img) return undefined;
+  return (
+    /\balt\s*=\s*(?:"([^"]*)"|'([^']*)')/i
+      .exec(img)
+      ?.slice(1)
+      .find((v) => v !== undefined) ?? ""
+  );
+}
+
+/**
+ * A block's text as a visitor reads it (markup and block comments removed); an image as its alt text says it, since
+ * that is what a screen reader reads out (and what the owner changed when only the alt text differs).
+ */
 function blockText(source: string, name: string | null): string {
+  const alt = imageAlt(source);
   const text = source
     .replace(/<!--[\s\S]*?-->/g, " ")
     .replace(/<[^>]+>/g, " ")
     .replace(/&nbsp;/g, " ")
     .replace(/\s+/g, " ")
     .trim();
-  return text || `(${(name ?? "html").replace(/^core\//, "")} without text)`;
+  const picture = alt === undefined ? "" : alt ? `[image: “${alt}”]` : "[image without alt text]";
+  const described = [picture, text].filter(Boolean).join(" ");
+  return described || `(${(name ?? "html").replace(/^core\//, "")} without text)`;
 }
 
 type Block = { source: string; name: string | null };

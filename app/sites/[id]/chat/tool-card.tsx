@@ -15,10 +15,16 @@ import styles from "./chat.module.css";
 export type ToolPart = Extract<ChatPart, { toolCallId: string }>;
 
 /** "page 12", "menu 3": from the input the model gave, which every content operation names the same way. */
-function describeTarget(input: unknown): string | undefined {
+/** Operations whose `id` is a media item's: their card names it as media, never as a page. */
+const MEDIA_OPERATIONS = new Set(["update_media", "view_image"]);
+
+function describeTarget(name: string, input: unknown): string | undefined {
   if (!input || typeof input !== "object") return undefined;
   const value: { type?: unknown; id?: unknown; menuId?: unknown } = input;
-  if (typeof value.id === "number") return `${typeof value.type === "string" ? value.type : "page"} ${value.id}`;
+  if (typeof value.id === "number") {
+    const kind = MEDIA_OPERATIONS.has(name) ? "media item" : typeof value.type === "string" ? value.type : "page";
+    return `${kind} ${value.id}`;
+  }
   if (typeof value.menuId === "number") return `menu ${value.menuId}`;
   return undefined;
 }
@@ -215,7 +221,7 @@ export function ToolCard({
 }) {
   const name = getToolName(part);
   const label = labels[name] ?? `Asked for “${name}”`;
-  const target = describeTarget(part.input);
+  const target = describeTarget(name, part.input);
   const heading = (
     <div className={styles.toolHead}>
       <strong>{label}</strong>

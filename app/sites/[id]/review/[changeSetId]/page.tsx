@@ -6,6 +6,7 @@ import { actOnChangeSet, withActivity } from "@/lib/teams/change-set-acts";
 import { recordSiteVisit } from "@/lib/teams/site-settings";
 import { loadRehearsalReview } from "@/lib/workflows/review";
 import { WhoDidWhat } from "../../changes/history/changes-list";
+import { ChangeDiff } from "../../chat/change-diff";
 import { PendingReview } from "./pending-review";
 import { AlsoWaiting } from "./also-waiting";
 import { ReviewActions } from "./review-actions";
@@ -28,39 +29,31 @@ export default async function ReviewPage({ params }: { params: Promise<{ id: str
   });
   if (!review) notFound();
   await recordSiteVisit(session.user, id, session.idHash);
-  const { changeSet, pages, site, alsoWaiting } = review;
-  const rehearsal = changeSet.target === "sandbox";
+  const { changeSet, pages, site, alsoWaiting, sandbox } = review;
   return (
     <main className={styles.review}>
       <p>
         <Link href={`/sites/${site.id}/chat`}>← Chat about {site.name ?? site.url}</Link>
       </p>
-      <h1>{rehearsal ? "Changes tried in a sandbox" : "Changes on your live site"}</h1>
-      <p data-testid="change-set-status">
-        Status: <strong>{changeSet.status.replaceAll("_", " ")}</strong>
-        {rehearsal && changeSet.status === "pending" ? " — your live site is unchanged until you apply." : null}
-        {rehearsal && changeSet.status === "partially_applied"
-          ? " — some of these changes are on your live site; the rest wait for you to apply them."
-          : null}
-      </p>
+      <h1>{sandbox ? "Changes tried in a sandbox" : "Changes on your live site"}</h1>
       <WhoDidWhat set={changeSet} />
-      <ul>
-        {changeSet.items.map((item) => (
-          <li key={item.id}>
-            <strong>{item.title}</strong>: {item.summary}
-          </li>
-        ))}
-      </ul>
+      {sandbox ? (
+        <section aria-labelledby="changes-title">
+          <h2 id="changes-title">What changes</h2>
+          <ChangeDiff items={changeSet.items} />
+        </section>
+      ) : null}
       {pages.map((page) => (
-        <PagePair key={page.itemId} page={page} />
+        <PagePair key={page.itemId} page={page} sandbox={sandbox} />
       ))}
-      <AlsoWaiting siteId={site.id} changeSetId={changeSet.id} others={alsoWaiting} />
+      <AlsoWaiting siteId={site.id} changeSetId={changeSet.id} others={sandbox === "running" ? alsoWaiting : []} />
       {/* A live set waits for the owner's click here (an MCP client's proposal), or is already written. */}
-      {rehearsal ? null : <PendingReview siteId={site.id} changeSet={changeSet} />}
-      {rehearsal || changeSet.status !== "pending" ? (
+      {sandbox ? null : <PendingReview siteId={site.id} changeSet={changeSet} />}
+      {sandbox || changeSet.status !== "pending" ? (
         <ReviewActions
           siteId={site.id}
           changeSet={{ id: changeSet.id, status: changeSet.status, target: changeSet.target }}
+          sandbox={sandbox ?? undefined}
           items={changeSet.items.map((item) => ({
             id: item.id,
             title: item.title,
@@ -76,27 +69,41 @@ export default async function ReviewPage({ params }: { params: Promise<{ id: str
 
 type Page = Awaited<ReturnType<typeof loadRehearsalReview>>["pages"][number];
 
-/** One page before (the live site) and after (the sandbox, through the preview), side by side. */
-function PagePair({ page }: { page: Page }) {
+/**
+ * A rehearsal's page before (the live site) and after (the sandbox, through the preview), side by side; a change on
+ * the live site's page as it is there now (the diff above says what changed). Nothing here mentions a sandbox that
+ * was never used.
+ */
+function PagePair({ page, sandbox }: { page: Page; sandbox: "running" | "gone" | null }) {
+  const live = (caption: string) => (
+    <figure>
+      <figcaption>
+        {caption}{" "}
+        {page.liveUrl ? (
+          <a href={page.liveUrl} target="_blank" rel="noreferrer">
+            open
+          </a>
+        ) : null}
+      </figcaption>
+      {page.liveUrl ? (
+        <iframe title={`${page.title} on the live site`} src={page.liveUrl} sandbox="" loading="lazy" />
+      ) : (
+        <p className="muted">New page: not on the live site yet.</p>
+      )}
+    </figure>
+  );
+  if (!sandbox)
+    return (
+      <section className={styles.pair} aria-label={`${page.title} on your live site`}>
+        <h2>{page.title}</h2>
+        <div className={styles.frames}>{live("On your live site now")}</div>
+      </section>
+    );
   return (
     <section className={styles.pair} aria-label={`${page.title}: before and after`}>
       <h2>{page.title}</h2>
       <div className={styles.frames}>
-        <figure>
-          <figcaption>
-            Before (live site){" "}
-            {page.liveUrl ? (
-              <a href={page.liveUrl} target="_blank" rel="noreferrer">
-                open
-              </a>
-            ) : null}
-          </figcaption>
-          {page.liveUrl ? (
-            <iframe title={`${page.title} on the live site`} src={page.liveUrl} sandbox="" loading="lazy" />
-          ) : (
-            <p className="muted">New page: not on the live site yet.</p>
-          )}
-        </figure>
+        {live("Before (live site)")}
         <figure>
           <figcaption>
             After (sandbox preview){" "}
@@ -109,7 +116,7 @@ function PagePair({ page }: { page: Page }) {
           {page.previewUrl ? (
             <iframe title={`${page.title} in the sandbox`} src={page.previewUrl} loading="lazy" />
           ) : (
-            <p className="muted">The sandbox is gone.</p>
+            <p className="muted">No preview: the sandbox these changes were tried in is gone.</p>
           )}
         </figure>
       </div>

@@ -1,13 +1,20 @@
 "use client";
-/** Apply or discard a rehearsal; after Apply, undo the live change set it became. */
+/**
+ * A rehearsal's state in one sentence, Apply or Discard; after Apply, undo the live change set it became. A rehearsal
+ * whose sandbox is gone offers Discard only, and says why. An action's outcome replaces the state sentence, and it
+ * shows together with the refreshed page (one transition), never beside a sentence it contradicts.
+ */
 import { useRouter } from "next/navigation";
-import { useState } from "react";
+import { useState, useTransition } from "react";
 import styles from "./review.module.css";
+import { rehearsalSentence } from "./status";
 
 type ReviewItem = { id: string; title: string; summary: string; status: string; madeLive?: boolean };
 type Props = {
   siteId: string;
   changeSet: { id: string; status: string; target: "live" | "sandbox" };
+  /** A rehearsal's sandbox: `gone` leaves nothing to preview or apply. Absent for a change on the live site. */
+  sandbox?: "running" | "gone";
   /** A rehearsal's items: the owner may apply some of them first (partial apply). */
   items?: ReviewItem[];
 };
@@ -37,23 +44,23 @@ const supersededBy = (body: Answer) =>
 /** One request at a time, with what it answered in words; a `409 superseded` keeps the sets to apply together. */
 function useReviewAction() {
   const router = useRouter();
-  const [busy, setBusy] = useState(false);
+  const [busy, startTransition] = useTransition();
   const [outcome, setOutcome] = useState<Outcome>();
   const [together, setTogether] = useState<string[]>([]);
-  const act = async (path: string, done: (body: Answer) => Outcome, payload: unknown = {}) => {
-    setBusy(true);
-    setOutcome(undefined);
-    try {
-      const { ok, body } = await post(path, payload);
-      setTogether(ok ? [] : supersededBy(body));
-      setOutcome(ok ? done(body) : { kind: "error", text: body?.error?.message ?? "That did not work. Try again." });
-      if (ok) router.refresh();
-    } catch {
-      setOutcome({ kind: "error", text: "Sitewright could not be reached. Check your connection and try again." });
-    } finally {
-      setBusy(false);
-    }
-  };
+  const act = (path: string, done: (body: Answer) => Outcome, payload: unknown = {}) =>
+    startTransition(async () => {
+      const answer = await post(path, payload).catch(() => undefined);
+      startTransition(() => {
+        if (!answer) {
+          setOutcome({ kind: "error", text: "Sitewright could not be reached. Check your connection and try again." });
+          return;
+        }
+        const { ok, body } = answer;
+        setTogether(ok ? [] : supersededBy(body));
+        setOutcome(ok ? done(body) : { kind: "error", text: body?.error?.message ?? "That did not work. Try again." });
+        if (ok) router.refresh();
+      });
+    });
   return { busy, outcome, together, act };
 }
 
@@ -142,7 +149,16 @@ function PendingButtons(props: {
   );
 }
 
-export function ReviewActions({ siteId, changeSet, items = [] }: Props) {
+/** The rehearsal's state in one sentence, until an action's outcome says what happened instead. */
+function StateSentence({ status, sandbox }: { status: string; sandbox: "running" | "gone" }) {
+  return (
+    <p data-testid="change-set-status" data-status={status} className={styles.status}>
+      {rehearsalSentence(status, sandbox)}
+    </p>
+  );
+}
+
+export function ReviewActions({ siteId, changeSet, sandbox, items = [] }: Props) {
   const { busy, outcome, together, act } = useReviewAction();
   const waiting = items.filter((item) => !item.madeLive);
   const [liveSetId, setLiveSetId] = useState<string | undefined>(
@@ -156,14 +172,26 @@ export function ReviewActions({ siteId, changeSet, items = [] }: Props) {
     return { kind: "ok" as const, text: skipped.length ? `${text} Skipped ${skipped.length}: ${names}` : text };
   };
   const partly = changeSet.status === "partially_applied";
-  const pending = (changeSet.status === "pending" || partly) && changeSet.target === "sandbox";
+  const pending = (changeSet.status === "pending" || partly) && sandbox === "running";
+  const discardOnly = (changeSet.status === "pending" || partly) && sandbox === "gone";
   const undo = () =>
     void act(`${base}/${liveSetId}/undo`, () => {
       setLiveSetId(undefined);
       return { kind: "ok", text: "Undone: your live site is as it was before." };
     });
+  const discard = () =>
+    void act(`${base}/${changeSet.id}/discard`, () => ({
+      kind: "ok",
+      text: "Discarded: nothing was changed on your live site.",
+    }));
   return (
     <div className={styles.actions}>
+      {sandbox && outcome?.kind !== "ok" ? <StateSentence status={changeSet.status} sandbox={sandbox} /> : null}
+      {discardOnly ? (
+        <button type="button" className="secondary" disabled={busy} onClick={discard}>
+          Discard
+        </button>
+      ) : null}
       {pending && !liveSetId ? (
         <PendingButtons
           busy={busy}
@@ -180,12 +208,7 @@ export function ReviewActions({ siteId, changeSet, items = [] }: Props) {
               itemIds ? { itemIds } : {},
             )
           }
-          discard={() =>
-            void act(`${base}/${changeSet.id}/discard`, () => ({
-              kind: "ok",
-              text: "Discarded: nothing was changed on your live site.",
-            }))
-          }
+          discard={discard}
         />
       ) : null}
       {together.length > 0 && !liveSetId ? (

@@ -1,8 +1,13 @@
 "use client";
-/** A job's progress as it runs: a bar of the items planned so far, what was skipped or failed, its budget, Cancel. */
+/**
+ * A job's progress: its state, a bar (items planned while it plans, items settled after), its counts (they add up
+ * to the items selected: lib/jobs/counts.ts), its budget, and Cancel while there is something to cancel.
+ */
 import { useRouter } from "next/navigation";
+import { useState, useTransition } from "react";
 import { runningStatusLine } from "@/lib/changes/run-status";
 import { jobBudgetUse } from "@/lib/jobs/budget-use";
+import { describeCounts, jobActions, jobBar, jobHeadline } from "@/lib/jobs/counts";
 import type { JobView } from "@/lib/workflows/bulk-job";
 import { BudgetUse } from "../../budget-use";
 import { useLiveJob } from "../../use-live-job";
@@ -13,45 +18,46 @@ export function useJob(siteId: string, initial: JobView) {
   return useLiveJob(siteId, initial, router.refresh);
 }
 
-const STATUS: Record<string, string> = {
-  planning: "Planning the changes…",
-  ready: "Ready for your review",
-  applying: "Writing the approved changes…",
-  done: "Done",
-  cancelled: "Cancelled",
-  failed: "Stopped",
-};
-
 export function JobProgressView({ siteId, initial }: { siteId: string; initial: JobView }) {
+  const router = useRouter();
   const [job, setJob] = useJob(siteId, initial);
-  const { planned, skipped, failed, applied } = job.progress;
-  const handled = Math.min(job.selection.count, planned + skipped + failed + applied);
-  const cancel = async () => {
-    const response = await fetch(`/sites/${siteId}/jobs/${job.id}/cancel`, { method: "POST" });
-    if (response.ok) setJob(((await response.json()) as { job: JobView }).job);
-  };
+  const [cancelling, startCancel] = useTransition();
+  const [error, setError] = useState<string>();
+  const bar = jobBar(job);
+  const cancel = () =>
+    startCancel(async () => {
+      const response = await fetch(`/sites/${siteId}/jobs/${job.id}/cancel`, { method: "POST" }).catch(() => undefined);
+      const body = response ? ((await response.json().catch(() => ({}))) as { job?: JobView }) : {};
+      startCancel(() => {
+        if (body.job) setJob(body.job);
+        setError(response?.ok ? undefined : "The job could not be cancelled. Try again.");
+        router.refresh(); // what was waiting is rejected now: the queue shows it
+      });
+    });
   return (
     <section aria-label="Job progress" data-testid="job" data-status={job.status}>
       <p role="status">
-        <strong>
-          {(job.status === "applying" ? runningStatusLine(job.status, job.resumedAt) : STATUS[job.status]) ??
-            job.status}
+        <strong data-testid="job-headline">
+          {job.status === "applying"
+            ? (runningStatusLine(job.status, job.resumedAt) ?? jobHeadline(job))
+            : jobHeadline(job)}
         </strong>
         {job.error ? ` — ${job.error}` : null}
       </p>
-      <progress max={job.selection.count} value={handled} aria-label="Items handled">
-        {handled} of {job.selection.count}
-      </progress>
-      <p data-testid="job-counts">
-        {handled} of {job.selection.count} items: {planned} waiting for your review, {applied} written (not visible to
-        visitors, or approved), {skipped} skipped, {failed} failed.
+      <p>
+        {bar.label}: {bar.value} of {bar.max}{" "}
+        <progress max={bar.max} value={bar.value} aria-label={bar.label}>
+          {bar.value} of {bar.max}
+        </progress>
       </p>
+      <p data-testid="job-counts">{describeCounts(job)}</p>
       <BudgetUse label="This job's own budget" figures={jobBudgetUse(job)} testId="job-budget" />
-      {job.status === "planning" || job.status === "ready" ? (
-        <button type="button" onClick={cancel}>
-          Cancel the job
+      {jobActions(job).cancel ? (
+        <button type="button" onClick={cancel} disabled={cancelling}>
+          {cancelling ? "Cancelling…" : "Cancel the job"}
         </button>
       ) : null}
+      {error ? <p role="alert">{error}</p> : null}
     </section>
   );
 }

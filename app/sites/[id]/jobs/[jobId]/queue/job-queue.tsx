@@ -5,8 +5,9 @@
  * planning are skipped and named in the answer.
  */
 import { useRouter } from "next/navigation";
-import { useState } from "react";
+import { useState, useTransition } from "react";
 import type { PublicChangeItem } from "@/lib/changes/change-sets";
+import { jobActions } from "@/lib/jobs/counts";
 import type { JobView } from "@/lib/workflows/bulk-job";
 import { ChangeItemDiff } from "../../../chat/change-diff";
 import { ItemPicture } from "./item-picture";
@@ -28,23 +29,40 @@ async function send(path: string, method: string, body: unknown): Promise<{ ok: 
   return { ok: response.ok, body: (await response.json().catch(() => ({}))) as Answer };
 }
 
+type Action = "apply" | "reject" | "undo";
+
+/**
+ * The queue's batch actions. One transition covers the request and the page's refresh after it: the rows acted on
+ * stay disabled and every button waits until the refreshed list and the outcome show together, so the next click
+ * lands on what the owner sees.
+ */
 function useQueueActions(siteId: string, changeSetId: string) {
   const router = useRouter();
-  const [busy, setBusy] = useState(false);
+  const [busy, startTransition] = useTransition();
+  const [acting, setActing] = useState<Set<string>>(new Set());
   const [outcome, setOutcome] = useState<Outcome>();
-  const act = async (action: "apply" | "reject" | "undo", covered: Covered, done: string) => {
-    setBusy(true);
-    const { ok, body } = await send(`/sites/${siteId}/changes/${changeSetId}/${action}`, "POST", covered);
-    const skipped = body.details?.skipped ?? [];
-    setOutcome(
-      ok
-        ? { ok, text: skipped.length ? `${done} ${skipped.length} skipped: changed on the site since.` : done, skipped }
-        : { ok, text: body.error?.message ?? "That did not work. Try again." },
-    );
-    setBusy(false);
-    router.refresh();
+  const act = (action: Action, itemIds: string[], covered: Covered, done: string, after: () => void) => {
+    setActing(new Set(itemIds));
+    startTransition(async () => {
+      const { ok, body } = await send(`/sites/${siteId}/changes/${changeSetId}/${action}`, "POST", covered);
+      const skipped = body.details?.skipped ?? [];
+      startTransition(() => {
+        setOutcome(
+          ok
+            ? {
+                ok,
+                text: skipped.length ? `${done} ${skipped.length} skipped: changed on the site since.` : done,
+                skipped,
+              }
+            : { ok, text: body.error?.message ?? "That did not work. Try again." },
+        );
+        setActing(new Set());
+        after();
+        router.refresh();
+      });
+    });
   };
-  return { busy, outcome, act };
+  return { busy, acting, outcome, act };
 }
 
 /** A waiting item with one text field: the owner's own wording, saved before it is approved. */
@@ -77,26 +95,46 @@ function EditItem({ siteId, changeSetId, item }: { siteId: string; changeSetId: 
   );
 }
 
+/** An item's state in words, as the job's counts name them (lib/jobs/counts.ts). */
+const ITEM_STATUS: Record<string, string> = {
+  writing: "being written",
+  applied: "written",
+  denied: "rejected",
+  failed: "not written: changed on the site since",
+  undoing: "being undone",
+  undone: "undone",
+};
+
 /** One item of the queue: its picture (media), a checkbox while it waits, its diff, and its rewording. */
 function QueueItem(props: {
   siteId: string;
   changeSetId: string;
   item: PublicChangeItem;
   chosen: boolean;
+  /** A batch action is acting on it: it cannot be chosen again until the outcome shows. */
+  acting: boolean;
   onToggle: () => void;
 }) {
   const { siteId, changeSetId, item } = props;
   return (
-    <li data-testid="queue-item" data-status={item.status} className={styles.item}>
+    <li
+      data-testid="queue-item"
+      data-key={item.id}
+      data-status={item.status}
+      aria-busy={props.acting}
+      className={styles.item}
+    >
       <ItemPicture siteId={siteId} item={item} />
       <div className={styles.body}>
         {item.status === "pending" ? (
           <label>
-            <input type="checkbox" checked={props.chosen} onChange={props.onToggle} /> Choose “{item.title}”
+            <input type="checkbox" checked={props.chosen} disabled={props.acting} onChange={props.onToggle} /> Choose “
+            {item.title}”{props.acting ? " (working…)" : null}
           </label>
         ) : (
           <p>
-            <strong>{item.title}</strong> — {item.status}
+            <strong>{item.title}</strong> — {ITEM_STATUS[item.status] ?? item.status}
+            {props.acting ? " (working…)" : null}
           </p>
         )}
         <ChangeItemDiff item={item} />
@@ -122,6 +160,68 @@ function ApproveAllShown(props: {
   );
 }
 
+/** The batch actions the job's state offers (lib/jobs/counts.ts): nothing to approve or cancel once it is undone. */
+function QueueButtons(props: {
+  job: JobView;
+  busy: boolean;
+  picked: string[];
+  waiting: PublicChangeItem[];
+  written: string[];
+  approveAll: { upTo?: string; count: number };
+  act: ReturnType<typeof useQueueActions>["act"];
+  clear: () => void;
+}) {
+  const { job, busy, picked, waiting, written, approveAll, act, clear } = props;
+  const offered = jobActions(job);
+  return (
+    <fieldset>
+      <legend>Review actions</legend>
+      {job.counts.waiting > 0 ? (
+        <>
+          <button
+            type="button"
+            disabled={busy || picked.length === 0 || job.status !== "ready"}
+            onClick={() => act("apply", picked, { itemIds: picked }, `Approved ${picked.length}.`, clear)}
+          >
+            Approve selected ({picked.length})
+          </button>
+          <button
+            type="button"
+            disabled={busy || picked.length === 0}
+            onClick={() => act("reject", picked, { itemIds: picked }, `Rejected ${picked.length}.`, clear)}
+          >
+            Reject selected ({picked.length})
+          </button>
+        </>
+      ) : null}
+      {offered.approveAll ? (
+        <ApproveAllShown
+          busy={busy}
+          approveAll={approveAll}
+          planning={job.status === "planning"}
+          onApprove={(upTo) =>
+            act(
+              "apply",
+              waiting.map((item) => item.id),
+              { upTo },
+              "Approved every waiting change.",
+              clear,
+            )
+          }
+        />
+      ) : null}
+      {offered.undo ? (
+        <button type="button" disabled={busy} onClick={() => act("undo", written, {}, "Undid the job.", clear)}>
+          Undo the whole job
+        </button>
+      ) : null}
+      {!offered.approveAll && !offered.undo && job.counts.waiting === 0 ? (
+        <p>Nothing is left to approve or undo in this job.</p>
+      ) : null}
+    </fieldset>
+  );
+}
+
 export function JobQueue(props: {
   siteId: string;
   job: JobView;
@@ -131,7 +231,7 @@ export function JobQueue(props: {
 }) {
   const { siteId, job, items, approveAll } = props;
   const [chosen, setChosen] = useState<Set<string>>(new Set());
-  const { busy, outcome, act } = useQueueActions(siteId, job.changeSetId);
+  const { busy, acting, outcome, act } = useQueueActions(siteId, job.changeSetId);
   const waiting = items.filter((item) => item.status === "pending");
   const toggle = (id: string) =>
     setChosen((current) => {
@@ -141,38 +241,20 @@ export function JobQueue(props: {
       return next;
     });
   const picked = [...chosen].filter((id) => waiting.some((item) => item.id === id));
+  const clear = () => setChosen(new Set());
+  const written = items.filter((item) => item.status === "applied").map((item) => item.id);
   return (
-    <section aria-label="Review queue">
-      <fieldset>
-        <legend>Review actions</legend>
-        <button
-          type="button"
-          disabled={busy || picked.length === 0}
-          onClick={() => act("apply", { itemIds: picked }, `Approved ${picked.length}.`)}
-        >
-          Approve selected ({picked.length})
-        </button>
-        <button
-          type="button"
-          disabled={busy || picked.length === 0}
-          onClick={() => act("reject", { itemIds: picked }, `Rejected ${picked.length}.`)}
-        >
-          Reject selected ({picked.length})
-        </button>
-        <ApproveAllShown
-          busy={busy}
-          approveAll={approveAll}
-          planning={job.status === "planning"}
-          onApprove={(upTo) => act("apply", { upTo }, "Approved every waiting change.")}
-        />
-        <button
-          type="button"
-          disabled={busy || !items.some((item) => item.status === "applied")}
-          onClick={() => act("undo", {}, "Undid the job.")}
-        >
-          Undo the whole job
-        </button>
-      </fieldset>
+    <section aria-label="Review queue" aria-busy={busy}>
+      <QueueButtons
+        job={job}
+        busy={busy}
+        picked={picked}
+        waiting={waiting}
+        written={written}
+        approveAll={approveAll}
+        act={act}
+        clear={clear}
+      />
       {outcome ? (
         <div role={outcome.ok ? "status" : "alert"} data-testid="queue-outcome">
           <p>{outcome.text}</p>
@@ -195,6 +277,7 @@ export function JobQueue(props: {
             changeSetId={job.changeSetId}
             item={item}
             chosen={chosen.has(item.id)}
+            acting={acting.has(item.id)}
             onToggle={() => toggle(item.id)}
           />
         ))}

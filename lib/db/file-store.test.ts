@@ -1,0 +1,52 @@
+/**
+ * `DATABASE_URL=file:<directory>` (README, "Try it end to end"): PGlite kept on disk, so a local try keeps its
+ * account across restarts of the app, where the in-memory default forgets it.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { eq } from "drizzle-orm";
+import { afterAll, describe, expect, it, vi } from "vitest";
+import { parseEnv } from "@/lib/env";
+import { openDatabase } from "./index";
+import { users } from "./schema";
+
+// Three PGlite starts with their migrations: seconds each, a minute or more on a busy two-core machine.
+vi.setConfig({ testTimeout: 240_000 });
+
+const dir = mkdtempSync(path.join(tmpdir(), "sw-file-store-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const ana = {
+  id: "u-ana",
+  email: "ana@example.com",
+  emailNormalized: "ana@example.com",
+  passwordHash: "scrypt$x",
+  createdAt: new Date(),
+};
+
+describe("a database on disk", () => {
+  it("keeps an account when the app closes it and opens it again; memory does not", async () => {
+    const url = `file:${path.join(dir, "db")}`;
+    const first = await openDatabase(url);
+    expect(first.kind).toBe("file");
+    await first.db.insert(users).values(ana);
+    await first.close();
+
+    const second = await openDatabase(url);
+    expect(await second.db.select().from(users).where(eq(users.id, ana.id))).toHaveLength(1);
+    await second.close();
+
+    const memory = await openDatabase(undefined);
+    expect(memory.kind).toBe("memory");
+    expect(await memory.db.select().from(users)).toHaveLength(0);
+    await memory.close();
+  });
+
+  it("is a DATABASE_URL the environment accepts, as a relative directory too", () => {
+    const devSecrets = () => ({ SESSION_SECRET: "s".repeat(32), ENCRYPTION_KEY: "0".repeat(64) });
+    const parse = (url: string) => parseEnv({ DATABASE_URL: url }, { devSecrets });
+    expect(parse("file:.data/sitewright").DATABASE_URL).toBe("file:.data/sitewright");
+    expect(() => parse("mysql://x")).toThrow(/file:<directory>/);
+  });
+});
