@@ -14,6 +14,10 @@ const nextConfig: NextConfig = {
   ],
   typescript: { ignoreBuildErrors: false },
   experimental: {
+    // Next.js loads every route's server code at start by default: the MCP SDK, the model's SDK, the engine's client
+    // and the rest would sit in memory on a server that never serves those routes. Each route loads on its first
+    // request instead (issue 39: ≤ 300 MiB on PostgreSQL after the bench; docs/performance.md, "Memory").
+    preloadEntriesOnStart: false,
     // Next.js 16.4 keeps Turbopack's dev cache on disk (.next/dev/cache/turbopack) across `next dev` sessions. Restored
     // after a restart with other environment variables, it served chunk lists whose versions the new session could not
     // diff: every HMR subscription got a Turbopack `restart` and pages reloaded in a loop until `.next` was deleted.

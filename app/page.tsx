@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { currentSession } from "@/lib/auth/current";
 import { type DashboardSite, loadDashboard } from "@/lib/sites/dashboard";
+import { listSitesSharedWith } from "@/lib/teams/members";
 import { ConfirmButton } from "./confirm-button";
 import { disconnectSiteAction } from "./connect/actions";
 import { RelativeTime } from "./relative-time";
@@ -29,9 +30,14 @@ function SiteItem({ site }: { site: DashboardSite }) {
       </div>
       <div className="site-actions">
         {site.status === "active" ? (
-          <Link className="button" href={`/sites/${site.id}/chat`} aria-label={`Chat about ${host}`}>
-            Chat
-          </Link>
+          <>
+            <Link className="button" href={`/sites/${site.id}/chat`} aria-label={`Chat about ${host}`}>
+              Chat
+            </Link>
+            <Link href={`/sites/${site.id}/team`} aria-label={`Team for ${host}`}>
+              Team
+            </Link>
+          </>
         ) : site.status === "pending" || site.status === "redeemed" ? (
           <Link className="button" href={`/connect?site=${site.id}`} aria-label={`Finish connecting ${host}`}>
             Finish connecting
@@ -74,6 +80,7 @@ export default async function HomePage() {
     );
   }
   const { sites, disconnected, abandoned } = await loadDashboard({ userId: session.userId });
+  const shared = await listSitesSharedWith({ userId: session.userId });
   return (
     <main>
       <div className="page-head">
@@ -90,6 +97,22 @@ export default async function HomePage() {
             <SiteItem key={site.id} site={site} />
           ))}
         </ul>
+      ) : null}
+
+      {shared.length ? (
+        <section aria-labelledby="shared-title" data-testid="shared-sites">
+          <h2 id="shared-title">Shared with you</h2>
+          <ul className="plain">
+            {shared.map((site) => (
+              <li key={site.id} data-testid="shared-site">
+                <strong>{site.name ?? hostOf(site.url)}</strong> <small className="muted">{site.url}</small> · you are{" "}
+                {site.role} · <Link href={`/sites/${site.id}/chat`}>Chat</Link> ·{" "}
+                <Link href={`/sites/${site.id}/changes/history`}>Changes</Link> ·{" "}
+                <Link href={`/sites/${site.id}/team`}>Team</Link>
+              </li>
+            ))}
+          </ul>
+        </section>
       ) : null}
 
       {disconnected.length ? (

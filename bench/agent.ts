@@ -20,10 +20,11 @@ import { insertUser } from "@/lib/db/queries";
 import { env } from "@/lib/env";
 import { refreshSiteInfo } from "@/lib/sites/sites";
 import type { SiteClient } from "@/lib/sites/types";
+import { sized } from "./lib/smoke";
 
-const STEPS = 40;
-const TURNS = 5;
-const TTFB_SAMPLES = 40;
+const STEPS = sized(40, 2);
+const TURNS = sized(5);
+const TTFB_SAMPLES = sized(40);
 
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);

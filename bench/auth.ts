@@ -9,11 +9,12 @@ import type { RunningApp } from "./lib/app";
 import { figure, type Figure } from "./lib/figures";
 import { load, type LoadFigures } from "./lib/load";
 import { median, timed } from "./lib/stats";
+import { sized } from "./lib/smoke";
 
-const SAMPLES = 12;
+const SAMPLES = sized(12);
 const PASSWORD = "a long and unusual passphrase 7";
-const BURST_CLIENTS = 8;
-const HEALTH_SECONDS = 5;
+const BURST_CLIENTS = sized(8, 2);
+const HEALTH_SECONDS = sized(5);
 
 let counter = 0;
 const nextEmail = () => `bench${Date.now().toString(36)}${counter++}@example.com`;

@@ -14,8 +14,9 @@ import { anonymousFetcher } from "@/lib/verification/fetch-page";
 import { verifyLiveChange } from "@/lib/verification/verify";
 import { startLocalSite } from "@/scripts/site-local/index";
 import { median, round, timed } from "./lib/stats";
+import { sized } from "./lib/smoke";
 
-const ITERATIONS = 15;
+const ITERATIONS = sized(15);
 const ITEMS = 10;
 
 export async function benchChanges(): Promise<Record<string, number>> {

@@ -13,11 +13,12 @@ import { openDatabase, setDatabaseForTests } from "@/lib/db";
 import { type Figure, figure } from "./lib/figures";
 import type { RunningApp } from "./lib/app";
 import { median } from "./lib/stats";
+import { sized } from "./lib/smoke";
 
 const ROUTE = "/sites/[id]/chat/page";
 /** Issue #21: ≤ 200 KiB gzip, as ai-chatbot's budget (the live chat, Markdown and tool cards load after the first paint). */
 export const FIRST_LOAD_BUDGET_KIB = 200;
-const RUNS = 7;
+const RUNS = sized(7);
 
 /** Every script the chat page loads at first: the framework's root files plus the route's and its layouts' chunks. */
 export function chatPageFirstLoad(buildDir: string): { files: number; gzipBytes: number; rawBytes: number } {

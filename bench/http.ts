@@ -8,8 +8,9 @@ import { repoRoot, type RunningApp } from "./lib/app";
 import { figure, type Figure } from "./lib/figures";
 import { compareLoad } from "./lib/load";
 import { startListening } from "./lib/process";
+import { sized } from "./lib/smoke";
 
-export const HTTP_LOAD = { connections: 10, seconds: 2, rounds: 5, warmupSeconds: 2 };
+export const HTTP_LOAD = { connections: 10, seconds: sized(2), rounds: sized(5), warmupSeconds: sized(2) };
 
 export async function benchHttp(app: RunningApp): Promise<Figure[]> {
   const plain = await startListening([path.join(repoRoot, "bench/lib/plain-server.mjs")], { cwd: repoRoot });

@@ -25,8 +25,9 @@ import { insertSiteRow } from "@/test/agent-site";
 import { startOpenAIScriptedServer } from "@/test/openai-scripted-server";
 import { runAsAdmin } from "@/test/wordpress";
 import { round, timed } from "./lib/stats";
+import { sized } from "./lib/smoke";
 
-const ITEMS = 200;
+const ITEMS = sized(200, 10);
 
 export async function benchJobs(): Promise<Record<string, number>> {
   const handle = await openDatabase(undefined);

@@ -23,11 +23,12 @@ import { POD_RESOURCES } from "@/lib/sandbox/kubernetes-pod";
 import { createTestSandboxes, type TestSandboxes } from "@/lib/sandbox/testing";
 import { kubernetesAbsent } from "./lib/kubernetes-env";
 import { percentile, round } from "./lib/stats";
+import { sized } from "./lib/smoke";
 
-const COLD_STARTS = 5;
-const ACQUIRES = 10;
-const HELD = 4;
-const SETTLE_MS = 5_000;
+const COLD_STARTS = sized(5);
+const ACQUIRES = sized(10);
+const HELD = sized(4);
+const SETTLE_MS = sized(5_000, 500);
 const MIB = 2 ** 20;
 
 type DriverName = "docker" | "kubernetes";

@@ -6,9 +6,10 @@ import type { RunningApp } from "./lib/app";
 import { figure, type Figure } from "./lib/figures";
 import { percentile, timed } from "./lib/stats";
 import { pluginRedeemBody } from "@/test/pairing";
+import { sized } from "./lib/smoke";
 
-const CLIENTS = 20;
-const ROUNDS = 5;
+const CLIENTS = sized(20, 2);
+const ROUNDS = sized(5);
 let port = 20000;
 
 async function postJson(app: RunningApp, pathname: string, body: unknown, cookie?: string) {

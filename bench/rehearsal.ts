@@ -21,10 +21,11 @@ import { applyRehearsal } from "@/lib/workflows/apply-rehearsal";
 import { createTestSandboxes } from "@/lib/sandbox/testing";
 import { newUser } from "@/test/accounts";
 import { call } from "@/test/http";
+import { sized } from "./lib/smoke";
 
-const COPIES = 5;
-const PAGE_FETCHES = 30;
-const APPLIES = 5;
+const COPIES = sized(5);
+const PAGE_FETCHES = sized(30);
+const APPLIES = sized(5);
 const APP = "http://localhost:3000";
 const execFileAsync = promisify(execFile);
 

@@ -37,11 +37,14 @@ export async function boot() {
   const { rotateCredentialsAtBoot } = await import("@/lib/sites/key-rotation");
   void rotateCredentialsAtBoot();
   registerHealthDetail("breakers", breakerCounts);
-  if (sandboxConfig().enabled) registerHealthDetail("sandboxPool", sandboxPoolCounts, { background: true });
-  const { startSandboxes } = await import("@/lib/sandbox");
-  startSandboxes();
-  const { registerSandboxShutdown } = await import("@/lib/sandbox/shutdown");
-  registerSandboxShutdown();
+  // The sandbox modules (and the engine's client) load only where sandboxes are on (issue 39: the app's memory).
+  if (sandboxConfig().enabled) {
+    registerHealthDetail("sandboxPool", sandboxPoolCounts, { background: true });
+    const { startSandboxes } = await import("@/lib/sandbox");
+    startSandboxes();
+    const { registerSandboxShutdown } = await import("@/lib/sandbox/shutdown");
+    registerSandboxShutdown();
+  }
   // Bulk jobs a restart interrupted carry on; a job another instance was running is taken over when its lease ends.
   const { kickJobRunner } = await import("@/lib/workflows/bulk-job");
   void kickJobRunner();

@@ -90,6 +90,12 @@ export const envSchema = z
     SMTP_URL: optional(z.url({ protocol: /^smtps?$/, error: "must be an smtp:// or smtps:// URL" })),
     /** The From of every mail, e.g. `Sitewright <no-reply@example.com>`; default no-reply@ APP_URL's host. */
     MAIL_FROM: optional(z.string().trim().min(3).max(320)),
+    /** The audit chain's Ed25519 signing key: its 32-byte seed as 64 hex; unset, derived from ENCRYPTION_KEY (docs/teams.md). */
+    AUDIT_SIGNING_KEY: optional(
+      z.string().regex(/^[0-9a-fA-F]{64}$/, "must be 64 hex characters (a 32-byte Ed25519 seed)"),
+    ),
+    /** A signed checkpoint is added to a site's audit chain after this many entries (and at every export). */
+    AUDIT_CHECKPOINT_EVERY: withDefault(positiveInt, 100),
     LOG_LEVEL: withDefault(z.enum(["debug", "info", "warn", "error", "silent"]), "info"),
     /** "true" lets production run with everything in memory (lost at every restart); for demos only. */
     ALLOW_IN_MEMORY_STORE: withDefault(

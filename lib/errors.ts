@@ -18,6 +18,8 @@ export const ERROR_STATUS = {
   invalid_code: 401,
   cross_site_request: 403,
   wrong_password: 403,
+  forbidden: 403,
+  second_person_required: 403,
   not_found: 404,
   operation_not_allowed: 403,
   no_pending_pairing: 404,

@@ -98,6 +98,13 @@ export async function healthReport() {
         sandbox: SANDBOX_DRIVER ? "enabled" : "disabled",
         agent: OPENAI_API_KEY ? "enabled" : "disabled",
       },
+      // How cold sandboxes are made (API.md v1.3): never from a checkpoint here (CRIU cannot run on these hosts'
+      // kernels); with the docker driver, from spares prepared ahead (lib/sandbox/spares.ts).
+      sandboxes: {
+        driver: SANDBOX_DRIVER ?? null,
+        checkpoint: false,
+        prepared: SANDBOX_DRIVER === "docker",
+      },
       ...(Object.keys(details).length ? { details } : {}),
     },
   };

@@ -63,6 +63,11 @@ npx playwright test -c playwright.sandbox.config.ts || status=1
 # The main journey again on WordPress 7.1 (docs/wordpress-versions.md).
 npx playwright test -c playwright.wp71.config.ts || status=1
 
+step "bench smoke pass (npm run bench -- --smoke: every figure taken once, no goals judged)"
+# A change that breaks a benchmark fails here, not in the next person's `npm run bench` (issue 39).
+bench_smoke() { npm run --silent bench -- --smoke > "$results/bench-smoke.log" 2>&1 || { tail -n 60 "$results/bench-smoke.log"; return 1; }; }
+check "bench-smoke" bench_smoke
+
 # The Kubernetes suites: wait for the server binaries, start the test cluster with the sandbox image imported (the
 # check "kubernetes-cluster"), then run *.k8s.test.ts with SANDBOX_DRIVER=kubernetes. A cluster that cannot start
 # fails loudly: its check fails, and the suites' missing report counts as a failure too. Never skipped.

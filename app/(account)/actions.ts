@@ -71,7 +71,8 @@ export async function signUpAction(_state: FormState, form: FormData): Promise<F
   } catch (error) {
     return failure(error, values, "sign up");
   }
-  redirect("/");
+  // An invitation's link sends people here first: they come back to it (safeRedirectPath keeps it on our origin).
+  redirect(safeRedirectPath(form.get("next")));
 }
 
 export async function logInAction(_state: FormState, form: FormData): Promise<FormState> {

@@ -21,8 +21,24 @@ describe("GET /health", () => {
         status: "ok",
         version: expect.any(String),
         checks: { store: "ok", sandbox: "disabled", agent: "disabled" },
+        sandboxes: { driver: null, checkpoint: false, prepared: false },
       });
     } finally {
+      await database.drop();
+    }
+  });
+
+  it("reports the sandbox driver and how cold starts are made: prepared ahead, never from a checkpoint", async () => {
+    const database = await createTestDatabase();
+    await setDatabaseForTests(database.handle);
+    const { resetEnvForTests } = await import("@/lib/env");
+    resetEnvForTests({ SANDBOX_DRIVER: "docker" });
+    try {
+      const res = await call(health);
+      expect(res.json.checks.sandbox).toBe("enabled");
+      expect(res.json.sandboxes).toEqual({ driver: "docker", checkpoint: false, prepared: true });
+    } finally {
+      resetEnvForTests({ SANDBOX_DRIVER: "" });
       await database.drop();
     }
   });

@@ -19,16 +19,18 @@ const benchApp = path.join(repoRoot, ".cache", "bench-app");
 const nextBin = path.join(repoRoot, "node_modules", "next", "dist", "bin", "next");
 
 const SOURCE_DIRS = ["app", "lib", "drizzle", "public"];
-const SKIPPED_ROOT_FILES = new Set([
-  "vitest.config.ts",
-  "vitest.kubernetes.config.ts",
-  "playwright.config.ts",
-  "playwright.sandbox.config.ts",
-  "drizzle.config.ts",
-  "package-lock.json",
-]);
+/**
+ * Root files that are not the app: test runners' configs (each may import another: playwright.kubernetes.config.ts
+ * imports playwright.config.ts), drizzle-kit's, the lockfile. A pattern, so a new config cannot break the copy.
+ */
+const isSkippedRootFile = (file: string) =>
+  /^(vitest|playwright)(\.[\w-]+)?\.config\.ts$/.test(file) ||
+  file === "drizzle.config.ts" ||
+  file === "package-lock.json";
 /** Tests and test helpers (lib/**\/testing, lib/db/testing.ts) are not part of the app and may import scripts/. */
 const isSource = (file: string) => !/\.test\.tsx?$/.test(file) && !/(^|\/)testing(\/|\.ts$)/.test(file);
+/** The app's imports of repository files (`@/plugin/vocabulary.json`, `./scripts/lib/listen-port.mjs`). */
+const REPO_IMPORT = /(?:from|import)\s*\(?\s*["'](@\/|\.{1,2}\/)([^"']+)["']/g;
 
 export const EMPTY_ROUTE = `// Benchmark only (bench/lib/app.ts): the cheapest route handler Next.js can serve, to compare /health against.
 export function GET() {
@@ -36,7 +38,37 @@ export function GET() {
 }
 `;
 
-function sourceFiles(): string[] {
+/** The file an import names, as a path from the repository's root, when it exists outside SOURCE_DIRS. */
+function importTarget(from: string, prefix: string, rest: string): string | undefined {
+  const specifier = prefix === "@/" ? rest : path.join(path.dirname(from), prefix, rest);
+  if (specifier.startsWith("..") || SOURCE_DIRS.includes(specifier.split("/")[0]!)) return undefined;
+  for (const candidate of [specifier, `${specifier}.ts`, `${specifier}.tsx`, `${specifier}/index.ts`]) {
+    const full = path.join(repoRoot, candidate);
+    if (existsSync(full) && statSync(full).isFile()) return candidate;
+  }
+  return undefined;
+}
+
+/** Adds what the copied sources import from outside SOURCE_DIRS (and what those import in turn). */
+function withImportedFiles(files: string[]): string[] {
+  const all = new Set(files);
+  const queue = [...files];
+  while (queue.length) {
+    const file = queue.pop()!;
+    if (!/\.(ts|tsx|mjs|js)$/.test(file)) continue;
+    for (const match of readFileSync(path.join(repoRoot, file), "utf8").matchAll(REPO_IMPORT)) {
+      const target = importTarget(file, match[1]!, match[2]!);
+      if (target && !all.has(target)) {
+        all.add(target);
+        queue.push(target);
+      }
+    }
+  }
+  return [...all];
+}
+
+/** Every file the bench's copy of the app holds (before its extra route), sorted. */
+export function sourceFiles(): string[] {
   const files: string[] = [];
   for (const dir of SOURCE_DIRS) {
     const full = path.join(repoRoot, dir);
@@ -49,12 +81,12 @@ function sourceFiles(): string[] {
   for (const entry of readdirSync(repoRoot)) {
     if (
       /\.(ts|tsx|mjs|cjs|js|json)$/.test(entry) &&
-      !SKIPPED_ROOT_FILES.has(entry) &&
+      !isSkippedRootFile(entry) &&
       statSync(path.join(repoRoot, entry)).isFile()
     )
       files.push(entry);
   }
-  return files.sort();
+  return withImportedFiles(files).sort();
 }
 
 function hashOf(files: string[]): string {
@@ -85,7 +117,10 @@ export function ensureBenchBuild(log: (line: string) => void): { dir: string; bu
     if (entry !== ".next") rmSync(path.join(benchApp, entry), { recursive: true, force: true });
   }
   mkdirSync(benchApp, { recursive: true });
-  for (const file of files) cpSync(path.join(repoRoot, file), path.join(benchApp, file));
+  for (const file of files) {
+    mkdirSync(path.dirname(path.join(benchApp, file)), { recursive: true });
+    cpSync(path.join(repoRoot, file), path.join(benchApp, file));
+  }
   mkdirSync(path.join(benchApp, "app", "bench", "empty"), { recursive: true });
   writeFileSync(path.join(benchApp, "app", "bench", "empty", "route.ts"), EMPTY_ROUTE);
   const started = performance.now();
@@ -138,7 +173,9 @@ export async function startApp(
   };
   child.stdout!.on("data", keep);
   child.stderr!.on("data", keep);
-  const deadline = Date.now() + 90_000;
+  // PGlite migrates in the server's own process at start: minutes on a loaded two-core machine, not seconds.
+  const startMs = 240_000;
+  const deadline = Date.now() + startMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`next start exited with ${child.exitCode}:\n${output}`);
     try {
@@ -150,7 +187,7 @@ export async function startApp(
     }
     if (Date.now() > deadline) {
       child.kill("SIGKILL");
-      throw new Error(`next start did not answer /health with 200 in 90 s:\n${output}`);
+      throw new Error(`next start did not answer /health with 200 in ${startMs / 1000} s:\n${output}`);
     }
     await sleep(250);
   }

@@ -10,6 +10,7 @@ import { humanEditPost } from "@/test/changes";
 import { useTestDatabase } from "@/lib/db/testing";
 import { getDb } from "@/lib/db";
 import { toolApprovals } from "@/lib/db/schema";
+import { VISIBILITY_ROUTE } from "@/lib/sites/items";
 import { siteClientFor } from "@/lib/sites/sites";
 import { call } from "@/test/http";
 import { newUser } from "@/test/accounts";
@@ -121,6 +122,8 @@ const changeParts = (turn: Turn) => {
   for (const c of turn.chunks) if (c.type === "data-change") latest.set(c.id as string, c.data as Record<string, any>);
   return [...latest.values()];
 };
+/** A request that could change the site: asking where visitors would see a plan (a POST) writes nothing. */
+const writesToSite = (r: { method: string; route: string }) => r.method !== "GET" && r.route !== VISIBILITY_ROUTE;
 const approvalRequests = (turn: Turn) =>
   turn.chunks.filter((c) => c.type === "tool-approval-request") as unknown as Array<{
     approvalId: string;
@@ -350,7 +353,7 @@ describe("destructive operations", () => {
     const [request] = approvalRequests(asked);
     expect(request).toBeDefined();
     // Planning reads the page (to show the diff); nothing is written before the click.
-    expect(counter.requests.filter((r) => r.method !== "GET")).toEqual([]);
+    expect(counter.requests.filter(writesToSite)).toEqual([]);
     expect(changeParts(asked)[0]).toMatchObject({
       status: "pending",
       items: [{ title: "Launch page", before: { status: "draft" }, after: { status: "publish" }, status: "pending" }],
@@ -731,7 +734,7 @@ describe("prompt injection", () => {
       ]);
       const turn = await chat({ message: "What does the Innocent title page say?" });
       expect(approvalRequests(turn)).toHaveLength(3);
-      expect(counter.requests.filter((r) => r.method !== "GET")).toEqual([]);
+      expect(counter.requests.filter(writesToSite)).toEqual([]);
       expect((await readPage(id)).title.raw).toBe("Innocent title");
       expect((await readPage(id)).status).toBe("publish");
       expect((await wp.admin.get<{ title: string }>("/wp/v2/settings")).data.title).toBe(settingsBefore);

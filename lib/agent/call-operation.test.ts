@@ -2,8 +2,8 @@
  * One rule for every door (docs/change-sets.md), on the real WordPress with our plugin: the plugin says where
  * visitors would see each planned item, and the chat (scripted model), an MCP client (the official SDK) and a bulk
  * job all answer the same way. A caption change on an image a published page shows through a classic [gallery], a
- * description change on an image whose attachment page is public, and a job over those images wait for the owner's
- * click and name the places; a draft's image and a term nobody shows are written at once; an image planned unseen
+ * description change on an image whose attachment page is public, a category only a classic menu shows, and a job
+ * over those images wait for the owner's click and name the places; a draft's image and a term nobody shows are written at once; an image planned unseen
  * that a person puts in a published page before the write waits too.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
@@ -143,6 +143,22 @@ describe("through MCP", () => {
     );
     expect(renamed.status).toBe("applied");
     expect((await readItem(wp.admin, `term:${term}`)).title).toBe("Calm corner");
+  });
+
+  it("makes renaming a category that only a classic menu shows wait, naming the menu", async () => {
+    const term = await php<number>(
+      "$term = wp_insert_term('Seasonal', 'category')['term_id']; $menu = wp_create_nav_menu('Main'); wp_update_nav_menu_item($menu, 0, array('menu-item-type' => 'taxonomy', 'menu-item-object' => 'category', 'menu-item-object-id' => $term, 'menu-item-status' => 'publish')); set_theme_mod('nav_menu_locations', array('primary' => $menu)); echo json_encode($term);",
+    );
+    const { client } = await mcp();
+    const answer = structured(
+      await client.callTool({
+        name: "save_term",
+        arguments: { siteId, taxonomy: "category", id: term, name: "Seasonal specials" },
+      }),
+    );
+    expect(answer.status).toBe("pending");
+    expect(answer.visibleIn[0].places.join(" ")).toContain("Main");
+    expect((await readItem(wp.admin, `term:${term}`)).title).toBe("Seasonal");
   });
 
   it("holds an image planned unseen that a person put in a published page before the write", async () => {

@@ -22,6 +22,7 @@ import {
   type ChangeSetWithItems,
 } from "@/lib/db/queries";
 import type {
+  Actor,
   ChangeAuditAction,
   ChangeItem,
   ChangeSet,
@@ -29,6 +30,7 @@ import type {
   ChangeTarget,
   VisiblePlace,
 } from "@/lib/db/schema";
+import { currentActor } from "@/lib/audit/actor-context";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { capJson } from "./cap";
@@ -63,6 +65,8 @@ export type PublicChangeItem = {
   truncated?: true;
   /** A rehearsal's item that an Apply made live: the live change set it is in. */
   madeLiveBy?: string;
+  /** Who asked for it (docs/teams.md); absent on items made before teams. */
+  actor?: Actor;
 };
 
 export type PublicChangeSet = {
@@ -77,8 +81,14 @@ export type PublicChangeSet = {
   undoneAt?: string;
   /** The look at the live site after the last write, Apply or Undo (docs/verification.md). */
   verification?: ChangeSetVerification;
+  /** Who asked for it: a member in the chat, an MCP client, a job (docs/teams.md). */
+  requestedBy?: Actor;
+  /** Who clicked what on it, oldest first (added by the routes and pages that show it). */
+  activity?: ChangeActivity[];
   items: PublicChangeItem[];
 };
+
+export type ChangeActivity = { action: string; actor: Actor; at: string };
 
 /** Each side of a diff on a diff page is at most this much JSON (a page of 100 items stays under about 13 MB). */
 export const DIFF_SIDE_MAX_BYTES = 64 * 1024;
@@ -94,7 +104,7 @@ type ItemFields = Pick<
   ChangeItem,
   "id" | "kind" | "ref" | "title" | "summary" | "action" | "before" | "after" | "status" | "visible"
 > &
-  Partial<Pick<ChangeItem, "madeLiveBy" | "places">>;
+  Partial<Pick<ChangeItem, "madeLiveBy" | "places" | "actor">>;
 
 /**
  * The wire item, whole: the chat's approval cards, the review page and Apply/Undo answers show exactly what is
@@ -129,6 +139,7 @@ function wireItem(
     visible: item.visible,
     ...(item.places?.length ? { places: item.places } : {}),
     ...(item.madeLiveBy ? { madeLiveBy: item.madeLiveBy } : {}),
+    ...(item.actor ? { actor: item.actor } : {}),
     ...(truncated ? { truncated: true as const } : {}),
   };
 }
@@ -146,6 +157,7 @@ function publicChangeSetFields(set: ChangeSet) {
     ...(set.appliedAt ? { appliedAt: set.appliedAt.toISOString() } : {}),
     ...(set.undoneAt ? { undoneAt: set.undoneAt.toISOString() } : {}),
     ...(set.verification ? { verification: set.verification } : {}),
+    ...(set.requestedBy ? { requestedBy: set.requestedBy } : {}),
   };
 }
 
@@ -257,7 +269,7 @@ export async function auditChange(row: {
   detail?: string;
 }): Promise<void> {
   try {
-    await insertChangeAudit({ id: randomUUID(), ...row, at: now() });
+    await insertChangeAudit({ id: randomUUID(), ...row, actor: currentActor(), at: now() });
   } catch (error) {
     log.error("could not write the change audit row", { error, changeSetId: row.changeSetId, action: row.action });
   }
@@ -279,6 +291,7 @@ const toInsert = (changeSetId: string, toolCallId: string, planned: PlannedItem)
   change: planned.change,
   beforeState: planned.beforeState,
   versionRead: planned.versionRead,
+  actor: currentActor(),
 });
 
 /** Stores a plan that waits for the owner's click: its items are `pending` in the turn's set. */
@@ -288,7 +301,7 @@ export async function recordPendingPlan(
   items: PlannedItem[],
 ): Promise<{ changeSetId: string; items: ChangeItem[] }> {
   const at = now();
-  const set = await ensureChangeSet({ id: randomUUID(), ...scope, now: at });
+  const set = await ensureChangeSet({ id: randomUUID(), ...scope, requestedBy: currentActor(), now: at });
   const rows = await insertChangeItems(
     items.map((p) => ({ ...toInsert(set.id, toolCallId, p), status: "pending", now: at })),
   );
@@ -305,7 +318,7 @@ export async function recordWritten(
   detail?: string,
 ): Promise<{ changeSetId: string; items: ChangeItem[] }> {
   const at = now();
-  const set = await ensureChangeSet({ id: randomUUID(), ...scope, now: at });
+  const set = await ensureChangeSet({ id: randomUUID(), ...scope, requestedBy: currentActor(), now: at });
   const rows = await insertChangeItems(
     planned.map((p, index) => {
       const done = written[index];

@@ -12,3 +12,5 @@ export * from "./queries/credentials";
 export * from "./queries/jobs";
 export * from "./queries/account-tokens";
 export * from "./queries/uploads";
+export * from "./queries/audit";
+export * from "./queries/teams";

@@ -137,6 +137,10 @@ export const sites = pgTable(
      * go to that site, which keeps its id and its history; this row is then spent (`revoked`, docs/api.md).
      */
     repairsSiteId: text("repairs_site_id"),
+    /** "Changes need a second person": whoever asked for a change cannot approve, apply or undo it (docs/teams.md). */
+    requireSecondPerson: boolean("require_second_person").notNull().default(false),
+    /** Audit entries older than this many days are cut, only ever at a signed checkpoint; null keeps everything. */
+    auditRetentionDays: integer("audit_retention_days"),
   },
   (t) => [
     index("sites_user_id_idx").on(t.userId),
@@ -448,6 +452,8 @@ export const changeSets = pgTable(
     undoneAt: ts("undone_at"),
     /** The look at the public site after the last write, Apply or Undo (docs/verification.md). */
     verification: jsonb("verification").$type<ChangeSetVerification | null>(),
+    /** Who asked for it (a member in the chat, an MCP client, a job); null for sets made before teams. */
+    requestedBy: jsonb("requested_by").$type<Actor | null>(),
   },
   (t) => [
     uniqueIndex("change_sets_turn_key").on(t.conversationId, t.turnId, t.target),
@@ -519,6 +525,8 @@ export const changeItems = pgTable(
     undoneAt: ts("undone_at"),
     /** For a rehearsal's item: the live change set an Apply wrote it in (null until it is live). */
     madeLiveBy: text("made_live_by"),
+    /** Who asked for this item (null for items made before teams). */
+    actor: jsonb("actor").$type<Actor | null>(),
   },
   (t) => [
     index("change_items_set_idx").on(t.changeSetId, t.seq),
@@ -544,6 +552,8 @@ export const changeAudit = pgTable(
     outcome: text("outcome").notNull(),
     detail: text("detail"),
     at: ts("at").notNull(),
+    /** Who clicked (null for rows written before teams). */
+    actor: jsonb("actor").$type<Actor | null>(),
   },
   (t) => [index("change_audit_set_idx").on(t.changeSetId, t.at)],
 );
@@ -673,3 +683,83 @@ export const jobs = pgTable(
 export type Job = typeof jobs.$inferSelect;
 export type JobSelection = { description: string; count: number; type: "page" | "post" | "media"; ids: number[] };
 export type JobLimits = { maxItems: number; maxTokens: number; maxMinutes: number };
+
+// ---------------------------------------------------------------- members and the audit chain (docs/teams.md)
+
+/** How an act reached the service: the web app's pages and chat, an MCP client, a bulk job, a WordPress ability. */
+export const ACTOR_DOORS = ["chat", "mcp", "job", "ability"] as const;
+export type ActorDoor = (typeof ACTOR_DOORS)[number];
+/** Who did something: the person, by which door, and for MCP the client's (self-chosen) name. */
+export type Actor = { userId: string; name: string; door: ActorDoor; client?: string };
+
+export const MEMBER_ROLES = ["approver", "editor", "viewer"] as const;
+export type MemberRole = (typeof MEMBER_ROLES)[number];
+
+/** A person the site's owner let in, with a role. The owner is `sites.user_id` and has no row here. */
+export const siteMembers = pgTable(
+  "site_members",
+  {
+    id: text("id").primaryKey(),
+    siteId: text("site_id")
+      .notNull()
+      .references(() => sites.id, { onDelete: "cascade" }),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    role: text("role").$type<MemberRole>().notNull(),
+    invitedBy: text("invited_by"),
+    createdAt: ts("created_at").notNull(),
+    updatedAt: ts("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("site_members_site_user_key").on(t.siteId, t.userId),
+    index("site_members_user_idx").on(t.userId),
+  ],
+);
+export type SiteMember = typeof siteMembers.$inferSelect;
+
+/** An invitation mailed by the owner: only the SHA-256 of its token is kept; single use, 7 days. */
+export const siteInvitations = pgTable(
+  "site_invitations",
+  {
+    id: text("id").primaryKey(),
+    tokenHash: text("token_hash").notNull(),
+    siteId: text("site_id")
+      .notNull()
+      .references(() => sites.id, { onDelete: "cascade" }),
+    /** Normalized address the link was sent to. */
+    email: text("email").notNull(),
+    role: text("role").$type<MemberRole>().notNull(),
+    invitedBy: text("invited_by").notNull(),
+    createdAt: ts("created_at").notNull(),
+    expiresAt: ts("expires_at").notNull(),
+    usedAt: ts("used_at"),
+    usedBy: text("used_by"),
+  },
+  (t) => [uniqueIndex("site_invitations_token_key").on(t.tokenHash), index("site_invitations_site_idx").on(t.siteId)],
+);
+export type SiteInvitation = typeof siteInvitations.$inferSelect;
+
+/**
+ * The per-site audit chain: each entry carries its predecessor's hash; `(site_id, seq)` is the key, so two
+ * appends can never both take the same place (no fork). No foreign key: the record outlives the pairing.
+ */
+export const auditEntries = pgTable(
+  "audit_entries",
+  {
+    siteId: text("site_id").notNull(),
+    seq: integer("seq").notNull(),
+    /** ISO 8601 text, exactly as hashed. */
+    at: text("at").notNull(),
+    actor: jsonb("actor").$type<Actor | null>(),
+    action: text("action").notNull(),
+    subject: jsonb("subject").$type<Record<string, unknown>>().notNull(),
+    details: jsonb("details").$type<Record<string, unknown>>().notNull(),
+    prev: text("prev").notNull(),
+    hash: text("hash").notNull(),
+    /** Checkpoints only: Ed25519 by the service's audit key. */
+    signature: text("signature"),
+  },
+  (t) => [primaryKey({ columns: [t.siteId, t.seq] })],
+);
+export type AuditEntryRow = typeof auditEntries.$inferSelect;

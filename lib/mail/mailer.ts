@@ -4,7 +4,7 @@
  * link from `npm run dev`); in production an operator error is logged instead, without the message (it holds a
  * link that works as a password). docs/operations.md, "Mail".
  */
-import { createTransport } from "nodemailer";
+import type { createTransport } from "nodemailer";
 import { env } from "@/lib/env";
 import { log } from "@/lib/log";
 import { processState } from "@/lib/process-state";
@@ -27,9 +27,11 @@ const transports = processState("mail.transports", () => new Map<string, Transpo
 /** Sends still under way, so tests can wait for them. */
 const pending = processState("mail.pending", () => new Set<Promise<unknown>>());
 
-function transportFor(url: string): Transport {
+/** nodemailer loads with the first mail sent, not with every route that may send one (issue 39: memory). */
+async function transportFor(url: string): Promise<Transport> {
   let transport = transports.get(url);
   if (!transport) {
+    const { createTransport } = await import("nodemailer");
     // Bounded waits: a mail server that hangs must not hold sockets for nodemailer's default ten minutes.
     transport = createTransport({ url, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 });
     transports.set(url, transport);
@@ -61,7 +63,7 @@ export async function sendMail(message: MailMessage): Promise<MailOutcome> {
     });
     return "logged";
   }
-  await transportFor(SMTP_URL).sendMail({
+  await (await transportFor(SMTP_URL)).sendMail({
     from: mailFrom(),
     to: message.to,
     subject: message.subject,

@@ -68,3 +68,30 @@ ${link}
 If you did not create an account or change its email, ignore this message.${signature}`,
   };
 }
+
+/** An owner's invitation to a site: who invited, as which role, and the one link (single use, 7 days). */
+export function siteInvitationMail(input: {
+  to: string;
+  link: string;
+  inviter: string;
+  site: string;
+  role: string;
+}): MailMessage {
+  const oneLine = (text: string) =>
+    text
+      .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, " ")
+      .trim()
+      .slice(0, 100);
+  return {
+    kind: "site_invitation",
+    to: input.to,
+    link: input.link,
+    subject: "You are invited to a site on Sitewright",
+    text: `${oneLine(input.inviter)} invites you to work on ${oneLine(input.site)} in Sitewright, as ${input.role}.
+
+Accept here (sign up or log in with this address; the link works once, for 7 days):
+${input.link}
+
+If you do not know this person, ignore this message.${signature}`,
+  };
+}

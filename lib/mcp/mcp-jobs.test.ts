@@ -4,13 +4,17 @@
  * a model of Sitewright's own) text written per item; `add_image`, which needs the chat's files, is not offered.
  * Its own file: each client registers itself, and registrations are limited per minute and client address.
  */
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { useTestDatabase } from "@/lib/db/testing";
 import { kickJobRunner } from "@/lib/workflows/bulk-job";
 import { newUser } from "@/test/accounts";
 import { type AgentTestSite, pairAgentSite, startAgentSite } from "@/test/agent-site";
 import { APP, connectMcpClient, type McpTestServer, startMcpTestServer, structured } from "@/test/mcp-server";
 import { runAsAdmin } from "@/test/wordpress";
+
+// A whole OAuth flow and several signed round trips to the real site per test (each write also asks the site where
+// visitors would see it): well over 30 s on a loaded two-core machine.
+vi.setConfig({ testTimeout: 120_000 });
 
 useTestDatabase();
 

@@ -5,7 +5,7 @@
  * change set is a pending sandbox set whose audit names the client; the owner's Apply (the route the review page
  * calls) makes it live; the next sandbox write starts a new set.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { POST as applyRoute } from "@/app/sites/[id]/changes/[changeSetId]/apply/route";
 import { POST as discardRoute } from "@/app/sites/[id]/changes/[changeSetId]/discard/route";
 import { GET as showRoute } from "@/app/sites/[id]/changes/[changeSetId]/route";
@@ -22,6 +22,10 @@ import { pairAgentSite, startAgentSite, type AgentTestSite } from "@/test/agent-
 import { call } from "@/test/http";
 import { APP, connectMcpClient, type McpTestServer, startMcpTestServer, structured } from "@/test/mcp-server";
 import { setMcpDepsForTests } from "./tools";
+
+// A whole OAuth flow, the sandbox copy of the site and several signed round trips per test: well over 30 s on a
+// loaded two-core machine.
+vi.setConfig({ testTimeout: 120_000 });
 
 useTestDatabase();
 

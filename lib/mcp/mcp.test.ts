@@ -6,7 +6,7 @@
  * rules (PKCE, single-use codes, refresh rotation, the audience) hold.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { POST as registerRoute } from "@/app/oauth/register/route";
 import { POST as revokeRoute } from "@/app/oauth/revoke/route";
 import { POST as tokenRoute } from "@/app/oauth/token/route";
@@ -28,6 +28,10 @@ import {
   structured,
 } from "@/test/mcp-server";
 import { runAsAdmin } from "@/test/wordpress";
+
+// A whole OAuth flow and several signed round trips to the real site per test (each write also asks the site where
+// visitors would see it): well over 30 s on a loaded two-core machine.
+vi.setConfig({ testTimeout: 120_000 });
 
 useTestDatabase();
 

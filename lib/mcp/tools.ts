@@ -27,7 +27,8 @@ import { leanJsonSchema } from "@/lib/agent/tool-definitions";
 import { wrapForModel } from "@/lib/agent/untrusted";
 import { getChangeSet, publicChangeItem, type TurnScope } from "@/lib/changes/change-sets";
 import { placesSentence } from "@/lib/changes/places";
-import { findSiteForUser } from "@/lib/db/queries";
+import { withActor } from "@/lib/audit/actor-context";
+import { findSiteForUser, findUserById } from "@/lib/db/queries";
 import type { OAuthGrant, Site } from "@/lib/db/schema";
 import { isAppError } from "@/lib/errors";
 import { log } from "@/lib/log";
@@ -302,14 +303,24 @@ async function execute(caller: McpCaller, op: Operation, call: PreparedCall, cal
           rehearsal: deps().rehearsal,
         })
       : undefined;
-  const outcome = await callOperation({
-    actor: actorOf(caller),
-    scope: rehearsal?.scope ?? liveScope(caller, site),
-    client: rehearsal?.client ?? live,
-    op,
-    input,
-    callId,
-  });
+  // The change set and its items name the person by the MCP door and the client's name (docs/teams.md).
+  const person = await findUserById({ id: caller.grant.userId });
+  const actor = {
+    userId: caller.grant.userId,
+    name: person?.name?.trim() || person?.email || "MCP client",
+    door: "mcp" as const,
+    client: caller.clientName,
+  };
+  const outcome = await withActor(actor, () =>
+    callOperation({
+      actor: actorOf(caller),
+      scope: rehearsal?.scope ?? liveScope(caller, site),
+      client: rehearsal?.client ?? live,
+      op,
+      input,
+      callId,
+    }),
+  );
   return rehearsal ? sandboxAnswer(outcome, rehearsal) : liveAnswer(outcome);
 }
 

@@ -4,9 +4,10 @@
  * as it registered itself, the sites it may use and whether it may only read or also propose changes; approving
  * makes a grant and a single-use, short-lived code bound to the client, the return address and the PKCE challenge.
  */
+import { recordAuditSafely } from "@/lib/audit/chain";
 import { randomUUID } from "node:crypto";
 import { now } from "@/lib/clock";
-import { findOAuthClient, insertOAuthCode, insertOAuthGrant } from "@/lib/db/queries";
+import { findOAuthClient, findUserById, insertOAuthCode, insertOAuthGrant } from "@/lib/db/queries";
 import type { McpAccess, OAuthClient } from "@/lib/db/schema";
 import { listSites } from "@/lib/sites/sites";
 import { matchesRegisteredUri } from "./clients";
@@ -137,6 +138,18 @@ export async function decideAuthorization(input: {
     access,
     now: at,
   });
+  // Each site's chain records the grant: which client may reach it, and how (docs/teams.md).
+  const person = await findUserById({ id: input.userId });
+  const name = person?.name?.trim() || person?.email || input.userId;
+  for (const siteId of siteIds) {
+    await recordAuditSafely({
+      siteId,
+      actor: { userId: input.userId, name, door: "mcp", client: request.client.name },
+      action: "grant",
+      subject: { grantId: grant.id },
+      details: { access, clientId: request.client.id },
+    });
+  }
   const code = newToken("swm_code_");
   await insertOAuthCode({
     codeHash: hashToken(code),

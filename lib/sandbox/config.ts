@@ -28,6 +28,11 @@ export type SandboxConfig = {
   /** A prebuilt image to run instead of building ours. */
   image: string | undefined;
   poolSize: number;
+  /**
+   * Spares kept ready for cold starts (spares.ts): networks and created, unstarted containers, not counted as the
+   * pool. Fixed policy, not an environment variable: 2 covers a burst of cold starts while the next are made.
+   */
+  spares: number;
   /** Sandboxes handed to users at once (the warm pool comes on top). */
   max: number;
   /** Sandboxes one user may hold at once (SANDBOX_MAX_PER_USER). */
@@ -99,6 +104,7 @@ export function sandboxConfig(overrides: Partial<SandboxConfig> = {}): SandboxCo
     requireIsolation: e.SANDBOX_REQUIRE_ISOLATION,
     image: e.SANDBOX_IMAGE,
     poolSize: e.SANDBOX_POOL_SIZE,
+    spares: 2,
     max: e.SANDBOX_MAX,
     maxPerUser: e.SANDBOX_MAX_PER_USER,
     ttlMinutes: e.SANDBOX_TTL_MINUTES,

@@ -5,6 +5,7 @@
  * and GC go through its methods (GC through the narrow `SandboxFleet` interface in gc.ts). It reaches a sandbox
  * only at the endpoint the driver answered and the row stores, never at an address it assumes.
  */
+import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import os from "node:os";
 import { now as clockNow } from "@/lib/clock";
@@ -25,9 +26,11 @@ import { decryptSecret, encryptSecret } from "@/lib/sites/crypto";
 import { isMemoryNamespace } from "./config";
 import { createSandboxClient, type SandboxCredentials } from "./client";
 import { DeploymentImage } from "./deployment-image";
-import type { DriverSandbox, ExecResult, SandboxDriver } from "./driver";
+import type { DriverSandbox, ExecResult, SandboxDriver, StartedSandbox } from "./driver";
+import { isEngineDown } from "./engine";
 import type { SandboxFleet } from "./gc";
 import { type ImagePaths, PLUGIN_SLUG, WORDPRESS_PATH } from "./image";
+import { timedStep } from "./steps";
 
 /** Every scope: a sandbox is a disposable copy, the agent may do there whatever it may do anywhere. */
 export const SANDBOX_SCOPES = [
@@ -195,26 +198,23 @@ export class SandboxContainers implements SandboxFleet {
   }
 
   /**
-   * Starts the row's sandbox, stores where it answers (endpoint, node, driver), waits for a working /wp-json,
-   * creates its plugin credentials.
+   * Starts the row's sandbox (the prepared `spare` made for this row's id, when given: spares.ts), stores where it
+   * answers (endpoint, node, driver), waits for a working /wp-json, creates its plugin credentials.
    */
-  async launch(row: Sandbox, finalStatus: "ready" | "pooled"): Promise<Sandbox> {
-    const started = await this.driver.start({
-      sandboxId: row.id,
-      image: row.imageTag,
-      namespace: this.settings.namespace,
-      owner: row.userId ?? "pool",
-      expiresAt: row.expiresAt,
-    });
+  async launch(row: Sandbox, finalStatus: "ready" | "pooled", spare?: { handle: string }): Promise<Sandbox> {
+    const started = await this.startFor(row, spare);
     const placed = {
       containerId: started.handle,
       endpoint: started.endpoint,
       node: started.node,
       driver: this.driver.name,
     };
-    await updateSandbox({ id: row.id, ...placed });
-    const credentials = await this.provision(started.handle, started.endpoint);
-    await this.ensureIsolated(started.handle, started.node);
+    // Where it answers is stored while it provisions, so a removal meanwhile finds its handle.
+    const [, credentials] = await Promise.all([
+      updateSandbox({ id: row.id, ...placed }),
+      timedStep("first_request", row.id, () => this.provision(started.handle, started.endpoint)),
+    ]);
+    await timedStep("isolation", row.id, () => this.ensureIsolated(started.handle, started.node));
     const sealed = encryptSecret(JSON.stringify(credentials), row.id);
     const updated = await transitionSandbox({
       id: row.id,
@@ -228,6 +228,63 @@ export class SandboxContainers implements SandboxFleet {
       throw new AppError("not_found", "There is no such sandbox in your account.");
     }
     return updated;
+  }
+
+  /** Starts the prepared spare; when it cannot be (GC took it, the engine lost it), a sandbox made from scratch. */
+  private async startFor(row: Sandbox, spare: { handle: string } | undefined): Promise<StartedSandbox> {
+    if (spare && this.driver.startPrepared) {
+      try {
+        return await this.driver.startPrepared(spare.handle, row.id);
+      } catch (error) {
+        if (isEngineDown(error)) throw error;
+        log.warn("a prepared sandbox could not start: making one from scratch", { sandboxId: row.id, error });
+        await this.driver.removeLeftovers(row.id).catch(() => {});
+      }
+    }
+    return this.driver.start({
+      sandboxId: row.id,
+      image: row.imageTag,
+      namespace: this.settings.namespace,
+      owner: row.userId ?? "pool",
+      expiresAt: row.expiresAt,
+    });
+  }
+
+  /** Creates a sandbox's network and container ahead, unstarted (spares.ts); undefined when the driver cannot. */
+  async prepare(spec: { sandboxId: string; image: string; owner: string; expiresAt: Date }) {
+    if (!this.driver.prepare) return undefined;
+    return this.driver.prepare({ ...spec, namespace: this.settings.namespace });
+  }
+
+  /** Whether the driver can prepare sandboxes ahead (docker: yes; Kubernetes: a pod starts when made). */
+  get canPrepare(): boolean {
+    return Boolean(this.driver.prepare && this.driver.startPrepared);
+  }
+
+  /**
+   * Makes sure the network check of this host is fresh for the next `aheadMs` at least, ahead of any request:
+   * when this process knows of no isolated check that young, it starts a throwaway sandbox (never handed out),
+   * checks from inside it (or takes another instance's recent check), and removes it. A cold start then never
+   * waits for the probe.
+   */
+  async checkIsolationAhead(aheadMs: number, image: string): Promise<void> {
+    const fresh = this.now().getTime() - (ISOLATION_RECHECK_MS - aheadMs);
+    if ([...this.isolatedAt.values()].some((at) => at > fresh)) return;
+    const sandboxId = randomUUID();
+    const expiresAt = new Date(this.now().getTime() + 5 * 60_000);
+    const started = await this.driver.start({
+      sandboxId,
+      image,
+      namespace: this.settings.namespace,
+      owner: "probe",
+      expiresAt,
+    });
+    try {
+      await this.ensureIsolated(started.handle, started.node, ISOLATION_RECHECK_MS - aheadMs);
+    } finally {
+      await this.driver.remove(started.handle).catch(() => {});
+      await this.driver.removeLeftovers(sandboxId).catch(() => {});
+    }
   }
 
   /** The worst state among the deployment's nodes checked in the last day: one open node is `not_isolated`. */
@@ -254,8 +311,8 @@ export class SandboxContainers implements SandboxFleet {
    * operator must do, unless SANDBOX_REQUIRE_ISOLATION is false (then it is logged). A check that could not run is
    * logged and retried on the next launch.
    */
-  private async ensureIsolated(handle: string, node: string): Promise<void> {
-    const since = this.now().getTime() - ISOLATION_RECHECK_MS;
+  private async ensureIsolated(handle: string, node: string, recheckMs = ISOLATION_RECHECK_MS): Promise<void> {
+    const since = this.now().getTime() - recheckMs;
     if ((this.isolatedAt.get(node) ?? 0) > since) return;
     const known = await findNetworkCheck({
       namespace: this.settings.namespace,

@@ -27,6 +27,15 @@ export class DockerDriver implements SandboxDriver {
     return { handle: containerId, endpoint: `http://127.0.0.1:${hostPort}`, node: os.hostname() };
   }
 
+  async prepare(spec: SandboxSpec): Promise<{ handle: string }> {
+    return { handle: (await this.engine.prepare(spec)).containerId };
+  }
+
+  async startPrepared(handle: string, sandboxId: string): Promise<StartedSandbox> {
+    const { containerId, hostPort } = await this.engine.startPrepared(handle, sandboxId);
+    return { handle: containerId, endpoint: `http://127.0.0.1:${hostPort}`, node: os.hostname() };
+  }
+
   logs(handle: string): Promise<string> {
     return this.engine.logs(handle);
   }

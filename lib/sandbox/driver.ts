@@ -77,4 +77,12 @@ export interface SandboxDriver {
    * dies with every app instance down. False when it is gone. Drivers whose sandboxes only end by GC leave it out.
    */
   setExpiry?(handle: string, expiresAt: Date): Promise<boolean>;
+  /**
+   * Makes what a sandbox needs before it starts (its network, its created container) without starting it: a spare
+   * (spares.ts) that a cold start then only starts. Nothing runs in it and it holds no secret or data until
+   * `startPrepared`. Drivers that cannot (Kubernetes: a pod starts when made) leave both out.
+   */
+  prepare?(spec: SandboxSpec): Promise<{ handle: string }>;
+  /** Starts a prepared sandbox; a failure removes it. */
+  startPrepared?(handle: string, sandboxId: string): Promise<StartedSandbox>;
 }

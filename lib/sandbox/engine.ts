@@ -15,6 +15,7 @@ import Docker from "dockerode";
 import { AppError, findCause } from "@/lib/errors";
 import { log } from "@/lib/log";
 import type { ExecResult, SandboxSpec } from "./driver";
+import { timedStep } from "./steps";
 
 export const LABEL_SANDBOX = "sitewright.sandbox";
 export const LABEL_EXPIRES = "sitewright.expires";
@@ -316,26 +317,57 @@ export class SandboxEngine {
   }
 
   private async runOnce(spec: ContainerSpec): Promise<{ containerId: string; hostPort: number }> {
-    return this.call("run", async () => {
-      const network = await this.createNetwork(spec);
-      let container: Docker.Container;
+    const { containerId } = await this.prepareOnce(spec);
+    return this.startPrepared(containerId, spec.sandboxId);
+  }
+
+  /**
+   * Creates a sandbox's network and container without starting it (see spares.ts): nothing runs in it yet, it
+   * holds no secret and no data (the entrypoint makes those when it starts), so it belongs to nobody until then.
+   */
+  async prepare(spec: ContainerSpec): Promise<{ containerId: string }> {
+    try {
+      return await this.prepareOnce(spec);
+    } catch (error) {
+      if (!this.ipv6Sysctls || !/net[./]ipv6|disable_ipv6/i.test(String((error as Error).message))) throw error;
+      log.warn("the engine's host has no IPv6 to turn off in sandboxes: starting them without the sysctls", { error });
+      this.ipv6Sysctls = false;
+      return this.prepareOnce(spec);
+    }
+  }
+
+  private async prepareOnce(spec: ContainerSpec): Promise<{ containerId: string }> {
+    return this.call("create", async () => {
+      const network = await timedStep("network", spec.sandboxId, () => this.createNetwork(spec));
       try {
-        container = await this.docker.createContainer(this.containerOptions(spec, network));
+        const container = await timedStep("create", spec.sandboxId, () =>
+          this.docker.createContainer(this.containerOptions(spec, network)),
+        );
+        return { containerId: container.id };
       } catch (error) {
         await this.removeNetwork(network).catch(() => {});
         throw error;
       }
+    });
+  }
+
+  /** Starts a prepared container; returns the loopback port it answers on. A failure removes it and its network. */
+  async startPrepared(containerId: string, sandboxId: string): Promise<{ containerId: string; hostPort: number }> {
+    return this.call("start", async () => {
+      const container = this.docker.getContainer(containerId);
       try {
-        await container.start();
-        const info = await container.inspect();
-        const binding = info.NetworkSettings.Ports?.[`${SANDBOX_PORT}/tcp`]?.[0];
-        const hostPort = Number(binding?.HostPort);
-        if (!hostPort) throw new Error(`the engine published no port for ${spec.sandboxId}`);
-        if (binding?.HostIp && binding.HostIp !== "127.0.0.1") throw new Error(`port published on ${binding.HostIp}`);
-        return { containerId: info.Id, hostPort };
+        return await timedStep("start", sandboxId, async () => {
+          await container.start();
+          const info = await container.inspect();
+          const binding = info.NetworkSettings.Ports?.[`${SANDBOX_PORT}/tcp`]?.[0];
+          const hostPort = Number(binding?.HostPort);
+          if (!hostPort) throw new Error(`the engine published no port for ${sandboxId}`);
+          if (binding?.HostIp && binding.HostIp !== "127.0.0.1") throw new Error(`port published on ${binding.HostIp}`);
+          return { containerId: info.Id, hostPort };
+        });
       } catch (error) {
         await container.remove({ force: true }).catch(() => {});
-        await this.removeNetwork(network).catch(() => {});
+        await this.removeNetwork(`${NETWORK_PREFIX}${sandboxId}`).catch(() => {});
         throw error;
       }
     });

@@ -10,6 +10,7 @@ import { log } from "@/lib/log";
 import type { Sandbox } from "@/lib/db/schema";
 import type { DriverSandbox } from "./driver";
 import { pruneMediaCache } from "./media-proxy";
+import { SPARE_OWNER } from "./spares";
 
 export const GC_LEASE = "sandbox-gc";
 /** A sandbox still being made after this long is taken as stuck (its maker died). */
@@ -87,11 +88,19 @@ async function removeDueSandboxes({ policy, fleet, now, report }: GcRun) {
   }
 }
 
+/**
+ * Containers that have no record by design until their label's expiry: an instance's spares (spares.ts) and its
+ * throwaway network-check sandbox. Past it they are orphans like any other (their process died holding them).
+ */
+const AHEAD_OWNERS = new Set([SPARE_OWNER, "probe"]);
+const madeAhead = (container: DriverSandbox, now: Date) =>
+  AHEAD_OWNERS.has(container.owner) && container.expiresAt !== undefined && container.expiresAt > now;
+
 /** 2. Containers labelled as this deployment's with no record: left behind by a crash. */
-async function removeOrphans({ fleet, report }: GcRun, containers: DriverSandbox[]) {
+async function removeOrphans({ fleet, now, report }: GcRun, containers: DriverSandbox[]) {
   const known = await existingSandboxIds({ ids: containers.map((c) => c.sandboxId) });
   for (const container of containers) {
-    if (known.has(container.sandboxId)) continue;
+    if (known.has(container.sandboxId) || madeAhead(container, now)) continue;
     await fleet.removeContainer(container.handle);
     report.orphans.push(container.sandboxId);
   }

@@ -2,7 +2,9 @@
  * The process's sandbox manager, wired to the app: configuration from the environment, subsets from the user's
  * paired sites (lib/sites). Background work (image, warm pool, GC) starts on first use.
  */
-import { getOwnedSite, siteClientFor } from "@/lib/sites/sites";
+import { siteClientFor } from "@/lib/sites/sites";
+import { findSiteWithRole } from "@/lib/db/queries";
+import { AppError } from "@/lib/errors";
 import { sandboxConfig } from "./config";
 import { collectGarbage } from "./gc";
 import { SandboxManager, type SiteSource } from "./sandboxes";
@@ -11,8 +13,12 @@ import { processState } from "@/lib/process-state";
 export { SandboxManager } from "./sandboxes";
 export type { RehearsalSandboxAccess, SandboxView } from "./sandboxes";
 
+/** The owner's site, or one shared with a member who may propose (an editor's sandbox-mode chat copies it too). */
 const pairedSiteSource: SiteSource = async ({ userId, siteId }) => {
-  const site = await getOwnedSite({ userId, siteId });
+  const found = await findSiteWithRole({ userId, siteId });
+  if (!found) throw new AppError("not_found", "There is no such site in your account.");
+  if (found.role === "viewer") throw new AppError("forbidden", "Your role on this site does not allow that.");
+  const site = found.site;
   return { client: siteClientFor(site), site: { id: site.id, url: site.url } };
 };
 

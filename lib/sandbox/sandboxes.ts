@@ -9,6 +9,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { now as clockNow } from "@/lib/clock";
 import {
   claimSandboxForUser,
+  deleteSandboxRow,
   findSandboxForUser,
   findSandboxManifest,
   listSandboxesForUser,
@@ -30,6 +31,8 @@ import type { Collectable, GcPolicy } from "./gc";
 import { defaultImagePaths, type ImagePaths } from "./image";
 import { fetchSandboxMedia, type MediaFile } from "./media-proxy";
 import { SandboxPool } from "./pool";
+import { SandboxSpares, type Spare } from "./spares";
+import { timedStep } from "./steps";
 import { previewUrl } from "./preview";
 import { type JobSandbox, jobSandboxFor, rehearsalFor } from "./rehearsal";
 import { createSignInLink } from "./sign-in";
@@ -74,6 +77,8 @@ export type ManifestView = {
 
 type CreateSandboxInput = { userId: string; siteId?: string; ttlMinutes?: number; postIds?: number[] };
 
+type ResolvedSource = { client: SiteClient; site: { id: string; url: string } };
+
 const notFound = () => new AppError("not_found", "There is no such sandbox in your account.");
 
 export class SandboxManager implements Collectable {
@@ -84,6 +89,7 @@ export class SandboxManager implements Collectable {
   readonly fleet: SandboxContainers;
   private readonly config: SandboxConfig;
   private readonly pool: SandboxPool;
+  private readonly spares: SandboxSpares;
   private readonly siteSource?: SiteSource;
   private readonly now: () => Date;
   private timers: NodeJS.Timeout[] = [];
@@ -112,6 +118,7 @@ export class SandboxManager implements Collectable {
       { size: config.enabled ? config.poolSize : 0, maxAgeMinutes: config.poolMaxAgeMinutes, holder: this.holder },
       this.now,
     );
+    this.spares = new SandboxSpares(this.fleet, config.enabled ? config.spares : 0, this.now);
     this.gcPolicy = {
       enabled: config.enabled,
       intervalMs: config.gcIntervalMs,
@@ -151,16 +158,54 @@ export class SandboxManager implements Collectable {
     // a row, so the rounds end; the cap guards against a pool refilled as fast with members that die.
     for (let round = 0; ; round++) {
       const mayReplace = round < this.config.poolSize + 2;
-      const { claim, now } = await this.claim(input, ttl, imageTag);
-      let sandbox = claim.sandbox;
-      if (claim.outcome === "pooled" && !(await this.usablePoolMember(sandbox, mayReplace))) continue;
+      // A spare's id becomes the cold row's id: its network and container were made for that id.
+      const spare = this.spares.take(imageTag);
+      // The engine is asked beside the claim, not before it: only a cold start waits for the answer.
+      const pinged = this.fleet.ping().then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      const { claim, now } = await this.claim(input, ttl, imageTag, spare?.sandboxId).catch((error: unknown) => {
+        if (spare) this.spares.giveBack(spare);
+        throw error;
+      });
+      if (claim.outcome === "cold") return this.coldStart(claim.sandbox, spare, pinged, { input, source, now });
+      if (spare) this.spares.giveBack(spare);
+      if (!(await this.usablePoolMember(claim.sandbox, mayReplace))) continue;
       this.pool.refillSoon();
       try {
-        if (claim.outcome === "cold") sandbox = await this.fleet.launch(sandbox, "ready");
-        return await this.fill(sandbox, input, source, now);
+        return await this.fill(claim.sandbox, Promise.resolve(claim.sandbox), input, source, now);
       } catch (error) {
-        await this.dropFailed(sandbox, claim.outcome === "pooled" && mayReplace, error);
+        await this.dropFailed(claim.sandbox, mayReplace, error);
       }
+    }
+  }
+
+  /**
+   * The pool was empty: start the row's sandbox (from its spare when there is one: only the start and the
+   * provisioning are left), while the source's subset is read (the copy waits only for its import).
+   */
+  private async coldStart(
+    row: Sandbox,
+    spare: Spare | undefined,
+    pinged: Promise<unknown>,
+    request: { input: CreateSandboxInput; source: ResolvedSource | undefined; now: Date },
+  ): Promise<SandboxView> {
+    this.pool.refillSoon();
+    this.spares.refillSoon();
+    const engineDown = await pinged;
+    if (engineDown) {
+      if (spare) this.spares.giveBack(spare);
+      await deleteSandboxRow({ id: row.id }).catch(() => {});
+      throw engineDown;
+    }
+    const launched = this.fleet.launch(row, "ready", spare);
+    try {
+      return await this.fill(row, launched, request.input, request.source, request.now);
+    } catch (error) {
+      await launched.catch(() => {});
+      await this.dropFailed(row, false, error);
+      throw error;
     }
   }
 
@@ -175,31 +220,18 @@ export class SandboxManager implements Collectable {
     return ttl;
   }
 
-  /** Claims a pool member or a cold slot within capacity (one SQL decision); capacity reached is a 429. */
-  private async claim(input: CreateSandboxInput, ttl: number, imageTag: string) {
-    await this.fleet.ping();
+  /** Claims a pool member or a cold slot within capacity (one SQL statement); capacity reached is a 429. */
+  private async claim(input: CreateSandboxInput, ttl: number, imageTag: string, coldId: string = randomUUID()) {
     const now = this.now();
     const expiresAt = new Date(now.getTime() + ttl * 60_000);
-    const siteId = input.siteId ?? null;
     const claim = await claimSandboxForUser({
       userId: input.userId,
-      siteId,
+      siteId: input.siteId ?? null,
       max: this.config.max,
       maxPerUser: this.config.maxPerUser,
       now,
       expiresAt,
-      cold: {
-        id: randomUUID(),
-        status: "starting",
-        userId: input.userId,
-        siteId,
-        imageTag,
-        fromPool: false,
-        createdAt: now,
-        acquiredAt: now,
-        lastUsedAt: now,
-        expiresAt,
-      },
+      cold: { id: coldId, imageTag },
     });
     if (claim.outcome === "capacity_reached") throw this.capacityReached(claim.limit);
     return { claim, now };
@@ -225,41 +257,63 @@ export class SandboxManager implements Collectable {
   /** False when the claimed pool member cannot be used: it is removed, and another round may claim again. */
   private async usablePoolMember(sandbox: Sandbox, mayReplace: boolean): Promise<boolean> {
     const problem = await this.poolMemberProblem(sandbox);
-    if (!problem && (await this.fleet.setExpiry(sandbox))) return true;
-    log.warn("claimed pool member cannot be used: replacing it", {
-      sandboxId: sandbox.id,
-      problem: problem ?? "gone before its expiry could be set",
-    });
+    if (!problem) {
+      this.setExpirySoon(sandbox);
+      return true;
+    }
+    log.warn("claimed pool member cannot be used: replacing it", { sandboxId: sandbox.id, problem });
     await this.fleet.destroy(sandbox).catch(() => {});
     if (!mayReplace) throw sandboxUnavailable();
     return false;
   }
 
+  /**
+   * After the answer, a claimed pool member takes its user's expiry on the driver too (a pod's deadline), so it
+   * ends on time with every app instance down. Off the request path: the data layer already holds the expiry (GC
+   * enforces it), and a member gone meanwhile is found by the owner's next call and by GC.
+   */
+  private setExpirySoon(sandbox: Sandbox) {
+    setImmediate(() => {
+      this.fleet.setExpiry(sandbox).then(
+        (kept) => {
+          if (!kept) log.warn("a pool member went before its expiry could be set", { sandboxId: sandbox.id });
+        },
+        (error) => log.warn("could not set a pool member's expiry", { sandboxId: sandbox.id, error }),
+      );
+    });
+  }
+
   /** Copies the chosen subset of the source site in (when there is one) and records the sandbox's manifest. */
   private async fill(
-    sandbox: Sandbox,
+    row: Sandbox,
+    made: Promise<Sandbox>,
     input: CreateSandboxInput,
-    source: Awaited<ReturnType<SandboxManager["resolveSite"]>> | undefined,
+    source: ResolvedSource | undefined,
     now: Date,
   ): Promise<SandboxView> {
     let warnings: string[] | undefined;
     let manifest = {
-      sandboxId: sandbox.id,
+      sandboxId: row.id,
       sourceSiteId: input.siteId ?? null,
       sourceUrl: source?.site.url ?? null,
       sourceUploadsUrl: null as string | null,
-      imageTag: sandbox.imageTag,
+      imageTag: row.imageTag,
       items: [] as SandboxManifest["items"],
-      createdAt: sandbox.acquiredAt ?? now,
-      expiresAt: sandbox.expiresAt,
+      createdAt: row.acquiredAt ?? now,
+      expiresAt: row.expiresAt,
     };
     if (source) {
-      const subset = await copySubset({
-        source: source.client,
-        target: this.fleet.clientFor(sandbox),
-        ids: input.postIds,
-        mediaBaseUrl: this.mediaBaseUrl(sandbox.id),
-      });
+      // The source is read while the sandbox starts; the import waits for it.
+      const target = made.then((sandbox) => this.fleet.clientFor(sandbox));
+      target.catch(() => {});
+      const subset = await timedStep("copy", row.id, () =>
+        copySubset({
+          source: source.client,
+          target,
+          ids: input.postIds,
+          mediaBaseUrl: this.mediaBaseUrl(row.id),
+        }),
+      );
       manifest = {
         ...manifest,
         items: subset.items,
@@ -268,6 +322,7 @@ export class SandboxManager implements Collectable {
       };
       warnings = subset.warnings;
     }
+    const sandbox = await made;
     await upsertSandboxManifest(manifest);
     return { ...this.view(sandbox), manifest: manifestView(manifest), ...(warnings?.length ? { warnings } : {}) };
   }
@@ -454,6 +509,16 @@ export class SandboxManager implements Collectable {
     return this.pool.fill();
   }
 
+  /** Makes the cold starts' spares (spares.ts) and checks the network ahead; the background does it on its own. */
+  prepareSpares(): Promise<void> {
+    return this.spares.fill();
+  }
+
+  /** How cold starts are made (`/health`'s `sandboxes`): no checkpoint/restore here, spares when the driver can. */
+  coldStarts(): { driver: SandboxConfig["driver"]; checkpoint: false; spares: number } {
+    return { driver: this.config.driver, checkpoint: false, spares: this.spares.enabled ? this.config.spares : 0 };
+  }
+
   /** Builds the image if needed, fills the pool, and runs GC now and on an interval. */
   startBackground(gc: () => Promise<unknown>) {
     if (!this.config.enabled || this.timers.length > 0) return;
@@ -461,7 +526,9 @@ export class SandboxManager implements Collectable {
       gc()
         .catch((error) => log.warn("sandbox GC failed", { error }))
         .then(() => this.pool.fill())
-        .catch((error) => log.warn("sandbox pool fill failed", { error }));
+        .catch((error) => log.warn("sandbox pool fill failed", { error }))
+        .then(() => this.spares.fill())
+        .catch((error) => log.warn("could not prepare sandbox spares", { error }));
     };
     tick();
     const timer = setInterval(tick, this.config.gcIntervalMs);
@@ -474,6 +541,7 @@ export class SandboxManager implements Collectable {
     for (const timer of this.timers) clearInterval(timer);
     this.timers = [];
     await this.pool.close();
+    await this.spares.close();
   }
 }
 

@@ -215,7 +215,8 @@ export async function pullIntoSandbox(input: {
   const uploads = input.uploadsBaseUrl ?? uploadsBaseUrl(exported);
   const toImport = uploads ? rewriteMediaUrls(content, uploads, input.mediaBaseUrl) : content;
   if (toImport.source && exported.source) toImport.source.homeUrl = exported.source.homeUrl;
-  const result = (await input.target.post<ImportResult>("/sitewright/v1/import", toImport)).data ?? {};
+  const target = await input.target;
+  const result = (await target.post<ImportResult>("/sitewright/v1/import", toImport)).data ?? {};
   const idMap = result.idMap ?? {};
   const mapped = (id: number) => (idMap[String(id)] === undefined ? null : Number(idMap[String(id)]));
   return { items: contentItems(content, mapped, versions), warnings: result.warnings ?? [] };
@@ -287,7 +288,8 @@ function liveOptionItems(exported: Snapshot, versions: Map<string, string | null
 /** Copies the posts and pages `ids` (none given: the default subset) from `source` into the sandbox `target`. */
 export async function copySubset(input: {
   source: SiteClient;
-  target: SiteClient;
+  /** The sandbox's client, or its promise: the source is read meanwhile (a cold start's copy runs beside it). */
+  target: SiteClient | Promise<SiteClient>;
   ids?: number[];
   /** The proxy base for this sandbox's media, ending with `/`. */
   mediaBaseUrl: string;
@@ -313,7 +315,8 @@ export async function copySubset(input: {
   const uploads = uploadsBaseUrl(exported);
   const toImport = uploads ? rewriteMediaUrls(exported, uploads, input.mediaBaseUrl) : exported;
   if (toImport.source && exported.source) toImport.source.homeUrl = exported.source.homeUrl;
-  const result = (await input.target.post<ImportResult>("/sitewright/v1/import", toImport)).data ?? {};
+  const target = await input.target;
+  const result = (await target.post<ImportResult>("/sitewright/v1/import", toImport)).data ?? {};
   const idMap = result.idMap ?? {};
   const mapped = (id: number) => (idMap[String(id)] === undefined ? null : Number(idMap[String(id)]));
   // Design items apply back only when the sandbox runs the live theme (the import switches to it when installed).

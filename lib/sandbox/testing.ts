@@ -38,7 +38,16 @@ export function createTestSandboxes(
 ): TestSandboxes {
   const namespace = overrides.namespace ?? `test-${randomBytes(5).toString("hex")}`;
   const mediaCacheDir = mkdtempSync(path.join(os.tmpdir(), "sitewright-media-"));
-  const config = sandboxConfig({ enabled: true, poolSize: 0, max: 10, namespace, mediaCacheDir, ...overrides });
+  // No spares unless a test asks (spares.test.ts): a test's sandboxes stay the ones it made.
+  const config = sandboxConfig({
+    enabled: true,
+    poolSize: 0,
+    spares: 0,
+    max: 10,
+    namespace,
+    mediaCacheDir,
+    ...overrides,
+  });
   const cleanupEngine = new SandboxEngine({ dockerHost: config.dockerHost, networkPool: config.networkPool });
   const driver = deps.driver ?? (deps.engine ? new DockerDriver({ engine: deps.engine }) : createDriver(config));
   const manager = new SandboxManager(config, { siteSource: deps.siteSource, driver });

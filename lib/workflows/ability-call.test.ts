@@ -151,7 +151,7 @@ describe("the update-page ability on WordPress 7.1", () => {
       id,
       title: "Draft menu, spring",
     });
-    expect(ran.status).toBe(200);
+    expect(ran.status, JSON.stringify(ran.body)).toBe(200);
     expect(ran.body).toMatchObject({ status: "applied", changeSetId: expect.any(String) });
     expect((await page(id)).title).toBe("Draft menu, spring");
   }, 120_000);

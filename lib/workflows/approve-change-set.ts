@@ -6,7 +6,8 @@
 import { approvePendingChangeSet, denyPendingChangeSet, type PendingRequest } from "@/lib/changes/approve";
 import { getChangeSet } from "@/lib/changes/change-sets";
 import type { Site } from "@/lib/db/schema";
-import { getOwnedSite, siteClientFor } from "@/lib/sites/sites";
+import { siteClientFor } from "@/lib/sites/sites";
+import { getSiteOfRecord } from "@/lib/teams/access";
 import type { SiteClient } from "@/lib/sites/types";
 import { scheduleVerification } from "./verify-change-set";
 
@@ -17,7 +18,7 @@ export function setApprovalClientForTests(factory: ((site: Site) => SiteClient) 
 }
 
 export async function approveChangeSetForOwner(request: PendingRequest) {
-  const site = await getOwnedSite(request);
+  const site = await getSiteOfRecord(request);
   const before = await getChangeSet(request); // 404 before touching the site's credentials
   const pendingIds = before.items.filter((item) => item.status === "pending").map((item) => item.id);
   const changeSet = await approvePendingChangeSet(request, (clientOverride ?? siteClientFor)(site));
@@ -26,6 +27,6 @@ export async function approveChangeSetForOwner(request: PendingRequest) {
 }
 
 export async function denyChangeSetForOwner(request: PendingRequest) {
-  await getOwnedSite(request);
+  await getSiteOfRecord(request);
   return denyPendingChangeSet(request);
 }

@@ -32,8 +32,9 @@ import {
 } from "./change-set-actions";
 import { cancelJobForOwner, kickJobRunner, setJobDepsForTests, showJobForOwner, startBulkJob } from "./bulk-job";
 
-// Each test writes dozens of items to the real site, several times over: minutes on a loaded two-core machine.
-vi.setConfig({ testTimeout: 180_000 });
+// Each test writes dozens of items to the real site, several times over, and asks it where visitors would see each
+// batch: many minutes on a loaded two-core machine (figures: docs/performance.md).
+vi.setConfig({ testTimeout: 600_000 });
 
 let wp: AgentTestSite;
 
@@ -174,7 +175,7 @@ describe.each(STORES)("bulk jobs (%s)", (store) => {
 
   it("writes model text per item in batches, counting the job's tokens apart from the chat's", async () => {
     const ids = await php<number[]>(
-      "$ids = array(); for ($i = 1; $i <= 12; $i++) { $ids[] = wp_insert_attachment(array('post_title' => 'Shop photo ' . $i, 'post_mime_type' => 'image/jpeg', 'post_status' => 'inherit')); } echo json_encode($ids);",
+      "$draft = wp_insert_post(array('post_type' => 'post', 'post_status' => 'draft', 'post_title' => 'Shop notes')); $ids = array(); for ($i = 1; $i <= 12; $i++) { $ids[] = wp_insert_attachment(array('post_title' => 'Shop photo ' . $i, 'post_mime_type' => 'image/jpeg', 'post_status' => 'inherit'), false, $draft); } echo json_encode($ids);",
     );
     const job = await startAndRun(userId, siteId, {
       description: "images without alt text",
@@ -183,7 +184,7 @@ describe.each(STORES)("bulk jobs (%s)", (store) => {
     });
     expect(job.selection.count).toBeGreaterThanOrEqual(12);
     expect(job.progress.tokens).toBe(40 * job.selection.count);
-    // No published page shows these images: their alt text is invisible, so it is written at once.
+    // Attached to a draft and shown by no published page: their alt text is invisible, so it is written at once.
     expect(job.progress.applied).toBe(job.selection.count);
     expect(
       await php<string>("echo json_encode(get_post_meta((int) $args, '_wp_attachment_image_alt', true));", ids[0]),
@@ -210,6 +211,11 @@ describe.each(STORES)("bulk jobs (%s)", (store) => {
       title: `${tag} photo fake`,
       sizes: false,
     });
+    // Attached to a draft (no public attachment page), so their texts are written at once, as the job plans them.
+    await php(
+      "$draft = wp_insert_post(array('post_type' => 'post', 'post_status' => 'draft', 'post_title' => 'Photo notes')); foreach ($args as $id) { wp_update_post(array('ID' => (int) $id, 'post_parent' => $draft)); } echo 1;",
+      [...photos, fake],
+    );
     const model = await startOpenAIScriptedServer([describeEachItem], { apiKey: "sk-test-jobs" });
     const writeJob = (field: "alt" | "caption") =>
       startAndRun(userId, siteId, {

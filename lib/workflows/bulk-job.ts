@@ -10,7 +10,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { OperationError } from "@/lib/agent/operations/operation";
-import { writeJobTexts } from "@/lib/agent/job-writer";
+import type { writeJobTexts } from "@/lib/agent/job-writer";
 import { now } from "@/lib/clock";
 import { needsClick, seeVisibility } from "@/lib/agent/call-operation";
 import { type PlannedItem, planPostUpdate, planValueUpdate } from "@/lib/changes/plan";
@@ -46,7 +46,8 @@ import { fieldFits, fieldTarget, type JobSpec, jobSpecSchema } from "@/lib/jobs/
 import { selectIds } from "@/lib/jobs/selection";
 import { currentValue, type JobSubject, plannedFields, subjectFacts } from "@/lib/jobs/transform";
 import { log } from "@/lib/log";
-import { getSandboxManager } from "@/lib/sandbox";
+import { asJob, currentActor } from "@/lib/audit/actor-context";
+import { recordAuditSafely } from "@/lib/audit/chain";
 import type { JobSandbox } from "@/lib/sandbox/rehearsal";
 import { getOwnedSite, siteClientFor } from "@/lib/sites/sites";
 import type { SiteClient } from "@/lib/sites/types";
@@ -85,10 +86,12 @@ type Deps = {
   /** The rehearsal sandbox a sandbox-mode job runs in. */
   sandbox(input: { userId: string; id: string; live: SiteClient }): Promise<JobSandbox>;
 };
+// The model's SDK and the sandbox engine's client load when a job first needs them, not with this module, which
+// the server loads at start to resume interrupted jobs (issue 39: the app's memory).
 const defaults: Deps = {
   siteClient: (site) => siteClientFor(site),
-  writeTexts: writeJobTexts,
-  sandbox: (input) => getSandboxManager().jobSandbox(input),
+  writeTexts: async (...args) => (await import("@/lib/agent/job-writer")).writeJobTexts(...args),
+  sandbox: async (input) => (await import("@/lib/sandbox")).getSandboxManager().jobSandbox(input),
 };
 let override: Partial<Deps> | undefined;
 /** Tests: a site client trusting the local test CA, a scripted writer; `undefined` restores the defaults. */
@@ -141,6 +144,8 @@ export async function startBulkJob(input: {
     turnId: `job:${id}`,
     target: input.sandboxId ? "sandbox" : "live",
     sandboxId: input.sandboxId ?? null,
+    // The person who started it, by the job's door: its items are asked for by the job (docs/teams.md).
+    requestedBy: asJob(currentActor()),
     now: at,
   });
   const job = await insertJob({
@@ -154,6 +159,13 @@ export async function startBulkJob(input: {
     spec: spec as unknown as Record<string, unknown>,
     limits,
     createdAt: at,
+  });
+  await recordAuditSafely({
+    siteId: input.siteId,
+    actor: asJob(currentActor()),
+    action: "job_start",
+    subject: { jobId: job.id, changeSetId: changeSet.id },
+    details: { description: spec.description, count: ids.length, target: changeSet.target },
   });
   kickJobRunner();
   return jobView(job);

@@ -5,7 +5,8 @@
 import type { Job, Site } from "@/lib/db/schema";
 import { getSandboxManager } from "@/lib/sandbox";
 import { applyRehearsal, discardRehearsal } from "./apply-rehearsal";
-import { getOwnedSite, siteClientFor } from "@/lib/sites/sites";
+import { siteClientFor } from "@/lib/sites/sites";
+import { getSiteOfRecord } from "@/lib/teams/access";
 import type { SiteClient } from "@/lib/sites/types";
 import { scheduleVerification } from "./verify-change-set";
 import { applyJobItems, cancelJobPlanning, jobForChangeSet, rejectJobItems, undoJobItems } from "./bulk-job";
@@ -47,7 +48,7 @@ export async function loadOwnedChangeSet(request: ChangeSetRequest): Promise<{
   job: Job | undefined;
   kind: ChangeSetKind;
 }> {
-  const site = await getOwnedSite(request);
+  const site = await getSiteOfRecord(request);
   const set = await getChangeSet(request);
   const job = await jobForChangeSet(set.id);
   return { site, set, job, kind: changeSetKind(set, job) };
@@ -59,7 +60,7 @@ export async function listChangesForOwner(input: {
   limit?: number;
   cursor?: string;
 }): Promise<ChangeSetList> {
-  const site = await getOwnedSite(input);
+  const site = await getSiteOfRecord(input);
   return listSiteChangeSets({ ...input, siteId: site.id });
 }
 
@@ -67,19 +68,19 @@ export async function listChangesForOwner(input: {
 export async function showChangeSetPageForOwner(
   request: ChangeSetRequest & { cursor?: string },
 ): Promise<ChangeSetPage> {
-  await getOwnedSite(request);
+  await getSiteOfRecord(request);
   return showChangeSetPage(request);
 }
 
 export async function showChangeItemForOwner(
   request: ChangeSetRequest & { itemId: string },
 ): Promise<PublicChangeItem> {
-  await getOwnedSite(request);
+  await getSiteOfRecord(request);
   return getWholeChangeItem(request);
 }
 
 export async function showChangeSetForOwner(request: ChangeSetRequest): Promise<PublicChangeSet> {
-  await getOwnedSite(request);
+  await getSiteOfRecord(request);
   return publicChangeSet(await getChangeSet(request));
 }
 

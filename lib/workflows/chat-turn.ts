@@ -11,6 +11,7 @@ import {
   findConversationForSiteUrl,
   findLatestLiveChangeSet,
   findSiteForUser,
+  findSiteWithRole,
   findSiteOrItsRepairForUser,
   insertConversation,
   listConversationsForSiteUrl,
@@ -85,7 +86,8 @@ export type ChatDeps = {
 
 export const defaultChatDeps: ChatDeps = {
   model: agentModel,
-  findSite: findSiteForUser,
+  // The owner's site or one shared with the member (the chat route checked the member's role).
+  findSite: async (input) => (await findSiteWithRole(input))?.site,
   siteClient: (site) => siteClientFor(site),
   limits: budgetFromEnv,
   allowlist: () => configuredAllowlist(),
@@ -405,7 +407,8 @@ export async function loadChatPage({
   conversationId?: string;
   fresh?: boolean;
 }): Promise<ChatPageData | undefined> {
-  const stored = await findSiteOrItsRepairForUser({ userId, siteId });
+  const stored =
+    (await findSiteOrItsRepairForUser({ userId, siteId })) ?? (await findSiteWithRole({ userId, siteId }))?.site;
   if (!stored) return undefined;
   // Permissions saved in WordPress since the last look show on this page without a chat turn.
   const site = await refreshWhenStale(stored);

@@ -5,7 +5,7 @@
 import { showChangeSetForOwner } from "@/lib/workflows/change-set-actions";
 import type { PublicChangeSet } from "@/lib/changes/change-sets";
 import { findSandboxManifest, listWaitingRehearsals } from "@/lib/db/queries";
-import { getOwnedSite } from "@/lib/sites/sites";
+import { getSiteOfRecord } from "@/lib/teams/access";
 import { sandboxConfig } from "@/lib/sandbox/config";
 import { previewUrl } from "@/lib/sandbox/preview";
 
@@ -30,7 +30,7 @@ export async function loadRehearsalReview(input: {
   siteId: string;
   changeSetId: string;
 }): Promise<RehearsalReview> {
-  const site = await getOwnedSite(input);
+  const site = await getSiteOfRecord(input);
   const changeSet = await showChangeSetForOwner(input);
   const manifest = changeSet.sandboxId ? await findSandboxManifest({ sandboxId: changeSet.sandboxId }) : undefined;
   const preview = changeSet.sandboxId ? previewUrl(sandboxConfig().appUrl, changeSet.sandboxId) : null;

@@ -207,7 +207,8 @@ final class Sitewright_Abilities {
 	}
 
 	/**
-	 * The service's answer as the ability's result: `{status: "pending", changeSetId, reviewUrl}`, or its error.
+	 * The service's answer as the ability's result: `{status: "pending"|"applied", changeSetId, reviewUrl}`, or its
+	 * error.
 	 *
 	 * @param array<string, mixed>|WP_Error $response HTTP response.
 	 * @return array<string, mixed>|WP_Error
@@ -218,9 +219,10 @@ final class Sitewright_Abilities {
 		}
 		$status = (int) wp_remote_retrieve_response_code( $response );
 		$json   = json_decode( (string) wp_remote_retrieve_body( $response ), true );
-		if ( $status >= 200 && $status < 300 && is_array( $json ) && 'pending' === ( $json['status'] ?? '' ) && isset( $json['changeSetId'], $json['reviewUrl'] ) ) {
+		if ( $status >= 200 && $status < 300 && is_array( $json ) && in_array( $json['status'] ?? '', array( 'pending', 'applied' ), true ) && isset( $json['changeSetId'], $json['reviewUrl'] ) ) {
+			// Pending: waits for the owner's click. Applied: nothing visitors see changed, so it was written at once.
 			return array(
-				'status'      => 'pending',
+				'status'      => (string) $json['status'],
 				'changeSetId' => (string) $json['changeSetId'],
 				'reviewUrl'   => (string) $json['reviewUrl'],
 			);
@@ -260,7 +262,7 @@ final class Sitewright_Abilities {
 			'properties' => array(
 				'status'      => array(
 					'type' => 'string',
-					'enum' => array( 'pending' ),
+					'enum' => array( 'pending', 'applied' ),
 				),
 				'changeSetId' => array( 'type' => 'string' ),
 				'reviewUrl'   => array(

@@ -531,6 +531,20 @@ final class VisibilityTest extends Sitewright_Test_Case {
 		$this->assertSame( get_permalink( $published ), $items[2]['places'][0]['url'] );
 	}
 
+	public function test_a_long_title_is_shortened_in_its_label(): void {
+		$long  = (int) wp_insert_post(
+			array(
+				'post_type'   => 'page',
+				'post_status' => 'publish',
+				'post_title'  => str_repeat( 'Fresh bread and pastries ', 30 ),
+			)
+		);
+		$label = $this->visibility( "post:$long", array( 'title' => 'x' ) )['places'][0]['label'];
+		$this->assertSame( Sitewright_Places::MAX_LABEL, mb_strlen( $label ) );
+		$this->assertStringStartsWith( "page $long “Fresh bread", $label );
+		$this->assertStringEndsWith( '…', $label );
+	}
+
 	public function test_the_place_kinds_are_the_vocabularys(): void {
 		$vocabulary = json_decode( (string) file_get_contents( SITEWRIGHT_TEST_VOCABULARY ), true );
 		$this->assertSame( $vocabulary['items']['placeKinds'], Sitewright_Places::KINDS );

@@ -1,14 +1,19 @@
 import Link from "next/link";
 import { redirect } from "next/navigation";
 import { currentSession } from "@/lib/auth/current";
+import { safeRedirectPath } from "@/lib/http/redirect";
 import { signUpAction } from "../actions";
 import { AccountForm } from "../account-form";
 
 export const metadata = { title: "Create your account · Sitewright" };
 
-export default async function SignUpPage({ searchParams }: { searchParams: Promise<{ deleted?: string }> }) {
-  if (await currentSession()) redirect("/");
-  const { deleted } = await searchParams;
+export default async function SignUpPage({
+  searchParams,
+}: {
+  searchParams: Promise<{ deleted?: string; next?: string }>;
+}) {
+  const { deleted, next } = await searchParams;
+  if (await currentSession()) redirect(safeRedirectPath(next));
   return (
     <main className="narrow">
       {deleted !== undefined ? (
@@ -20,6 +25,7 @@ export default async function SignUpPage({ searchParams }: { searchParams: Promi
       <AccountForm
         action={signUpAction}
         submitLabel="Create account"
+        hidden={next ? { next } : undefined}
         fields={[
           { name: "name", label: "Name (optional)", type: "text", autoComplete: "name" },
           { name: "email", label: "Email", type: "email", autoComplete: "email", required: true },

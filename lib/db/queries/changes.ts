@@ -3,6 +3,7 @@ import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import { getDb } from "../index";
 import { statusFromItems } from "./change-set-status";
 import {
+  type Actor,
   changeAudit,
   changeItems,
   changeSets,
@@ -27,6 +28,8 @@ export async function ensureChangeSet(input: {
   turnId: string;
   target: ChangeTarget;
   sandboxId?: string | null;
+  /** Who asked (kept from the first write of the turn). */
+  requestedBy?: Actor | null;
   now: Date;
 }): Promise<ChangeSet> {
   const db = await getDb();
@@ -40,6 +43,7 @@ export async function ensureChangeSet(input: {
       turnId: input.turnId,
       target: input.target,
       sandboxId: input.sandboxId ?? null,
+      requestedBy: input.requestedBy ?? null,
       status: "pending",
       createdAt: input.now,
       updatedAt: input.now,
@@ -72,6 +76,8 @@ export type ChangeItemInsert = {
   versionRead: string | null;
   versionAfter?: string | null;
   revisionId?: number | null;
+  /** Who asked for the item (docs/teams.md). */
+  actor?: Actor | null;
   /** `writing`: a bulk job's invisible item recorded before its write (lib/workflows/bulk-job.ts). */
   status: Extract<ChangeItemStatus, "pending" | "applied" | "writing">;
   now: Date;
@@ -297,10 +303,11 @@ export async function insertChangeAudit(row: {
   itemIds: string[];
   outcome: string;
   detail?: string | null;
+  actor?: Actor | null;
   at: Date;
 }): Promise<void> {
   const db = await getDb();
-  await db.insert(changeAudit).values({ ...row, detail: row.detail ?? null });
+  await db.insert(changeAudit).values({ ...row, detail: row.detail ?? null, actor: row.actor ?? null });
 }
 
 export async function listChangeAudit(input: { changeSetId: string }): Promise<ChangeAudit[]> {
@@ -328,7 +335,7 @@ const createdAtKey = sql<string>`to_char(${changeSets.createdAt} at time zone 'U
 const itemCountOfSet = sql<number>`(select count(*) from change_items ci where ci.change_set_id = "change_sets"."id")`;
 
 /**
- * A page of a site's change sets for its owner, newest first (created, then id), after a keyset position;
+ * A page of a site's change sets (whoever of its members asked; the caller checked the reader's role), newest first (created, then id), after a keyset position;
  * `itemCount` and up to `maxTitles` distinct item titles are computed in SQL, so no item body is read.
  */
 export async function listChangeSetSummaries(input: {
@@ -354,7 +361,6 @@ export async function listChangeSetSummaries(input: {
     .from(changeSets)
     .where(
       and(
-        eq(changeSets.userId, input.userId),
         eq(changeSets.siteId, input.siteId),
         input.before
           ? sql`(${changeSets.createdAt}, ${changeSets.id}) < (${input.before.createdAt}::timestamptz, ${input.before.id})`
@@ -389,7 +395,19 @@ export async function findChangeSetSummary(input: {
 /** An item as a diff page shows it: `before`/`after` already trimmed in SQL when their JSON is over the cap. */
 export type ChangeItemDiffRow = Pick<
   ChangeItem,
-  "id" | "seq" | "kind" | "ref" | "action" | "title" | "summary" | "status" | "visible" | "places" | "before" | "after"
+  | "id"
+  | "seq"
+  | "kind"
+  | "ref"
+  | "action"
+  | "title"
+  | "summary"
+  | "status"
+  | "visible"
+  | "places"
+  | "before"
+  | "after"
+  | "actor"
 > & { beforeCut: boolean; afterCut: boolean };
 
 /**
@@ -431,6 +449,7 @@ export async function listChangeItemDiffs(input: {
       status: changeItems.status,
       visible: changeItems.visible,
       places: changeItems.places,
+      actor: changeItems.actor,
       before: trimmedJson(changeItems.before, input.cap),
       after: trimmedJson(changeItems.after, input.cap),
       beforeCut: sql<boolean>`coalesce(octet_length(${changeItems.before}::text) > ${input.cap}, false)`.mapWith(

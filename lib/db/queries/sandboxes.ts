@@ -21,7 +21,6 @@ import {
 
 /** Serializes capacity and pool decisions between app instances (pg_advisory_xact_lock key). */
 const SANDBOX_LOCK = sql`select pg_advisory_xact_lock(hashtext('sitewright.sandboxes'))`;
-const OWNED: SandboxStatus[] = ["starting", "ready"];
 const POOL: SandboxStatus[] = ["warming", "pooled"];
 
 export type NewSandbox = typeof sandboxes.$inferInsert;
@@ -45,50 +44,34 @@ export async function claimSandboxForUser(input: {
   maxPerUser: number;
   now: Date;
   expiresAt: Date;
-  cold: NewSandbox;
+  /** The cold row's id and image; the rest of a cold row follows from the claim (`starting`, not from the pool). */
+  cold: Pick<NewSandbox, "id" | "imageTag">;
 }): Promise<SandboxClaim> {
   const db = await getDb();
-  return db.transaction(async (tx) => {
-    await tx.execute(SANDBOX_LOCK);
-    const [count] = await tx
-      .select({ n: sql<number>`count(*)::int` })
-      .from(sandboxes)
-      .where(inArray(sandboxes.status, OWNED));
-    const active = count?.n ?? 0;
-    if (active >= input.max) return { outcome: "capacity_reached", limit: "service", active };
-    const [mine] = await tx
-      .select({ n: sql<number>`count(*)::int` })
-      .from(sandboxes)
-      .where(and(inArray(sandboxes.status, OWNED), eq(sandboxes.userId, input.userId)));
-    const held = mine?.n ?? 0;
-    if (held >= input.maxPerUser) return { outcome: "capacity_reached", limit: "user", active: held };
-
-    const [candidate] = await tx
-      .select({ id: sandboxes.id })
-      .from(sandboxes)
-      .where(eq(sandboxes.status, "pooled"))
-      .orderBy(asc(sandboxes.createdAt))
-      .limit(1)
-      .for("update", { skipLocked: true });
-    if (candidate) {
-      const [taken] = await tx
-        .update(sandboxes)
-        .set({
-          status: "ready",
-          userId: input.userId,
-          siteId: input.siteId,
-          fromPool: true,
-          acquiredAt: input.now,
-          lastUsedAt: input.now,
-          expiresAt: input.expiresAt,
-        })
-        .where(and(eq(sandboxes.id, candidate.id), eq(sandboxes.status, "pooled")))
-        .returning();
-      if (taken) return { outcome: "pooled", sandbox: taken };
-    }
-    const [inserted] = await tx.insert(sandboxes).values(input.cold).returning();
-    return { outcome: "cold", sandbox: inserted! };
-  });
+  // One statement (drizzle/0021_sandbox_claim.sql): lock, both counts, take or insert, in one round trip.
+  const result = await db.execute(
+    sql`select outcome, sandbox_id, active from sitewright_claim_sandbox(${input.userId}, ${input.siteId},
+      ${input.max}::int, ${input.maxPerUser}::int, ${input.now.toISOString()}::timestamptz,
+      ${input.expiresAt.toISOString()}::timestamptz, ${input.cold.id}, ${input.cold.imageTag})`,
+  );
+  const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as {
+    outcome: "capacity_service" | "capacity_user" | "pooled" | "cold";
+    sandbox_id: string | null;
+    active: number;
+  }[];
+  const decision = rows[0];
+  if (!decision) throw new Error("the sandbox claim answered nothing");
+  if (decision.outcome === "capacity_service" || decision.outcome === "capacity_user") {
+    return {
+      outcome: "capacity_reached",
+      limit: decision.outcome === "capacity_user" ? "user" : "service",
+      active: Number(decision.active),
+    };
+  }
+  // The row as the claim left it: read after the statement, so it holds the claim's own write.
+  const [sandbox] = await db.select().from(sandboxes).where(eq(sandboxes.id, decision.sandbox_id!));
+  if (!sandbox) throw new Error(`the claimed sandbox ${decision.sandbox_id} vanished`);
+  return { outcome: decision.outcome, sandbox };
 }
 
 /** Inserts a `warming` pool row when the pool (warming + pooled) is below `poolSize`; else undefined. */

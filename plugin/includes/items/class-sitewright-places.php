@@ -18,6 +18,12 @@ final class Sitewright_Places {
 	/** The most places one item lists (the rest are counted). */
 	public const MAX = 10;
 
+	/** The longest label, in characters (the app accepts up to 300). */
+	public const MAX_LABEL = 240;
+
+	/** The longest url kept, in bytes (a longer one is left out: the label still names the place). */
+	private const MAX_URL = 2000;
+
 	/** The kinds of place (vocabulary.json items.placeKinds). */
 	public const KINDS = array( 'post', 'gallery', 'attachment_page', 'site_logo', 'site_icon', 'menu', 'navigation', 'widget', 'feed', 'archive', 'template_part', 'template', 'pattern', 'setting', 'design', 'unknown' );
 
@@ -50,6 +56,10 @@ final class Sitewright_Places {
 	 * @param string $url   Where a visitor sees it, if there is one address.
 	 */
 	public function add( string $kind, string $label, string $url = '' ): void {
+		if ( mb_strlen( $label ) > self::MAX_LABEL ) {
+			$label = mb_substr( $label, 0, self::MAX_LABEL - 1 ) . '…'; // A title can be long; a card line is not.
+		}
+		$url = strlen( $url ) > self::MAX_URL ? '' : $url;
 		$key = $kind . "\n" . $label;
 		if ( isset( $this->seen[ $key ] ) ) {
 			return;

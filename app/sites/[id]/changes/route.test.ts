@@ -101,6 +101,7 @@ describe("GET /sites/:id/changes", () => {
       createdAt: expect.any(String),
       itemCount: 1,
       titles: [expect.stringMatching(/^Page \d+$/)],
+      activity: [],
     });
     // The default page is 20 sets, with a cursor for the rest.
     const first = await list();

@@ -3,6 +3,7 @@ import Link from "next/link";
 import { notFound, redirect } from "next/navigation";
 import { loadChatPage } from "@/lib/workflows/chat-turn";
 import { currentSession } from "@/lib/auth/current";
+import { recordSiteVisit } from "@/lib/teams/site-settings";
 import { ChatPanel } from "./chat-panel";
 import styles from "./chat.module.css";
 import { ChatPanelMessagesOnly } from "./history";
@@ -67,6 +68,7 @@ export default async function ChatPage({
     fresh: search.new !== undefined && !asked,
   });
   if (!data) notFound();
+  await recordSiteVisit(session.user, data.site.id, session.idHash);
   if (data.site.id !== id) redirect(`/sites/${data.site.id}/chat${asked ? `?c=${encodeURIComponent(asked)}` : ""}`);
   const title = data.site.name ?? data.site.url;
   const base = `/sites/${data.site.id}/chat`;
@@ -75,7 +77,8 @@ export default async function ChatPage({
   return (
     <main className={styles.page}>
       <p>
-        <Link href="/">← Your sites</Link> · <Link href={`/sites/${id}/changes/history`}>Changes</Link>
+        <Link href="/">← Your sites</Link> · <Link href={`/sites/${id}/changes/history`}>Changes</Link> ·{" "}
+        <Link href={`/sites/${id}/team`}>Team</Link>
       </p>
       <h1>
         Chat about{" "}

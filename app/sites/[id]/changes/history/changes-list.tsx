@@ -268,7 +268,45 @@ function SetHead({ set, status }: { set: ChangeSetSummary; status: string }) {
       <p className={styles.titles} data-testid="change-set-titles">
         {titleLine(set)}
       </p>
+      <WhoDidWhat set={set} />
     </>
+  );
+}
+
+const DOORS: Record<string, string> = {
+  chat: "in the chat",
+  mcp: "through",
+  job: "by a bulk job",
+  ability: "by a WordPress ability",
+};
+const CLICKS: Record<string, string> = {
+  approve: "Approved",
+  deny: "Denied",
+  apply: "Applied",
+  undo: "Undone",
+  discard: "Discarded",
+  reject: "Rejected",
+};
+
+/** Who asked for the set and who approved, applied or undid it (docs/teams.md). */
+export function WhoDidWhat({ set }: { set: Pick<ChangeSetSummary, "requestedBy" | "activity"> }) {
+  const clicks = (set.activity ?? []).filter((a) => CLICKS[a.action]);
+  if (!set.requestedBy && clicks.length === 0) return null;
+  const door = (actor: NonNullable<ChangeSetSummary["requestedBy"]>) =>
+    actor.door === "mcp" ? `through ${actor.client ?? "an MCP client"}` : DOORS[actor.door];
+  return (
+    <p className="muted" data-testid="who-did-what">
+      {set.requestedBy ? (
+        <span>
+          Asked by {set.requestedBy.name} {door(set.requestedBy)}.{" "}
+        </span>
+      ) : null}
+      {clicks.map((click) => (
+        <span key={`${click.action}-${click.at}`}>
+          {CLICKS[click.action]} by {click.actor.name}.{" "}
+        </span>
+      ))}
+    </p>
   );
 }
 

@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { notFound, redirect } from "next/navigation";
 import { currentSession } from "@/lib/auth/current";
+import { recordSiteVisit } from "@/lib/teams/site-settings";
 import { loadChangesPage } from "@/lib/changes/page";
 import { ChangesList } from "./changes-list";
 
@@ -13,6 +14,7 @@ export default async function ChangesPage({ params }: { params: Promise<{ id: st
   if (!session) redirect(`/login?next=${encodeURIComponent(`/sites/${id}/changes/history`)}`);
   const data = await loadChangesPage({ userId: session.userId, siteId: id });
   if (!data) notFound();
+  await recordSiteVisit(session.user, data.site.id, session.idHash);
   if (data.site.id !== id) redirect(`/sites/${data.site.id}/changes/history`);
   return (
     <main>

@@ -2,7 +2,10 @@ import Link from "next/link";
 import { notFound, redirect } from "next/navigation";
 import { currentSession } from "@/lib/auth/current";
 import { isAppError } from "@/lib/errors";
+import { actOnChangeSet, withActivity } from "@/lib/teams/change-set-acts";
+import { recordSiteVisit } from "@/lib/teams/site-settings";
 import { loadRehearsalReview } from "@/lib/workflows/review";
+import { WhoDidWhat } from "../../changes/history/changes-list";
 import { PendingReview } from "./pending-review";
 import { AlsoWaiting } from "./also-waiting";
 import { ReviewActions } from "./review-actions";
@@ -15,11 +18,16 @@ export default async function ReviewPage({ params }: { params: Promise<{ id: str
   const session = await currentSession();
   const { id, changeSetId } = await params;
   if (!session) redirect(`/login?next=${encodeURIComponent(`/sites/${id}/review/${changeSetId}`)}`);
-  const review = await loadRehearsalReview({ userId: session.userId, siteId: id, changeSetId }).catch((error) => {
+  // Any member may look; the set is addressed as stored (whoever's chat made it), and the visit is recorded.
+  const review = await actOnChangeSet(session.user, { siteId: id, changeSetId }, "show", async (request) => {
+    const loaded = await loadRehearsalReview(request);
+    return { ...loaded, changeSet: await withActivity(loaded.changeSet) };
+  }).catch((error) => {
     if (isAppError(error) && error.status === 404) return undefined;
     throw error;
   });
   if (!review) notFound();
+  await recordSiteVisit(session.user, id, session.idHash);
   const { changeSet, pages, site, alsoWaiting } = review;
   const rehearsal = changeSet.target === "sandbox";
   return (
@@ -35,6 +43,7 @@ export default async function ReviewPage({ params }: { params: Promise<{ id: str
           ? " — some of these changes are on your live site; the rest wait for you to apply them."
           : null}
       </p>
+      <WhoDidWhat set={changeSet} />
       <ul>
         {changeSet.items.map((item) => (
           <li key={item.id}>

@@ -1,11 +1,9 @@
 import { json, route } from "@/lib/http/route";
+import { actOnChangeSet } from "@/lib/teams/change-set-acts";
 import { approveChangeSetForOwner } from "@/lib/workflows/approve-change-set";
 
 export const POST = route({ auth: "session" }, async ({ params, session }) => {
-  const changeSet = await approveChangeSetForOwner({
-    userId: session.userId,
-    siteId: params.id!,
-    changeSetId: params.changeSetId!,
-  });
+  const ids = { siteId: params.id!, changeSetId: params.changeSetId! };
+  const changeSet = await actOnChangeSet(session.user, ids, "approve", (request) => approveChangeSetForOwner(request));
   return json(200, { changeSet });
 });

@@ -1,11 +1,9 @@
 import { json, route } from "@/lib/http/route";
+import { actOnChangeSet } from "@/lib/teams/change-set-acts";
 import { denyChangeSetForOwner } from "@/lib/workflows/approve-change-set";
 
 export const POST = route({ auth: "session" }, async ({ params, session }) => {
-  const changeSet = await denyChangeSetForOwner({
-    userId: session.userId,
-    siteId: params.id!,
-    changeSetId: params.changeSetId!,
-  });
+  const ids = { siteId: params.id!, changeSetId: params.changeSetId! };
+  const changeSet = await actOnChangeSet(session.user, ids, "deny", (request) => denyChangeSetForOwner(request));
   return json(200, { changeSet });
 });

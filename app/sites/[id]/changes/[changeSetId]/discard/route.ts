@@ -1,11 +1,9 @@
 import { discardChangeSetForOwner } from "@/lib/workflows/change-set-actions";
 import { json, route } from "@/lib/http/route";
+import { actOnChangeSet } from "@/lib/teams/change-set-acts";
 
 export const POST = route({ auth: "session" }, async ({ params, session }) => {
-  const changeSet = await discardChangeSetForOwner({
-    userId: session.userId,
-    siteId: params.id!,
-    changeSetId: params.changeSetId!,
-  });
+  const ids = { siteId: params.id!, changeSetId: params.changeSetId! };
+  const changeSet = await actOnChangeSet(session.user, ids, "discard", (request) => discardChangeSetForOwner(request));
   return json(200, { changeSet });
 });
