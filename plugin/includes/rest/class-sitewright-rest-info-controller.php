@@ -129,20 +129,7 @@ final class Sitewright_REST_Info_Controller extends Sitewright_REST_Controller {
 					),
 				),
 				'seo'           => self::seo_schema(),
-				'builders'      => array(
-					'type'        => 'array',
-					'description' => __( 'The page builders whose pages Sitewright edits element by element, with their versions.', 'sitewright-connector' ),
-					'items'       => array(
-						'type'       => 'object',
-						'properties' => array(
-							'name'    => array(
-								'type' => 'string',
-								'enum' => array( 'elementor' ),
-							),
-							'version' => $string,
-						),
-					),
-				),
+				'builders'      => self::builders_schema(),
 				'mediaMaxBytes' => array(
 					'type'        => 'integer',
 					'description' => __( 'The largest file POST /sitewright/v1/media takes, in bytes.', 'sitewright-connector' ),
@@ -151,6 +138,28 @@ final class Sitewright_REST_Info_Controller extends Sitewright_REST_Controller {
 			),
 		);
 		return $this->add_additional_fields_schema( $this->schema );
+	}
+
+	/**
+	 * The schema of `builders`: the page builders whose pages Sitewright edits element by element.
+	 *
+	 * @return array<string, mixed>
+	 */
+	private static function builders_schema(): array {
+		return array(
+			'type'        => 'array',
+			'description' => __( 'The page builders whose pages Sitewright edits element by element, with their versions.', 'sitewright-connector' ),
+			'items'       => array(
+				'type'       => 'object',
+				'properties' => array(
+					'name'    => array(
+						'type' => 'string',
+						'enum' => array( 'elementor' ),
+					),
+					'version' => array( 'type' => 'string' ),
+				),
+			),
+		);
 	}
 
 	/**
