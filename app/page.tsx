@@ -63,22 +63,45 @@ function SiteItem({ site }: { site: DashboardSite }) {
   );
 }
 
+/** The sites other owners let this person in on, with their role and the pages it opens (docs/teams.md). */
+function SharedSites({ sites }: { sites: Awaited<ReturnType<typeof listSitesSharedWith>> }) {
+  if (!sites.length) return null;
+  return (
+    <section aria-labelledby="shared-title" data-testid="shared-sites">
+      <h2 id="shared-title">Shared with you</h2>
+      <ul className="plain">
+        {sites.map((site) => (
+          <li key={site.id} data-testid="shared-site">
+            <strong>{site.name ?? hostOf(site.url)}</strong> <small className="muted">{site.url}</small> · you are{" "}
+            {site.role} · <Link href={`/sites/${site.id}/chat`}>Chat</Link> ·{" "}
+            <Link href={`/sites/${site.id}/changes/history`}>Changes</Link> ·{" "}
+            <Link href={`/sites/${site.id}/team`}>Team</Link>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+/** What a visitor who is not signed in sees. */
+function Welcome() {
+  return (
+    <main className="narrow">
+      <h1>Edit your WordPress site by chatting</h1>
+      <p>Connect your site once, then ask for changes in plain words. Every change is checked and logged.</p>
+      <p>
+        <Link className="button" href="/signup">
+          Create an account
+        </Link>{" "}
+        or <Link href="/login">log in</Link>.
+      </p>
+    </main>
+  );
+}
+
 export default async function HomePage() {
   const session = await currentSession();
-  if (!session) {
-    return (
-      <main className="narrow">
-        <h1>Edit your WordPress site by chatting</h1>
-        <p>Connect your site once, then ask for changes in plain words. Every change is checked and logged.</p>
-        <p>
-          <Link className="button" href="/signup">
-            Create an account
-          </Link>{" "}
-          or <Link href="/login">log in</Link>.
-        </p>
-      </main>
-    );
-  }
+  if (!session) return <Welcome />;
   const { sites, disconnected, abandoned } = await loadDashboard({ userId: session.userId });
   const shared = await listSitesSharedWith({ userId: session.userId });
   return (
@@ -99,21 +122,7 @@ export default async function HomePage() {
         </ul>
       ) : null}
 
-      {shared.length ? (
-        <section aria-labelledby="shared-title" data-testid="shared-sites">
-          <h2 id="shared-title">Shared with you</h2>
-          <ul className="plain">
-            {shared.map((site) => (
-              <li key={site.id} data-testid="shared-site">
-                <strong>{site.name ?? hostOf(site.url)}</strong> <small className="muted">{site.url}</small> · you are{" "}
-                {site.role} · <Link href={`/sites/${site.id}/chat`}>Chat</Link> ·{" "}
-                <Link href={`/sites/${site.id}/changes/history`}>Changes</Link> ·{" "}
-                <Link href={`/sites/${site.id}/team`}>Team</Link>
-              </li>
-            ))}
-          </ul>
-        </section>
-      ) : null}
+      <SharedSites sites={shared} />
 
       {disconnected.length ? (
         <section aria-labelledby="disconnected-title" data-testid="disconnected">

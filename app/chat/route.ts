@@ -1,5 +1,5 @@
 import { route } from "@/lib/http/route";
-import { startMemberChatTurn } from "@/lib/teams/chat-door";
+import { startMemberChatTurn } from "@/lib/workflows/member-chat-turn";
 import { chatSchema } from "./schema";
 
 /** The agent: answers with the AI SDK UI message stream (text/event-stream). */

@@ -87,6 +87,7 @@ export function siteInvitationMail(input: {
       .slice(0, 100);
   return {
     kind: "site_invitation",
+    label: "Site invitation mail",
     to: input.to,
     link: input.link,
     subject: "You are invited to a site on Sitewright",

@@ -54,56 +54,7 @@ export default async function TeamPage({
           {outcome.text}
         </p>
       ) : null}
-      <section aria-labelledby="members-title">
-        <h2 id="members-title">Members</h2>
-        <table data-testid="members">
-          <thead>
-            <tr>
-              <th scope="col">Person</th>
-              <th scope="col">Role</th>
-              {owner ? <th scope="col">Change</th> : null}
-            </tr>
-          </thead>
-          <tbody>
-            {team.members.map((member) => (
-              <tr key={member.id} data-testid="member">
-                <td>
-                  {member.name ? `${member.name} ` : ""}
-                  <small className="muted">{member.email}</small>
-                </td>
-                <td>{member.role}</td>
-                {owner ? (
-                  <td>
-                    <form action={changeRoleAction} className="inline">
-                      <input type="hidden" name="siteId" value={id} />
-                      <input type="hidden" name="memberId" value={member.id} />
-                      <label>
-                        <span className="visually-hidden">Role of {member.email}</span>
-                        <select name="role" defaultValue={member.role}>
-                          {INVITABLE.map((role) => (
-                            <option key={role} value={role}>
-                              {role}
-                            </option>
-                          ))}
-                        </select>
-                      </label>{" "}
-                      <button type="submit">Change role</button>
-                    </form>{" "}
-                    <form action={removeMemberAction} className="inline">
-                      <input type="hidden" name="siteId" value={id} />
-                      <input type="hidden" name="memberId" value={member.id} />
-                      <button type="submit" aria-label={`Remove ${member.email}`}>
-                        Remove
-                      </button>
-                    </form>
-                  </td>
-                ) : null}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        {team.members.length === 0 ? <p>Nobody else works on this site yet.</p> : null}
-      </section>
+      <MembersTable siteId={id} members={team.members} owner={owner} />
       {owner ? <OwnerSections siteId={id} team={team} /> : null}
       {can(access.role, "audit") ? (
         <section aria-labelledby="audit-title">
@@ -118,6 +69,67 @@ export default async function TeamPage({
         </section>
       ) : null}
     </main>
+  );
+}
+
+/** Who works on the site and in which role; the owner changes a role or removes someone in place. */
+function MembersTable(props: {
+  siteId: string;
+  members: Awaited<ReturnType<typeof listTeam>>["members"];
+  owner: boolean;
+}) {
+  const { siteId, members, owner } = props;
+  return (
+    <section aria-labelledby="members-title">
+      <h2 id="members-title">Members</h2>
+      <table data-testid="members">
+        <thead>
+          <tr>
+            <th scope="col">Person</th>
+            <th scope="col">Role</th>
+            {owner ? <th scope="col">Change</th> : null}
+          </tr>
+        </thead>
+        <tbody>
+          {members.map((member) => (
+            <tr key={member.id} data-testid="member">
+              <td>
+                {member.name ? `${member.name} ` : ""}
+                <small className="muted">{member.email}</small>
+              </td>
+              <td>{member.role}</td>
+              {owner ? (
+                <td>
+                  <form action={changeRoleAction} className="inline">
+                    <input type="hidden" name="siteId" value={siteId} />
+                    <input type="hidden" name="memberId" value={member.id} />
+                    <label>
+                      <span className="visually-hidden">Role of {member.email}</span>
+                      <select name="role" defaultValue={member.role}>
+                        {INVITABLE.map((role) => (
+                          <option key={role} value={role}>
+                            {role}
+                          </option>
+                        ))}
+                      </select>
+                    </label>{" "}
+                    <button type="submit">Change role</button>
+                  </form>{" "}
+                  <form action={removeMemberAction} className="inline">
+                    <input type="hidden" name="siteId" value={siteId} />
+                    <input type="hidden" name="memberId" value={member.id} />
+                    <button type="submit" aria-label={`Remove ${member.email}`}>
+                      Remove
+                    </button>
+                  </form>
+                </td>
+              ) : null}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {members.length === 0 ? <p>Nobody else works on this site yet.</p> : null}
+    </section>
   );
 }
 

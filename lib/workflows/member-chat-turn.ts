@@ -6,9 +6,9 @@
  */
 import { withActor } from "@/lib/audit/actor-context";
 import { recordAuditSafely } from "@/lib/audit/chain";
-import { type ChatTurnRequest, startChatTurn } from "@/lib/workflows/chat-turn";
-import { actorOf, type Person, siteAccess } from "./access";
-import { secondPersonRequired } from "./change-set-acts";
+import { type ChatTurnRequest, startChatTurn } from "./chat-turn";
+import { actorOf, type Person, siteAccess } from "@/lib/teams/access";
+import { secondPersonRequired } from "@/lib/teams/change-set-acts";
 
 export async function startMemberChatTurn(person: Person, request: Omit<ChatTurnRequest, "userId">): Promise<Response> {
   const approving = request.approvals?.some((answer) => answer.approved) ?? false;
