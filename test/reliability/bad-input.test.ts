@@ -30,6 +30,12 @@ import { PATCH as editQueueItem } from "@/app/sites/[id]/changes/[changeSetId]/i
 import { POST as rejectQueue } from "@/app/sites/[id]/changes/[changeSetId]/reject/route";
 import { itemEditSchema, itemsSchema } from "@/app/sites/[id]/changes/schema";
 import { POST as signup } from "@/app/auth/signup/route";
+import { POST as acceptInvitation } from "@/app/invitations/accept/route";
+import { acceptSchema } from "@/app/invitations/accept/schema";
+import { PATCH as changeMemberRole } from "@/app/sites/[id]/members/[memberId]/route";
+import { POST as inviteMember } from "@/app/sites/[id]/members/route";
+import { PATCH as updateSiteSettings } from "@/app/sites/[id]/route";
+import { inviteSchema, memberRoleSchema, siteSettingsSchema } from "@/app/sites/[id]/schema";
 import { POST as chat } from "@/app/chat/route";
 import { chatSchema } from "@/app/chat/schema";
 import { POST as createSandbox } from "@/app/sessions/route";
@@ -202,6 +208,43 @@ const jsonRoutes: Record<string, JsonRoute> = {
     valid: () => obj({ after: obj({ alt: "A blue door" }) }),
     runs: 40,
     params: { ...SOMEONE_ELSES, itemId: "00000000-0000-4000-8000-000000000003" },
+    method: "PATCH",
+  },
+  "POST /invitations/accept": {
+    file: "app/invitations/accept/route.ts",
+    handler: acceptInvitation,
+    schema: acceptSchema,
+    session: true,
+    valid: () => obj({ token: "an-invitation-token-nobody-was-sent" }),
+    runs: 40,
+  },
+  "PATCH /sites/:id": {
+    file: "app/sites/[id]/route.ts",
+    handler: updateSiteSettings,
+    schema: siteSettingsSchema,
+    session: true,
+    valid: () => obj({ requireSecondPerson: true }),
+    runs: 40,
+    params: SOMEONE_ELSES,
+    method: "PATCH",
+  },
+  "POST /sites/:id/members": {
+    file: "app/sites/[id]/members/route.ts",
+    handler: inviteMember,
+    schema: inviteSchema,
+    session: true,
+    valid: () => obj({ email: `member${portCounter++}@example.com`, role: "editor" }),
+    runs: 40,
+    params: SOMEONE_ELSES,
+  },
+  "PATCH /sites/:id/members/:memberId": {
+    file: "app/sites/[id]/members/[memberId]/route.ts",
+    handler: changeMemberRole,
+    schema: memberRoleSchema,
+    session: true,
+    valid: () => obj({ role: "viewer" }),
+    runs: 40,
+    params: { ...SOMEONE_ELSES, memberId: "00000000-0000-4000-8000-000000000004" },
     method: "PATCH",
   },
   "POST /sites/:id/changes/:changeSetId/apply": {

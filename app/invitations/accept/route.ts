@@ -1,8 +1,6 @@
-import { z } from "zod";
 import { json, route } from "@/lib/http/route";
 import { acceptInvitation } from "@/lib/teams/members";
-
-const acceptSchema = z.object({ token: z.string().min(1).max(200) }).strict();
+import { acceptSchema } from "./schema";
 
 /** The invited person, logged in as the address the link was sent to, joins the site. */
 export const POST = route({ auth: "session", body: acceptSchema }, async ({ body, session }) =>
