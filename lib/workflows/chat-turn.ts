@@ -306,13 +306,22 @@ function siteAsDescribed(described: Promise<Site>, site: Site): Promise<Site> {
   ]);
 }
 
+/** What a turn checks before it looks at the site: the message's size, then that a model is configured. */
+export function checkTurnCanStart(
+  message: string | undefined,
+  deps: Pick<ChatDeps, "model"> = { ...defaultChatDeps, ...depsOverride },
+) {
+  checkMessageSize(message);
+  const model = deps.model();
+  if (!model) throw new AppError("agent_unavailable", "The assistant is not configured on this server.");
+  return model;
+}
+
 export async function startChatTurn(
   request: ChatTurnRequest,
   deps: ChatDeps = { ...defaultChatDeps, ...depsOverride },
 ): Promise<Response> {
-  checkMessageSize(request.message);
-  const model = deps.model();
-  if (!model) throw new AppError("agent_unavailable", "The assistant is not configured on this server.");
+  const model = checkTurnCanStart(request.message, deps);
 
   const site = await deps.findSite({ userId: request.userId, siteId: request.siteId });
   if (!site) throw notFound("site");

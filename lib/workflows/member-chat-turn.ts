@@ -6,11 +6,13 @@
  */
 import { withActor } from "@/lib/audit/actor-context";
 import { recordAuditSafely } from "@/lib/audit/chain";
-import { type ChatTurnRequest, startChatTurn } from "./chat-turn";
+import { type ChatTurnRequest, checkTurnCanStart, startChatTurn } from "./chat-turn";
 import { actorOf, type Person, siteAccess } from "@/lib/teams/access";
 import { secondPersonRequired } from "@/lib/teams/change-set-acts";
 
 export async function startMemberChatTurn(person: Person, request: Omit<ChatTurnRequest, "userId">): Promise<Response> {
+  // As for the owner alone: a message too long, or no model, is said before anything about the site.
+  checkTurnCanStart(request.message);
   const approving = request.approvals?.some((answer) => answer.approved) ?? false;
   const { site } = await siteAccess({ userId: person.id, siteId: request.siteId }, approving ? "approve" : "propose");
   if (approving && site.requireSecondPerson) throw secondPersonRequired();
