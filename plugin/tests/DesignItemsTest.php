@@ -131,6 +131,95 @@ final class DesignItemsTest extends Sitewright_Test_Case {
 		$this->assertSame( $original['version'], $this->read( array( $ref ) )[0]['version'] );
 	}
 
+	/**
+	 * Adds a colour to the theme's own palette whose value core's safety filter drops (as Twenty Twenty-Five's
+	 * `accent-6` is), so the test holds on every version's default theme.
+	 *
+	 * @return callable The filter, to remove.
+	 */
+	private function theme_ships_a_filtered_colour(): callable {
+		$filter = static function ( $theme_json ) {
+			$data    = $theme_json->get_data();
+			$palette = (array) ( $data['settings']['color']['palette']['theme'] ?? array() );
+			if ( ! in_array( 'sitewright-mix', wp_list_pluck( $palette, 'slug' ), true ) ) {
+				$palette[] = array(
+					'slug'  => 'sitewright-mix',
+					'name'  => 'Mix',
+					'color' => 'color-mix(in srgb, currentColor 20%, transparent)',
+				);
+			}
+			return $theme_json->update_with(
+				array(
+					'version'  => 2,
+					'settings' => array( 'color' => array( 'palette' => $palette ) ),
+				)
+			);
+		};
+		add_filter( 'wp_theme_json_data_theme', $filter );
+		$this->clean_theme_json();
+		return $filter;
+	}
+
+	/**
+	 * Forgets the resolved theme.json (6.3+ also keeps it in the object cache).
+	 */
+	private function clean_theme_json(): void {
+		WP_Theme_JSON_Resolver::clean_cached_data();
+		if ( function_exists( 'wp_clean_theme_json_cache' ) ) {
+			wp_clean_theme_json_cache();
+		}
+	}
+
+	public function test_a_colour_change_keeps_the_themes_own_values_the_filter_would_drop_and_refuses_planted_ones(): void {
+		$filter = $this->theme_ships_a_filtered_colour();
+		try {
+			$ref      = 'global_styles:' . get_stylesheet();
+			$original = $this->read( array( $ref ) )[0];
+			// The palette as the Site Editor copies it into the user's styles: every theme colour, one changed.
+			$palette = array_values( wp_get_global_settings( array( 'color', 'palette', 'theme' ) ) );
+			$this->assertContains( 'sitewright-mix', wp_list_pluck( $palette, 'slug' ) );
+			$changed             = $palette;
+			$changed[0]['color'] = '#123456';
+			$saved               = $this->write(
+				array(
+					array(
+						'ref'    => $ref,
+						'expect' => $original['version'],
+						'action' => 'update',
+						'fields' => array( 'settings' => array( 'color' => array( 'palette' => array( 'theme' => $changed ) ) ) ),
+					),
+				)
+			);
+			$this->assertSame( 200, $saved->get_status(), (string) wp_json_encode( $saved->get_data() ) );
+			$css = wp_get_global_stylesheet();
+			$this->assertStringContainsString( '--wp--preset--color--' . $changed[0]['slug'] . ': #123456', $css );
+			$this->assertStringContainsString( '--wp--preset--color--sitewright-mix: color-mix(in srgb, currentColor 20%, transparent)', $css );
+			$version = $saved->get_data()['items'][0]['version'];
+
+			// A value of the same kind that is not the theme's own (here: planted on another colour) stays refused.
+			$planted             = $changed;
+			$planted[1]['color'] = 'color-mix(in srgb, currentColor 20%, transparent)';
+			$refused             = $this->write(
+				array(
+					array(
+						'ref'    => $ref,
+						'expect' => $version,
+						'action' => 'update',
+						'fields' => array( 'settings' => array( 'color' => array( 'palette' => array( 'theme' => $planted ) ) ) ),
+					),
+				)
+			);
+			$this->assertSame( 409, $refused->get_status(), (string) wp_json_encode( $refused->get_data() ) );
+			$this->assertSame( 'sitewright_filtered', $refused->get_data()['code'] );
+			$this->assertSame( $version, $this->read( array( $ref ) )[0]['version'] );
+			// The filter is back on for the next save: a later save by the agent user is filtered again.
+			$this->assertNotFalse( has_filter( 'content_save_pre', 'wp_filter_global_styles_post' ) );
+		} finally {
+			remove_filter( 'wp_theme_json_data_theme', $filter );
+			$this->clean_theme_json();
+		}
+	}
+
 	public function test_global_styles_are_created_on_first_write_and_undo_removes_them_with_the_same_version(): void {
 		$ref      = 'global_styles:' . get_stylesheet();
 		$original = $this->read( array( $ref ) )[0];

@@ -306,8 +306,105 @@ final class Sitewright_Item_Kind_Global_Styles extends Sitewright_Block_Theme_It
 				$config[ $name ] = $value;
 			}
 		}
-		// Core's kses filter (wp_filter_global_styles_post) removes unsafe values for users without unfiltered_html.
+		// Core's kses filter (wp_filter_global_styles_post) removes unsafe values for users without unfiltered_html;
+		// values it would drop that are the theme's own stay (see keeps_theme_values).
 		$content = wp_slash( (string) wp_json_encode( $config ) );
+		$lifted  = self::keeps_theme_values( $config ) && self::lift_styles_filter();
+		try {
+			$saved = self::save_global_styles( $stylesheet, $post, $content );
+		} finally {
+			if ( $lifted ) {
+				add_filter( 'content_save_pre', 'wp_filter_global_styles_post', 9 );
+				add_filter( 'content_filtered_save_pre', 'wp_filter_global_styles_post', 9 );
+			}
+		}
+		if ( is_wp_error( $saved ) ) {
+			return new WP_Error( $saved->get_error_code(), $saved->get_error_message(), array( 'status' => 400 ) );
+		}
+		return true;
+	}
+
+	/**
+	 * Takes core's styles filter off for one save, when it is on (it is for a user without unfiltered_html).
+	 */
+	private static function lift_styles_filter(): bool {
+		if ( false === has_filter( 'content_save_pre', 'wp_filter_global_styles_post' ) ) {
+			return false;
+		}
+		remove_filter( 'content_save_pre', 'wp_filter_global_styles_post', 9 );
+		remove_filter( 'content_filtered_save_pre', 'wp_filter_global_styles_post', 9 );
+		return true;
+	}
+
+	/**
+	 * Whether everything core's styles filter would drop from a planned config is the active theme's own: its
+	 * theme.json ships the same value at the same place (Twenty Twenty-Five's `color-mix()` accent, which the filter
+	 * drops, is copied into the user's palette whenever another colour of the palette changes, as the Site Editor
+	 * does). Those bytes are the theme's, not the model's; writing them keeps the site as it was. Anything else the
+	 * filter would drop stays dropped, and the write is refused (refuse_changed_styles).
+	 *
+	 * @param array<string, mixed> $config The planned document.
+	 */
+	private static function keeps_theme_values( array $config ): bool {
+		if ( ! method_exists( 'WP_Theme_JSON', 'remove_insecure_properties' ) || ! class_exists( 'WP_Theme_JSON_Resolver' ) ) {
+			return false;
+		}
+		$planned = array_intersect_key( $config, array_flip( array( 'version', 'settings', 'styles' ) ) );
+		set_error_handler( static fn(): bool => true, E_WARNING | E_NOTICE ); // phpcs:ignore WordPress.PHP.DevelopmentFunctions.error_log_set_error_handler
+		try {
+			$kept = WP_Theme_JSON::remove_insecure_properties( $planned );
+		} finally {
+			restore_error_handler();
+		}
+		$theme = WP_Theme_JSON_Resolver::get_theme_data()->get_raw_data();
+		foreach ( array( 'settings', 'styles' ) as $name ) {
+			if ( ! self::dropped_are_theme_values( $planned[ $name ] ?? null, $kept[ $name ] ?? null, $theme[ $name ] ?? null ) ) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	/**
+	 * Walks a planned value beside what the filter kept and the theme's value at the same place: true when every
+	 * part the filter dropped or changed equals the theme's. Lists (presets) are compared entry by entry.
+	 *
+	 * @param mixed $planned Planned value.
+	 * @param mixed $kept    What the filter kept.
+	 * @param mixed $theme   The theme's value at the same place.
+	 */
+	private static function dropped_are_theme_values( $planned, $kept, $theme ): bool {
+		if ( $planned == $kept ) { // phpcs:ignore Universal.Operators.StrictComparisons.LooseEqual -- key order is not meaning.
+			return true;
+		}
+		if ( ! is_array( $planned ) || ! is_array( $kept ) || ! is_array( $theme ) ) {
+			return $planned == $theme; // phpcs:ignore Universal.Operators.StrictComparisons.LooseEqual -- key order is not meaning.
+		}
+		if ( array_is_list( $planned ) ) {
+			foreach ( $planned as $entry ) {
+				if ( ! in_array( $entry, $kept, false ) && ! in_array( $entry, $theme, false ) ) { // phpcs:ignore WordPress.PHP.StrictInArray.FoundNonStrictFalse -- key order is not meaning.
+					return false;
+				}
+			}
+			return true;
+		}
+		foreach ( $planned as $key => $value ) {
+			if ( ! self::dropped_are_theme_values( $value, $kept[ $key ] ?? null, $theme[ $key ] ?? null ) ) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	/**
+	 * Creates or updates the user's global styles post.
+	 *
+	 * @param string       $stylesheet Theme.
+	 * @param WP_Post|null $post       The post, when there is one.
+	 * @param string       $content    Slashed JSON.
+	 * @return int|WP_Error
+	 */
+	private static function save_global_styles( string $stylesheet, ?WP_Post $post, string $content ) {
 		if ( $post ) {
 			$saved = wp_update_post(
 				array(
@@ -331,9 +428,6 @@ final class Sitewright_Item_Kind_Global_Styles extends Sitewright_Block_Theme_It
 				wp_set_post_terms( (int) $saved, array( $stylesheet ), 'wp_theme' );
 			}
 		}
-		if ( is_wp_error( $saved ) ) {
-			return new WP_Error( $saved->get_error_code(), $saved->get_error_message(), array( 'status' => 400 ) );
-		}
-		return true;
+		return $saved;
 	}
 }
