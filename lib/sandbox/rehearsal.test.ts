@@ -223,6 +223,8 @@ describe("sandbox mode", () => {
   });
 
   it("applies over a person's live edit of another field, keeping it, and refuses one of the same field, naming it", async () => {
+    // Two rehearsals here, beside the ones earlier tests leave waiting: room for both.
+    await closeOwnersSandboxes();
     const id = await livePage("Opening", para("Open 8–18"));
     const { changeSetId } = await rehearsedEdit(id, "opening", para("Open 7–19"));
     // Ana edits the live page's title since the copy: a field the rehearsal did not touch.
