@@ -75,6 +75,7 @@ describe("the local WordPress site", () => {
       "/sitewright/v1/import",
       "/sitewright/v1/info",
       "/sitewright/v1/items",
+      "/sitewright/v1/items/visibility",
       "/sitewright/v1/media",
       "/sitewright/v1/preflight",
       "/sitewright/v1/purge",
