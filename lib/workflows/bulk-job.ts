@@ -414,12 +414,12 @@ async function writeQuiet(place: Workplace, job: Job, items: Array<{ id: string;
   );
   await transitionChangeItems({ ids: result.skipped.map((s) => s.id), from: "writing", to: "failed", now: now() });
   for (const held of result.held) await holdVisibleItem({ ...held, now: now() });
-  const counter = place.rehearsal ? "planned" : "applied";
-  await addJobProgress({
-    id: job.id,
-    delta: { [counter]: result.written, skipped: result.skipped.length, planned: result.held.length },
-    now: now(),
-  });
+  // In a sandbox a written item is planned (it waits for Apply); live it is applied. Held ones (visible by now) join
+  // the queue: planned too.
+  const written = place.rehearsal
+    ? { planned: result.written + result.held.length }
+    : { applied: result.written, planned: result.held.length };
+  await addJobProgress({ id: job.id, delta: { ...written, skipped: result.skipped.length }, now: now() });
 }
 
 /**
