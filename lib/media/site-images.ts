@@ -8,8 +8,9 @@
 import { AppError, isAppError } from "@/lib/errors";
 import { isSiteRequestError } from "@/lib/sites/client";
 import { safeFetch } from "@/lib/sites/safe-fetch";
-import { getOwnedSite, siteClientFor } from "@/lib/sites/sites";
+import { siteClientFor } from "@/lib/sites/sites";
 import type { SiteClient } from "@/lib/sites/types";
+import type { Site } from "@/lib/db/schema";
 import { MEDIA_TYPES, sniffMedia } from "./sniff";
 
 /** What the queue shows per item: WordPress's `thumbnail` size is 150 px; a picture over this is refused. */
@@ -107,13 +108,12 @@ export function setSiteImageDepsForTests(deps: Partial<Deps> | undefined) {
 }
 
 /**
- * `GET /sites/:id/media/:attachmentId/thumbnail`: the attachment's thumbnail, to the site's owner only (404 for
- * anyone else, and for an attachment the site does not have or that is not an image).
+ * `GET /sites/:id/media/:attachmentId/thumbnail`: the attachment's thumbnail from the site (the route checked that
+ * the person may read it; docs/teams.md); 404 for an attachment the site does not have or that is not an image.
  */
-export async function thumbnailForOwner(input: { userId: string; siteId: string; attachmentId: number }) {
-  const site = await getOwnedSite(input);
+export async function siteThumbnail(site: Site, attachmentId: number) {
   const client = (override?.siteClient ?? siteClientFor)(site);
-  const url = await attachmentImageUrl(client, input.attachmentId, THUMBNAIL_SIDE).catch((error: unknown) => {
+  const url = await attachmentImageUrl(client, attachmentId, THUMBNAIL_SIDE).catch((error: unknown) => {
     if (isSiteRequestError(error) && error.siteStatus === 404) return undefined;
     throw error;
   });

@@ -8,6 +8,7 @@ import { now } from "@/lib/clock";
 import {
   countUnusedUploads,
   findUpload,
+  findUsedSiteUpload,
   insertUpload,
   listUploadMeta,
   markUploadUsed,
@@ -15,7 +16,6 @@ import {
 } from "@/lib/db/queries";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
-import { getOwnedSite } from "@/lib/sites/sites";
 import { safeFetch } from "@/lib/sites/safe-fetch";
 import { readUploadedFile, tooLarge } from "./multipart";
 import { mediaFileName, prepareMedia } from "./prepare";
@@ -65,9 +65,11 @@ async function store(input: { userId: string; siteId: string; name: string; byte
   });
 }
 
-/** `POST /sites/:id/uploads`: 404 for a site that is not the user's, before the body is read. */
+/**
+ * `POST /sites/:id/uploads`: the route checked, before the body is read, that the person may propose on the site
+ * (docs/teams.md); the upload is theirs, for that site.
+ */
 export async function uploadFromRequest(input: { userId: string; siteId: string; request: Request }) {
-  const site = await getOwnedSite({ userId: input.userId, siteId: input.siteId });
   if ((await countUnusedUploads({ userId: input.userId, now: now() })) >= MAX_UNUSED_UPLOADS) {
     throw new AppError(
       "rate_limited",
@@ -76,14 +78,19 @@ export async function uploadFromRequest(input: { userId: string; siteId: string;
     );
   }
   const file = await readUploadedFile(input.request, env().UPLOAD_MAX_BYTES);
-  return publicUpload(await store({ userId: input.userId, siteId: site.id, ...file }));
+  return publicUpload(await store({ userId: input.userId, siteId: input.siteId, ...file }));
 }
 
-/** `GET /sites/:id/uploads/:uploadId`: the stored bytes, to their owner only. */
-export async function uploadForOwner(input: { userId: string; siteId: string; uploadId: string }) {
-  const upload = await findUpload({ id: input.uploadId, userId: input.userId, siteId: input.siteId, now: now() });
-  if (!upload) throw new AppError("not_found", "There is no such upload in your account (they expire after a day).");
-  return upload;
+/**
+ * `GET /sites/:id/uploads/:uploadId` (the route checked the read right): the person's own upload, or one a change of
+ * the site used, so whoever reviews an editor's change sees its picture.
+ */
+export async function uploadForReader(input: { userId: string; siteId: string; uploadId: string }) {
+  const found =
+    (await findUpload({ id: input.uploadId, userId: input.userId, siteId: input.siteId, now: now() })) ??
+    (await findUsedSiteUpload({ id: input.uploadId, siteId: input.siteId, now: now() }));
+  if (!found) throw new AppError("not_found", "There is no such upload in your account (they expire after a day).");
+  return found;
 }
 
 /** The chat's attachments: the user's unexpired uploads for the site, in the order given; 404 for any other id. */

@@ -13,10 +13,18 @@ export type Person = { id: string; email: string; name: string | null };
 
 const notFound = () => new AppError("not_found", "There is no such site in your account.");
 
+/** What a role lacking each right is told (the refusal names who can, so the person knows whom to ask). */
+const REFUSALS: Record<SiteRight, string> = {
+  read: "Your role on this site does not allow that. Ask the site's owner.",
+  propose: "Your role on this site lets you read, not ask for changes. Ask the site's owner for the editor role.",
+  approve:
+    "Your role on this site lets you ask for changes, not approve, apply or undo them: the site's owner or an approver does that.",
+  audit: "Only the site's owner or an approver can export the audit log.",
+  manage: "Only the site's owner can do that.",
+};
+
 export const forbidden = (right: SiteRight) =>
-  new AppError("forbidden", "Your role on this site does not allow that. Ask the site's owner.", {
-    details: { needs: right },
-  });
+  new AppError("forbidden", REFUSALS[right], { details: { needs: right } });
 
 /** The site and the user's role, when the role has `right`. */
 export async function siteAccess({ userId, siteId }: { userId: string; siteId: string }, right: SiteRight) {

@@ -27,7 +27,6 @@ import { log } from "@/lib/log";
 import { inBackground, sendMail } from "@/lib/mail/mailer";
 import { siteInvitationMail } from "@/lib/mail/messages";
 import { getSandboxManager } from "@/lib/sandbox";
-import { sandboxConfig } from "@/lib/sandbox/config";
 import { actorOf, type Person, siteAccess } from "./access";
 
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
@@ -146,7 +145,8 @@ export async function acceptInvitation(person: Person, token: string) {
 async function endMemberAccess(siteId: string, userId: string) {
   const grants = await removeSiteFromGrants({ siteId, userId, now: now() });
   const sandboxIds = await listMemberSandboxIds({ siteId, userId });
-  if (sandboxIds.length && sandboxConfig().enabled) {
+  // Rows exist only where sandboxes ran: ask the manager that holds them, whatever the environment says now.
+  if (sandboxIds.length) {
     const manager = getSandboxManager();
     for (const id of sandboxIds) {
       await manager

@@ -54,7 +54,8 @@ import { log } from "@/lib/log";
 import { asJob, currentActor } from "@/lib/audit/actor-context";
 import { recordAuditSafely } from "@/lib/audit/chain";
 import type { JobSandbox } from "@/lib/sandbox/rehearsal";
-import { getOwnedSite, siteClientFor } from "@/lib/sites/sites";
+import { siteClientFor } from "@/lib/sites/sites";
+import { getSiteOfRecord } from "@/lib/teams/access";
 import { resumeInterruptedRuns } from "./resume-runs";
 import type { SiteClient } from "@/lib/sites/types";
 
@@ -458,7 +459,8 @@ const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 // ---- the owner's actions ------------------------------------------------------------------------------------
 
 export async function showJobForOwner(input: { userId: string; siteId: string; jobId: string }): Promise<JobView> {
-  await getOwnedSite(input);
+  // `userId`: the account that started the job (a member's route checked the person's role: ./member-jobs.ts).
+  await getSiteOfRecord(input);
   const job = await findJob({ id: input.jobId, userId: input.userId, siteId: input.siteId });
   if (!job) throw new AppError("not_found", "There is no such job.");
   // An Apply of the job a dead process left is taken over now (./resume-runs.ts), not at the next sweep.
@@ -549,7 +551,7 @@ export async function rejectJobItems(
  * "Approve all" covers: the waiting items up to the last one this page draws (`upTo`), never items planned later.
  */
 export async function loadJobReview(input: { userId: string; siteId: string; jobId: string; cursor?: string }) {
-  const site = await getOwnedSite(input);
+  const site = await getSiteOfRecord(input);
   const job = await showJobForOwner(input);
   const page: ChangeSetPage = await showChangeSetPage({ ...input, changeSetId: job.changeSetId });
   const last = page.changeSet.items.at(-1);

@@ -4,10 +4,12 @@
  * `403 forbidden`, and someone who is no member of the site gets `404 not_found`, exactly like a missing site.
  */
 import { randomUUID } from "node:crypto";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POST as chat } from "@/app/chat/route";
-import { ensureChangeSet, insertChangeItems, upsertMember } from "@/lib/db/queries";
+import { ensureChangeSet, insertChangeItems, insertJob, insertUpload, upsertMember } from "@/lib/db/queries";
 import type { MemberRole } from "@/lib/db/schema";
+import { setAgentModelForTests } from "@/lib/agent/model";
+import { scriptedModel } from "@/lib/agent/testing/scripted-model";
 import { useTestDatabase } from "@/lib/db/testing";
 import { can, type SiteRight, type SiteRole } from "@/lib/teams/roles";
 import { newUser } from "@/test/accounts";
@@ -22,15 +24,30 @@ import { GET as showItem, PATCH as editItem } from "./changes/[changeSetId]/item
 import { POST as reject } from "./changes/[changeSetId]/reject/route";
 import { GET as showSet } from "./changes/[changeSetId]/route";
 import { POST as undo } from "./changes/[changeSetId]/undo/route";
+import { POST as confirm } from "./confirm/route";
+import { POST as cancelJob } from "./jobs/[jobId]/cancel/route";
+import { GET as showJob } from "./jobs/[jobId]/route";
+import { GET as thumbnail } from "./media/[attachmentId]/thumbnail/route";
 import { GET as listChanges } from "./changes/route";
 import { DELETE as removeMember, PATCH as changeRole } from "./members/[memberId]/route";
 import { GET as listMembers, POST as invite } from "./members/route";
 import { DELETE as disconnect, GET as showSite, PATCH as settings } from "./route";
+import { GET as showUpload } from "./uploads/[uploadId]/route";
+import { POST as upload } from "./uploads/route";
 
 useTestDatabase();
 
 type User = { id: string; cookie: string; email: string };
-type Fixture = { siteId: string; changeSetId: string; itemId: string; memberId: string };
+type Fixture = {
+  siteId: string;
+  changeSetId: string;
+  itemId: string;
+  memberId: string;
+  /** A job the editor started, one the owner started, and a picture the editor's change put on the site. */
+  editorJobId: string;
+  ownerJobId: string;
+  uploadId: string;
+};
 type Handler = Parameters<typeof call>[0];
 type Case = {
   name: string;
@@ -39,6 +56,8 @@ type Case = {
   method?: string;
   body?: (f: Fixture) => unknown;
   params?: (f: Fixture) => Record<string, string>;
+  /** Who gets past the check, when it is not simply the roles with `right`. */
+  allows?: SiteRole[];
 };
 
 const setParams = (f: Fixture) => ({ id: f.siteId, changeSetId: f.changeSetId });
@@ -98,6 +117,43 @@ const ROUTES: Case[] = [
   { name: "POST …/discard", right: "propose", handler: discard, params: setParams, method: "POST" },
   { name: "GET /sites/:id/audit/export", right: "audit", handler: exportAudit },
   {
+    name: "GET /sites/:id/jobs/:jobId",
+    right: "read",
+    handler: showJob,
+    params: (f) => ({ id: f.siteId, jobId: f.editorJobId }),
+  },
+  {
+    // Cancelling changes nothing live: whoever started the job may, or anyone with the approve right.
+    name: "POST …/jobs/:jobId/cancel (the editor's job)",
+    right: "approve",
+    allows: ["owner", "approver", "editor"],
+    handler: cancelJob,
+    params: (f) => ({ id: f.siteId, jobId: f.editorJobId }),
+    method: "POST",
+  },
+  {
+    name: "POST …/jobs/:jobId/cancel (the owner's job)",
+    right: "approve",
+    handler: cancelJob,
+    params: (f) => ({ id: f.siteId, jobId: f.ownerJobId }),
+    method: "POST",
+  },
+  // Past the check, a JSON body is refused as no file: what matters here is who gets that far.
+  { name: "POST /sites/:id/uploads", right: "propose", handler: upload, body: () => ({}) },
+  {
+    name: "GET /sites/:id/uploads/:uploadId (used by a change)",
+    right: "read",
+    handler: showUpload,
+    params: (f) => ({ id: f.siteId, uploadId: f.uploadId }),
+  },
+  {
+    name: "GET /sites/:id/media/:attachmentId/thumbnail",
+    right: "read",
+    handler: thumbnail,
+    params: (f) => ({ id: f.siteId, attachmentId: "12" }),
+  },
+  { name: "POST /sites/:id/confirm", right: "manage", handler: confirm, method: "POST" },
+  {
     name: "POST /chat",
     right: "propose",
     handler: chat,
@@ -110,9 +166,13 @@ const ROLES: Array<SiteRole | "stranger"> = ["owner", "approver", "editor", "vie
 let people: Record<SiteRole | "stranger", User>;
 
 beforeAll(async () => {
+  // The chat says "no model" before anything about the site: a model answers, so the role is what is tested.
+  setAgentModelForTests(scriptedModel([{ text: "Hello." }]));
   const entries = await Promise.all(ROLES.map(async (role) => [role, await newUser(role)] as const));
   people = Object.fromEntries(entries) as typeof people;
 });
+
+afterAll(() => setAgentModelForTests(undefined));
 
 /** A fresh site per case: the owner's, the three members, a change set an editor asked for with one pending item. */
 async function fixture(): Promise<Fixture> {
@@ -165,7 +225,54 @@ async function fixture(): Promise<Fixture> {
       now: new Date(),
     },
   ]);
-  return { siteId, changeSetId: set.id, itemId: item!.id, memberId };
+  const [editorJobId, ownerJobId] = await Promise.all([
+    jobOf(editor.id, siteId, set.id),
+    jobOf(people.owner.id, siteId, set.id),
+  ]);
+  const uploadId = await usedUpload(editor.id, siteId);
+  return { siteId, changeSetId: set.id, itemId: item!.id, memberId, editorJobId, ownerJobId, uploadId };
+}
+
+async function jobOf(userId: string, siteId: string, changeSetId: string) {
+  const job = await insertJob({
+    id: randomUUID(),
+    userId,
+    siteId,
+    conversationId: randomUUID(),
+    changeSetId,
+    status: "ready",
+    selection: { description: "pages without an excerpt", count: 1, type: "page", ids: [12] },
+    spec: {},
+    limits: { maxItems: 10, maxTokens: 1000, maxMinutes: 5 },
+    createdAt: new Date(),
+  });
+  return job.id;
+}
+
+/** 1×1 PNG. */
+const PIXEL = Buffer.from(
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==",
+  "base64",
+);
+
+/** The editor's upload, already used by a change (so its card shows it to whoever reviews the change). */
+async function usedUpload(userId: string, siteId: string, usedAt: Date | null = new Date()) {
+  const upload = await insertUpload({
+    id: randomUUID(),
+    userId,
+    siteId,
+    name: "shop.png",
+    mime: "image/png",
+    size: PIXEL.length,
+    width: 1,
+    height: 1,
+    bytes: PIXEL,
+    sourceUrl: null,
+    createdAt: new Date(),
+    usedAt,
+    expiresAt: new Date(Date.now() + 86_400_000),
+  });
+  return upload.id;
 }
 
 describe.each(ROUTES)("$name", (route) => {
@@ -181,11 +288,22 @@ describe.each(ROUTES)("$name", (route) => {
     if (role === "stranger") {
       expect(res.status, res.text).toBe(404);
       expect(res.json.error.code).toBe("not_found");
-    } else if (can(role, route.right)) {
+    } else if (route.allows ? route.allows.includes(role) : can(role, route.right)) {
       expect([403, 404], `${role}: ${res.status} ${res.text}`).not.toContain(res.status);
     } else {
       expect(res.status, res.text).toBe(403);
       expect(res.json.error.code).toBe("forbidden");
+    }
+  });
+});
+
+describe("an upload nobody's change used yet", () => {
+  it("is its uploader's alone: other members get 404, as for an upload that does not exist", async () => {
+    const f = await fixture();
+    const unused = await usedUpload(people.editor.id, f.siteId, null);
+    for (const role of ROLES) {
+      const res = await call(showUpload, { cookie: people[role].cookie, params: { id: f.siteId, uploadId: unused } });
+      expect(res.status, `${role}: ${res.text}`).toBe(role === "editor" ? 200 : 404);
     }
   });
 });

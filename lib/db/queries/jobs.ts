@@ -30,6 +30,16 @@ export async function findJob(input: { id: string; userId: string; siteId: strin
   return job;
 }
 
+/** A site's job whoever started it (a member's route checked the role first; docs/teams.md). */
+export async function findJobOfSite(input: { id: string; siteId: string }): Promise<Job | undefined> {
+  const db = await getDb();
+  const [job] = await db
+    .select()
+    .from(jobs)
+    .where(and(eq(jobs.id, input.id), eq(jobs.siteId, input.siteId)));
+  return job;
+}
+
 export async function findJobByChangeSet(changeSetId: string): Promise<Job | undefined> {
   const db = await getDb();
   const [job] = await db.select().from(jobs).where(eq(jobs.changeSetId, changeSetId));

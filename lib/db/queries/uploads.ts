@@ -1,5 +1,5 @@
 /** Files the owner attached in the chat (docs/media.md): stored with their bytes, read only by their owner. */
-import { and, count, eq, gt, inArray, isNull, lte, sql } from "drizzle-orm";
+import { and, count, eq, gt, inArray, isNotNull, isNull, lte, sql } from "drizzle-orm";
 import { getDb } from "../index";
 import { type Upload, uploads } from "../schema";
 
@@ -37,6 +37,23 @@ export async function findUpload(input: { id: string; userId: string; siteId: st
         eq(uploads.id, input.id),
         eq(uploads.userId, input.userId),
         eq(uploads.siteId, input.siteId),
+        gt(uploads.expiresAt, input.now),
+      ),
+    );
+  return row ? { ...row, bytes: Buffer.from(row.bytes) } : undefined;
+}
+
+/** An upload a change of the site used (its card's preview), whoever uploaded it, while it is kept. */
+export async function findUsedSiteUpload(input: { id: string; siteId: string; now: Date }) {
+  const db = await getDb();
+  const [row] = await db
+    .select()
+    .from(uploads)
+    .where(
+      and(
+        eq(uploads.id, input.id),
+        eq(uploads.siteId, input.siteId),
+        isNotNull(uploads.usedAt),
         gt(uploads.expiresAt, input.now),
       ),
     );

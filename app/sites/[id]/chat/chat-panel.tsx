@@ -10,6 +10,7 @@ import { useEffect, useState } from "react";
 import type { Attachment, ChatMessage } from "@/lib/agent/chat-message";
 import styles from "./chat.module.css";
 import { Composer } from "./composer";
+import { type ChatApproval, ChatApprovalContext } from "./approval-context";
 import type { ChatControls } from "./live-chat";
 import { type ChatMode, ModeChoice } from "./mode-choice";
 
@@ -21,6 +22,8 @@ type Props = {
   labels: Record<string, string>;
   /** Sandboxes are on: offer sandbox mode (the default) next to live. */
   sandboxesEnabled?: boolean;
+  /** Whether the person may approve their own turns' changes here (a member's role, the second-person rule). */
+  approval?: ChatApproval;
 };
 
 // `loading` gives the live part a Suspense boundary of its own, so the shell hydrates without waiting for it.
@@ -40,7 +43,7 @@ function useQueuedSend(controls: ChatControls | undefined) {
   return { send, stop, queued: queued !== undefined };
 }
 
-export function ChatPanel({ labels, sandboxesEnabled, ...session }: Props) {
+export function ChatPanel({ labels, sandboxesEnabled, approval = { canApprove: true }, ...session }: Props) {
   const [mode, setMode] = useState<ChatMode>(sandboxesEnabled ? "sandbox" : "live");
   const [controls, setControls] = useState<ChatControls>();
   const { send, stop, queued } = useQueuedSend(controls);
@@ -52,7 +55,9 @@ export function ChatPanel({ labels, sandboxesEnabled, ...session }: Props) {
   return (
     <section className={styles.chat} data-testid="chat" data-ready={controls ? true : undefined} aria-label="Chat">
       <ModeChoice sandboxesEnabled={sandboxesEnabled} mode={mode} onChange={setMode} />
-      <LiveChat {...session} mode={mode} labels={labels} onControls={setControls} />
+      <ChatApprovalContext.Provider value={approval}>
+        <LiveChat {...session} mode={mode} labels={labels} onControls={setControls} />
+      </ChatApprovalContext.Provider>
       <Composer
         siteId={session.siteId}
         controls={controls}

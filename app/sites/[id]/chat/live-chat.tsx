@@ -8,6 +8,7 @@
 import { isToolUIPart } from "ai";
 import { type ReactNode, useEffect, useRef, useState } from "react";
 import type { Attachment, ChatMessage } from "@/lib/agent/chat-message";
+import { useChatApproval } from "./approval-context";
 import styles from "./chat.module.css";
 import { hasVisibleParts, isShown, MessageItem } from "./message-item";
 import { ChatRequestError } from "./transport";
@@ -185,6 +186,7 @@ function MessageList({
   typing?: string;
 }) {
   const last = messages.at(-1);
+  const approval = useChatApproval();
   return (
     <ol className={styles.messages} aria-label="Conversation">
       {messages.length === 0 ? (
@@ -192,7 +194,7 @@ function MessageList({
       ) : null}
       {messages.filter(isShown).map((message) => (
         <MessageItem key={message.id} message={message} labels={labels} siteId={siteId} onAnswer={onAnswer}>
-          {message === last && pendingApprovals.length > 1 ? (
+          {message === last && pendingApprovals.length > 1 && approval.canApprove ? (
             <ApproveAll ids={pendingApprovals} onAnswer={onAnswer} />
           ) : null}
         </MessageItem>

@@ -4,6 +4,9 @@ import { notFound, redirect } from "next/navigation";
 import { loadChatPage } from "@/lib/workflows/chat-turn";
 import { currentSession } from "@/lib/auth/current";
 import { recordSiteVisit } from "@/lib/teams/site-settings";
+import { siteAccess } from "@/lib/teams/access";
+import { can } from "@/lib/teams/roles";
+import type { ChatApproval } from "./approval-context";
 import { ChatPanel } from "./chat-panel";
 import styles from "./chat.module.css";
 import { ChatPanelMessagesOnly } from "./history";
@@ -49,6 +52,14 @@ function Disconnected({ data }: { data: ChatPageData }) {
   );
 }
 
+/** Whether the person approves their own turns' changes here, or someone else must (docs/teams.md). */
+async function chatApproval(userId: string, siteId: string): Promise<ChatApproval> {
+  const access = await siteAccess({ userId, siteId }, "read").catch(() => undefined);
+  if (access && !can(access.role, "approve")) return { canApprove: false, waitsFor: "approver" };
+  if (access?.site.requireSecondPerson) return { canApprove: false, waitsFor: "second-person" };
+  return { canApprove: true };
+}
+
 export default async function ChatPage({
   params,
   searchParams,
@@ -73,6 +84,7 @@ export default async function ChatPage({
   const title = data.site.name ?? data.site.url;
   const base = `/sites/${data.site.id}/chat`;
   const current = data.conversations.find((c) => c.id === data.conversationId);
+  const approval = await chatApproval(session.userId, data.site.id);
 
   return (
     <main className={styles.page}>
@@ -108,6 +120,7 @@ export default async function ChatPage({
               agentConfigured={data.agentConfigured}
               labels={data.labels}
               sandboxesEnabled={data.sandboxesEnabled}
+              approval={approval}
             />
           ) : (
             <Disconnected data={data} />

@@ -9,6 +9,7 @@ import { jobBudgetUse } from "@/lib/jobs/budget-use";
 import { BudgetUse } from "../jobs/budget-use";
 import { useLiveJob } from "../jobs/use-live-job";
 import { VerificationStatus } from "../verification-status";
+import { useChatApproval } from "./approval-context";
 import { ChangeDiff, type ChangeItemView } from "./change-diff";
 import styles from "./chat.module.css";
 
@@ -110,6 +111,8 @@ function ApprovalRequest({
   what: string;
   onAnswer?: (id: string, approved: boolean) => void;
 }) {
+  const approval = useChatApproval();
+  if (!approval.canApprove) return <WaitsForApprover part={part} change={change} what={what} onAnswer={onAnswer} />;
   return (
     <>
       {change ? (
@@ -142,6 +145,53 @@ function ApprovalRequest({
           Deny
         </button>
       </div>
+    </>
+  );
+}
+
+/**
+ * The same request where the person may not approve it (docs/teams.md): who approves instead, and where (the
+ * change's review page); the person can still withdraw it (Deny).
+ */
+function WaitsForApprover(props: {
+  part: Extract<ToolPart, { state: "approval-requested" }>;
+  change?: ToolChange;
+  what: string;
+  onAnswer?: (id: string, approved: boolean) => void;
+}) {
+  const { part, change, what, onAnswer } = props;
+  const { id: siteId } = useParams<{ id: string }>();
+  const approval = useChatApproval();
+  const who =
+    !approval.canApprove && approval.waitsFor === "second-person"
+      ? "This site asks for a second person: someone other than you, the site's owner or an approver, approves it."
+      : "Your role lets you ask for changes; the site's owner or an approver approves them.";
+  return (
+    <>
+      <p data-testid="waits-for-approver">
+        Visitors would see this change, so it waits for approval. {who}
+        {change && siteId ? (
+          <>
+            {" "}
+            <a href={`/sites/${siteId}/review/${change.changeSetId}`}>Its review page</a> shows where it stands.
+          </>
+        ) : null}
+      </p>
+      {change ? <ChangeDiff items={change.items} /> : <pre className="scrollX">{show(part.input)}</pre>}
+      {onAnswer ? (
+        <div className={styles.actions}>
+          <button
+            type="button"
+            className="secondary"
+            aria-label={`Withdraw: ${what}`}
+            onClick={() => onAnswer(part.approval.id, false)}
+          >
+            Withdraw
+          </button>
+        </div>
+      ) : (
+        <span className="muted">Not answered; it did not run.</span>
+      )}
     </>
   );
 }

@@ -19,7 +19,7 @@ import { VerificationStatus } from "../../verification-status";
 import styles from "./changes.module.css";
 
 const STATUS: Record<string, string> = {
-  pending: "Waiting for your approval",
+  pending: "Waiting for approval",
   applied: "Applied",
   partially_applied: "Partly applied",
   undone: "Undone",
@@ -380,6 +380,11 @@ function ChangeSetCard({ siteId, set, focused }: { siteId: string; set: ChangeSe
         />
       ) : null}
       {rehearsal ? <RehearsalLink siteId={siteId} setId={set.id} status={status} /> : null}
+      {!rehearsal && status === "pending" ? (
+        <p data-testid="pending-review">
+          <a href={`/sites/${siteId}/review/${set.id}`}>Review it: approve or deny</a>
+        </p>
+      ) : null}
       {set.itemCount > 0 ? (
         <p>
           <button

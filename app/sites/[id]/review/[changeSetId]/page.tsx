@@ -2,7 +2,9 @@ import Link from "next/link";
 import { notFound, redirect } from "next/navigation";
 import { currentSession } from "@/lib/auth/current";
 import { isAppError } from "@/lib/errors";
+import { siteAccess } from "@/lib/teams/access";
 import { actOnChangeSet, withActivity } from "@/lib/teams/change-set-acts";
+import { can } from "@/lib/teams/roles";
 import { recordSiteVisit } from "@/lib/teams/site-settings";
 import { loadRehearsalReview } from "@/lib/workflows/review";
 import { WhoDidWhat } from "../../changes/history/changes-list";
@@ -48,7 +50,13 @@ export default async function ReviewPage({ params }: { params: Promise<{ id: str
       ))}
       <AlsoWaiting siteId={site.id} changeSetId={changeSet.id} others={sandbox === "running" ? alsoWaiting : []} />
       {/* A live set waits for the owner's click here (an MCP client's proposal), or is already written. */}
-      {sandbox ? null : <PendingReview siteId={site.id} changeSet={changeSet} />}
+      {sandbox ? null : (
+        <PendingReview
+          siteId={site.id}
+          changeSet={changeSet}
+          refusal={await approvalRefusal(session.userId, site.id, changeSet.requestedBy?.userId)}
+        />
+      )}
       {sandbox || changeSet.status !== "pending" ? (
         <ReviewActions
           siteId={site.id}
@@ -65,6 +73,16 @@ export default async function ReviewPage({ params }: { params: Promise<{ id: str
       ) : null}
     </main>
   );
+}
+
+/** Why the person may not approve this set here, in words (the routes refuse it anyway), or nothing. */
+async function approvalRefusal(userId: string, siteId: string, askedBy: string | undefined) {
+  const { role, site } = await siteAccess({ userId, siteId }, "read");
+  if (!can(role, "approve"))
+    return "Your role lets you ask for changes; the site's owner or an approver approves them.";
+  if (site.requireSecondPerson && askedBy === userId)
+    return "This site asks for a second person: you asked for this change, so someone else approves it.";
+  return undefined;
 }
 
 type Page = Awaited<ReturnType<typeof loadRehearsalReview>>["pages"][number];

@@ -15,7 +15,7 @@ type Answer = {
 };
 
 const STATUS: Record<string, string> = {
-  pending: "Waiting for your approval",
+  pending: "Waiting for approval",
   applied: "Applied",
   discarded: "Not applied",
   undone: "Undone",
@@ -23,7 +23,16 @@ const STATUS: Record<string, string> = {
   partially_applied: "Partly applied",
 };
 
-export function PendingReview({ siteId, changeSet }: { siteId: string; changeSet: PublicChangeSet }) {
+/** `refusal`: why this person may not approve the set (their role, or they asked for it on a two-person site). */
+export function PendingReview({
+  siteId,
+  changeSet,
+  refusal,
+}: {
+  siteId: string;
+  changeSet: PublicChangeSet;
+  refusal?: string;
+}) {
   const router = useRouter();
   const [current, setCurrent] = useState(changeSet);
   const [busy, setBusy] = useState(false);
@@ -62,7 +71,12 @@ export function PendingReview({ siteId, changeSet }: { siteId: string; changeSet
       <p data-testid="review-status" role="status">
         <strong>{STATUS[current.status] ?? current.status}</strong>
       </p>
-      {current.status === "pending" ? (
+      {current.status === "pending" && refusal ? (
+        <p className="muted" data-testid="not-yours-to-approve">
+          {refusal}
+        </p>
+      ) : null}
+      {current.status === "pending" && !refusal ? (
         <p>
           <button type="button" disabled={busy} onClick={() => void decide("approve")}>
             Approve

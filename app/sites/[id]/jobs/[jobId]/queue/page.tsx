@@ -3,6 +3,7 @@ import { notFound, redirect } from "next/navigation";
 import { currentSession } from "@/lib/auth/current";
 import { isAppError } from "@/lib/errors";
 import { loadJobReview } from "@/lib/workflows/bulk-job";
+import { actOnJob } from "@/lib/workflows/member-jobs";
 import { JobProgressView } from "./job-progress";
 import { JobQueue } from "./job-queue";
 
@@ -20,7 +21,10 @@ export default async function JobPage({
   const { id, jobId } = await params;
   const { cursor } = await searchParams;
   if (!session) redirect(`/login?next=${encodeURIComponent(`/sites/${id}/jobs/${jobId}/queue`)}`);
-  const review = await loadJobReview({ userId: session.userId, siteId: id, jobId, cursor }).catch((error) => {
+  // Any member may look; the job is addressed under the account that started it (docs/teams.md).
+  const review = await actOnJob(session.user, { siteId: id, jobId }, "show", (request) =>
+    loadJobReview({ ...request, cursor }),
+  ).catch((error) => {
     if (isAppError(error) && (error.status === 404 || error.status === 400)) return undefined;
     throw error;
   });
