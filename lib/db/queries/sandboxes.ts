@@ -48,7 +48,7 @@ export async function claimSandboxForUser(input: {
   cold: Pick<NewSandbox, "id" | "imageTag">;
 }): Promise<SandboxClaim> {
   const db = await getDb();
-  // One statement (drizzle/0021_sandbox_claim.sql): lock, both counts, take or insert, in one round trip.
+  // One statement (drizzle/0017_sandbox_claim.sql): lock, both counts, take or insert, in one round trip.
   const result = await db.execute(
     sql`select outcome, sandbox_id, active from sitewright_claim_sandbox(${input.userId}, ${input.siteId},
       ${input.max}::int, ${input.maxPerUser}::int, ${input.now.toISOString()}::timestamptz,
