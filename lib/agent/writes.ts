@@ -134,7 +134,9 @@ async function closeAfterFailure(ctx: WriteContext, items: ChangeItem[], error: 
         items.map((i) => i.ref),
       ).catch(() => undefined)
     : undefined;
-  const untouched = current?.every((item, index) => item.version === items[index]!.versionRead) ?? false;
+  // A chain's later items were read as the pending state (lib/changes/chains.ts): its first item's version counts.
+  const untouched =
+    current?.every((item) => items.some((i) => i.ref === item.ref && i.versionRead === item.version)) ?? false;
   await closePlan(items, "failed");
   await auditChange({
     changeSetId: items[0]!.changeSetId,

@@ -281,22 +281,20 @@ describe("four changes to two posts in one turn", () => {
 });
 
 describe("other pairs on one item", () => {
-  it("writes an SEO title and an excerpt of one page on the click, and undoes them as one", async () => {
+  it("writes an SEO title, an excerpt, then an SEO description of one page on the click, and undoes them as one", async () => {
     const id = await insertPost("page", "Catering", PARAGRAPHS);
     const refs = [`post:${id}`, `seo:${id}`];
     const before = await states(refs);
     const asked = await ask(
       [
-        {
-          name: "update_seo",
-          input: { type: "page", id, title: "Catering for events", description: "We bake for you." },
-        },
+        { name: "update_seo", input: { type: "page", id, title: "Catering for events" } },
         { name: "update_page", input: { type: "page", id, excerpt: "Bread for every party" } },
+        { name: "update_seo", input: { type: "page", id, description: "We bake for you." } },
       ],
-      "Both wait for you.",
+      "All three wait for you.",
     );
-    const done = await answer(asked);
-    expect(outputs(done).map((o) => o.ok)).toEqual([true, true]);
+    const done = await answer(asked, "reversed");
+    expect(outputs(done).map((o) => o.ok)).toEqual([true, true, true]);
     const now = await states(refs);
     expect(now[`post:${id}`]).toMatchObject({ excerpt: "Bread for every party" });
     expect(now[`seo:${id}`]).toMatchObject({ title: "Catering for events", description: "We bake for you." });
