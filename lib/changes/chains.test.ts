@@ -8,6 +8,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { POST as chatRoute } from "@/app/chat/route";
+import { POST as applyRoute } from "@/app/sites/[id]/changes/[changeSetId]/apply/route";
 import { POST as approveRoute } from "@/app/sites/[id]/changes/[changeSetId]/approve/route";
 import { POST as undoRoute } from "@/app/sites/[id]/changes/[changeSetId]/undo/route";
 import { resetBreakersForTests } from "@/lib/agent/breaker";
@@ -16,10 +17,13 @@ import { setAgentModelForTests } from "@/lib/agent/model";
 import { operationsByName } from "@/lib/agent/operations";
 import { scriptedModel, type Script } from "@/lib/agent/testing/scripted-model";
 import { holdPlanForApproval, turnView, writeApprovedPlan, type WriteContext } from "@/lib/agent/writes";
-import { findSiteForUser, getChangeSetItems, listItemsForToolCall } from "@/lib/db/queries";
+import { pendingView } from "./chains";
+import { planPostUpdate } from "./plan";
+import { findSiteForUser, getChangeSetItems, insertChangeItems, listItemsForToolCall } from "@/lib/db/queries";
 import { useTestDatabase } from "@/lib/db/testing";
 import { readItems } from "@/lib/sites/items";
 import { siteClientFor } from "@/lib/sites/sites";
+import { kickJobRunner, startBulkJob } from "@/lib/workflows/bulk-job";
 import { setChatDepsForTests } from "@/lib/workflows/chat-turn";
 import { setVerificationDepsForTests } from "@/lib/workflows/verify-change-set";
 import { newUser } from "@/test/accounts";
@@ -332,6 +336,66 @@ describe("other pairs on one item", () => {
     expect(now[`post:${page}`]!.content).toContain('alt="A round brown loaf"');
     expect(now[`post:${page}`]!.content).toContain("Our daily loaf");
     await undoAsOne(changeSetId, before);
+  });
+});
+
+describe("choosing items on the review page", () => {
+  it("refuses a later change chosen without the earlier one it rests on, and writes both when both are chosen", async () => {
+    const tag = `chains-${Date.now()}`;
+    await insertPost("page", `${tag} hours`, "<p>Call 555-0100</p>");
+    const job = await startBulkJob({
+      userId: owner.id,
+      siteId,
+      conversationId: randomUUID(),
+      client: wp.admin,
+      spec: {
+        description: "pages with the old number",
+        selection: { type: "page", search: tag, status: "publish" },
+        change: { kind: "replace", field: "content", find: "555-0100", replace: "555-0199" },
+      },
+    });
+    await kickJobRunner();
+    // Two changes to another page wait in the same queue, the second planned on top of the first.
+    const id = await insertPost("page", "Deliveries", PARAGRAPHS);
+    const before = await states([`post:${id}`]);
+    const queued = (plan: ReturnType<typeof planPostUpdate>) =>
+      insertChangeItems([
+        {
+          ...plan,
+          id: randomUUID(),
+          changeSetId: job.changeSetId,
+          toolCallId: null,
+          status: "pending",
+          now: new Date(),
+        },
+      ]);
+    const [title] = await queued(
+      planPostUpdate((await readItems(wp.admin, [`post:${id}`]))[0]!, { title: "Delivery" }, "Renamed."),
+    );
+    const [current] = await readItems(pendingView(wp.admin, [title!]), [`post:${id}`]);
+    const [excerpt] = await queued(planPostUpdate(current!, { excerpt: "We deliver" }, "New excerpt."));
+    expect(excerpt!.change.expect).toBe(`pending:${title!.id}`);
+
+    const apply = (itemIds: string[]) =>
+      call(applyRoute as Parameters<typeof call>[0], {
+        method: "POST",
+        body: { itemIds },
+        cookie: owner.cookie,
+        headers: { origin: APP },
+        params: { id: siteId, changeSetId: job.changeSetId },
+      });
+    const alone = await apply([excerpt!.id]);
+    expect(alone.status, alone.text).toBe(409);
+    expect(alone.json.error).toMatchObject({
+      code: "not_applicable",
+      details: { items: [{ id: excerpt!.id, restsOn: title!.id }] },
+    });
+    expect(alone.json.error.message).toContain("still waits for approval");
+    expect(await states([`post:${id}`])).toEqual(before);
+
+    const both = await apply([title!.id, excerpt!.id]);
+    expect(both.status, both.text).toBe(200);
+    expect((await states([`post:${id}`]))[`post:${id}`]).toMatchObject({ title: "Delivery", excerpt: "We deliver" });
   });
 });
 
