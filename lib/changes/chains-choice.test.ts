@@ -21,6 +21,7 @@ function item(seq: number, fields: Record<string, unknown>, expect: string, extr
     change: { ref: "post:7", expect, action: "update", fields },
     beforeState: base,
     afterState: null,
+    versionRead: expect,
     versionAfter: null,
     appliedAt: null,
     ...extra,
@@ -93,6 +94,34 @@ describe("chainUndos", () => {
     const error = refusal(() => chainUndos([a], [a, b]));
     expect(error.code).toBe("not_applicable");
     expect(error.message).toContain("undo them together");
+  });
+
+  it("undoes two writes of one item with nobody's edit between them as one change", () => {
+    const one = applied(item(1, { title: "Our hours" }, "v0"), { ...base, title: "Our hours" }, "v1");
+    const two = applied(
+      item(2, { content: "<p>New</p>" }, "v1", { versionRead: "v1", beforeState: { ...base, title: "Our hours" } }),
+      end,
+      "v2",
+    );
+    const undos = chainUndos([one, two], [one, two]);
+    expect(undos.map((u) => u.change)).toEqual([
+      { ref: "post:7", expect: "v2", action: "update", fields: { title: "Hours", content: "<p>Old</p>" } },
+    ]);
+    // A person's save between them (the second read another version) keeps them apart: each expects its own.
+    const apart = chainUndos([one, { ...two, versionRead: "v1-edited" } as ChangeItem], [one, two]);
+    expect(apart.map((u) => u.change.expect)).toEqual(["v2", "v1"]);
+  });
+
+  it("undoes a creation and a later edit of it by deleting it, expecting the edit's version", () => {
+    const created = applied(
+      item(1, { title: "New" }, "", { action: "create", beforeState: null, versionRead: null } as Partial<ChangeItem>),
+      { ...base, title: "New" },
+      "v1",
+    );
+    const edited = applied(item(2, { content: "<p>New</p>" }, "v1", { versionRead: "v1" }), end, "v2");
+    expect(chainUndos([created, edited], [created, edited]).map((u) => u.change)).toEqual([
+      { ref: "post:7", expect: "v2", action: "delete" },
+    ]);
   });
 
   it("undoes a later item alone: only its own fields go back", () => {

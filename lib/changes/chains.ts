@@ -114,9 +114,27 @@ export function chainWrites(items: ChangeItem[], setItems: ChangeItem[]): Chaine
 }
 
 /**
- * The reverse changes that undo `items` (applied), newest write first: a chain's chosen items are undone as one
- * change, back to the state before the first of them, expecting the version the last one's write left. Throws
- * `not_applicable` when an item is chosen without a later written change that rests on it.
+ * The item `item` follows on its target among `earlier` (chosen items before it, in order): the one it was chained
+ * on, or the last written one whose write left exactly the version `item` was planned against (nobody edited the
+ * item between the two writes).
+ */
+function follows(item: ChangeItem, earlier: ChangeItem[]): string | undefined {
+  const on = chainedOn(item.change);
+  if (on) return on;
+  const last = earlier.findLast((e) => e.ref === item.ref);
+  return last?.versionAfter && last.versionAfter === item.versionRead ? last.id : undefined;
+}
+
+/** What undoing a group does: delete what it created, restore what it trashed, else put the fields back. */
+const groupAction = (group: ChangeItem[]) =>
+  group[0]!.action === "create" ? "create" : group.some((i) => i.action === "trash") ? "trash" : "update";
+
+/**
+ * The reverse changes that undo `items` (applied), newest write first. A target's consecutive chosen items (a chain,
+ * or writes with nobody's edit between them) are undone as one change, back to the state before the first of them,
+ * expecting the version the last one's write left: no intermediate version is ever expected (a floating draft's
+ * date moves on every save). Throws `not_applicable` when an item is chosen without a later written change
+ * chained on it.
  */
 export function chainUndos(items: ChangeItem[], setItems: ChangeItem[]): ChainedWrite[] {
   const chosen = new Set(items.map((item) => item.id));
@@ -131,8 +149,9 @@ export function chainUndos(items: ChangeItem[], setItems: ChangeItem[]): Chained
   }
   const groups = new Map<string, ChangeItem[]>();
   const heads: ChangeItem[][] = [];
-  for (const item of [...items].sort((a, b) => a.seq - b.seq)) {
-    const on = chainedOn(item.change);
+  const ordered = [...items].sort((a, b) => a.seq - b.seq);
+  for (const [index, item] of ordered.entries()) {
+    const on = follows(item, ordered.slice(0, index));
     const group = on ? groups.get(on) : undefined;
     if (group) group.push(item);
     else heads.push([item]);
@@ -146,7 +165,7 @@ export function chainUndos(items: ChangeItem[], setItems: ChangeItem[]): Chained
       return {
         change: reverseChange({
           ref: last.ref,
-          action: first.action,
+          action: groupAction(group),
           beforeState: first.beforeState,
           afterState: last.afterState,
           versionAfter: last.versionAfter,
