@@ -3,7 +3,9 @@
  * click is decided by the one use case (lib/agent/call-operation.ts), from where the site says visitors would see
  * each item. A plan that waits is stored as pending items of the turn's change set and shown on the approval card;
  * once approved, exactly those items are written, each only over the version it was planned against. A plan that
- * needs no click is written at once. Either way the write lands in the turn's change set.
+ * needs no click is written at once. Either way the write lands in the turn's change set. A second change to an item
+ * in the same turn is planned on the state the first pending one leaves, and written with it, in order
+ * (lib/changes/chains.ts; docs/change-sets.md, "Several changes to one item").
  */
 import { chainedOn, chainWrites, pendingView } from "@/lib/changes/chains";
 import {
