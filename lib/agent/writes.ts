@@ -219,21 +219,27 @@ export function requireChainable(plan: WritePlan): WritePlan {
 }
 
 /**
- * The earlier calls an approved call's items rest on (a second edit of the same page in this turn), when the owner
- * approved them in this request and they still wait: they are written first, in the same batch.
+ * The calls written with an approved call: those of the turn its items rest on (a second edit of the same page) and
+ * those resting on its items, when the owner approved them in this request and they still wait. Whichever of them
+ * runs first writes them all, in plan order, in one batch; the others then answer the same.
  */
 function callsToWrite(ctx: WriteContext, toolCallId: string, own: ChangeItem[], setItems: ChangeItem[]): Calls {
   const calls: Calls = new Map([[toolCallId, own]]);
   const byId = new Map(setItems.map((item) => [item.id, item]));
+  const waiting = setItems.filter(
+    (i) => i.status === "pending" && i.toolCallId && ctx.approvedToolCalls?.has(i.toolCallId),
+  );
   const queue = [...own];
   for (let item = queue.shift(); item; item = queue.shift()) {
     const on = chainedOn(item.change);
-    const earlier = on ? byId.get(on) : undefined;
-    const call = earlier?.status === "pending" ? earlier.toolCallId : null;
-    if (!call || calls.has(call) || !ctx.approvedToolCalls?.has(call)) continue;
-    const theirs = setItems.filter((i) => i.toolCallId === call && i.status === "pending");
-    calls.set(call, theirs);
-    queue.push(...theirs);
+    const linked = [...(on ? [byId.get(on)] : []), ...waiting.filter((i) => chainedOn(i.change) === item!.id)];
+    for (const other of linked) {
+      const call = other && waiting.includes(other) ? other.toolCallId! : null;
+      if (!call || calls.has(call)) continue;
+      const theirs = waiting.filter((i) => i.toolCallId === call);
+      calls.set(call, theirs);
+      queue.push(...theirs);
+    }
   }
   return new Map([...calls].sort(([, a], [, b]) => a[0]!.seq - b[0]!.seq));
 }
