@@ -35,14 +35,7 @@ import { toolDescription } from "./tool-definitions";
 import { planContext } from "./media";
 import { findInjection, wrapForModel } from "./untrusted";
 import { toolResultForModel } from "./vision";
-import {
-  holdPlanForApproval,
-  type PlanOutcome,
-  requireChainable,
-  turnView,
-  writeApprovedPlan,
-  type WriteContext,
-} from "./writes";
+import { holdPlanForApproval, type PlanOutcome, planInTurn, writeApprovedPlan, type WriteContext } from "./writes";
 
 export type ToolSuccess = OperationResult & { ok: true; flagged?: string };
 export type ToolFailure = { ok: false; error: string; code: string };
@@ -193,14 +186,12 @@ function chatPlan(ctx: WriteContext, op: Operation, input: unknown, toolCallId: 
   let outcome = ctx.plans.get(toolCallId);
   if (!outcome) {
     // Planned against the state the turn's pending items leave: a second edit of one page rests on the first.
-    outcome = turnView(ctx)
-      .then((client) =>
-        planCall(client, op, input, { target: ctx.scope.target, context: planContext(ctx, toolCallId) }),
-      )
-      .then(
-        (plan): PlanOutcome => ({ ok: true, plan: requireChainable(plan) }),
-        (error: unknown): PlanOutcome => ({ ok: false, error }),
-      );
+    outcome = planInTurn(ctx, (client) =>
+      planCall(client, op, input, { target: ctx.scope.target, context: planContext(ctx, toolCallId) }),
+    ).then(
+      (plan): PlanOutcome => ({ ok: true, plan }),
+      (error: unknown): PlanOutcome => ({ ok: false, error }),
+    );
     ctx.plans.set(toolCallId, outcome);
   }
   return outcome;

@@ -207,15 +207,15 @@ export async function turnView(ctx: WriteContext): Promise<SiteClient> {
   return pendingView(ctx.client, await pendingItemsOfTurn(ctx.scope));
 }
 
-/** Only an update can be written together with an earlier pending change of its item (lib/changes/chains.ts). */
-export function requireChainable(plan: WritePlan): WritePlan {
-  const item = plan.items.find((i) => chainedOn(i.change) !== null && i.change.action !== "update");
-  if (item)
-    throw new OperationError(
-      `Not planned: "${item.title}" has an earlier change in this turn that waits for the owner's approval; this one can only be proposed after it is approved or denied.`,
-      "earlier_change_pending",
-    );
-  return plan;
+/**
+ * A plan made on the state this turn's pending items leave (`turnView`). Only an update chains
+ * (lib/changes/chains.ts): a plan that would trash an item with a pending change is made on the live site instead,
+ * as if alone (approved after the earlier change was written, it is refused as stale and can be planned again).
+ */
+export async function planInTurn(ctx: WriteContext, plan: (client: SiteClient) => Promise<WritePlan>) {
+  const planned = await plan(await turnView(ctx));
+  const unchainable = planned.items.some((i) => chainedOn(i.change) !== null && i.change.action !== "update");
+  return unchainable ? plan(ctx.client) : planned;
 }
 
 /**
