@@ -15,6 +15,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { auditChange, recordPendingPlan, type TurnScope } from "@/lib/changes/change-sets";
+import { chainedOn } from "@/lib/changes/chains";
 import type { PlannedItem } from "@/lib/changes/plan";
 import { now } from "@/lib/clock";
 import { finishToolAudit, insertToolAudit } from "@/lib/db/queries";
@@ -93,10 +94,13 @@ export async function seeVisibility(
   });
 }
 
-/** The click rule: live, a destructive operation or any item visitors would see waits for the owner's click. */
+/**
+ * The click rule: live, a destructive operation or any item visitors would see waits for the owner's click; so does
+ * an item planned on top of a pending one (it can only be written with or after it: lib/changes/chains.ts).
+ */
 export function needsClick(op: Pick<Operation, "risk">, target: ChangeTarget, items: PlannedItem[]): boolean {
   if (target === "sandbox") return false;
-  return op.risk === "destructive" || items.some((item) => item.visible);
+  return op.risk === "destructive" || items.some((item) => item.visible || chainedOn(item.change) !== null);
 }
 
 /** Plans a write and asks the site where visitors would see it. */

@@ -178,6 +178,7 @@ function toolContext(input: TurnInput, messageId: string, budget: RunBudget, sta
       },
       client: input.client,
       plans: new Map(),
+      approvedToolCalls: state.approvedToolCalls,
       emitChange: (part) => emit({ type: "data-change", id: part.toolCallId, data: part }),
       ...(input.afterLiveWrite ? { afterLiveWrite: input.afterLiveWrite } : {}),
     },

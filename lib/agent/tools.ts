@@ -35,7 +35,7 @@ import { toolDescription } from "./tool-definitions";
 import { planContext } from "./media";
 import { findInjection, wrapForModel } from "./untrusted";
 import { toolResultForModel } from "./vision";
-import { holdPlanForApproval, type PlanOutcome, writeApprovedPlan, type WriteContext } from "./writes";
+import { holdPlanForApproval, type PlanOutcome, planInTurn, writeApprovedPlan, type WriteContext } from "./writes";
 
 export type ToolSuccess = OperationResult & { ok: true; flagged?: string };
 export type ToolFailure = { ok: false; error: string; code: string };
@@ -178,11 +178,17 @@ export function needsApproval(op: Operation, state: RunState, toolCallId: string
   return op.risk === "destructive" && !op.plan;
 }
 
-/** The chat's plan of a call, made once per request (the approval check makes it, execute reuses it). */
+/**
+ * The chat's plan of a call, made once per request (the approval check makes it, execute reuses it). The SDK asks
+ * for approvals one call at a time, in order, so a call sees the pending items of the calls before it.
+ */
 function chatPlan(ctx: WriteContext, op: Operation, input: unknown, toolCallId: string): Promise<PlanOutcome> {
   let outcome = ctx.plans.get(toolCallId);
   if (!outcome) {
-    outcome = planCall(ctx.client, op, input, { target: ctx.scope.target, context: planContext(ctx, toolCallId) }).then(
+    // Planned against the state the turn's pending items leave: a second edit of one page rests on the first.
+    outcome = planInTurn(ctx, (client) =>
+      planCall(client, op, input, { target: ctx.scope.target, context: planContext(ctx, toolCallId) }),
+    ).then(
       (plan): PlanOutcome => ({ ok: true, plan }),
       (error: unknown): PlanOutcome => ({ ok: false, error }),
     );

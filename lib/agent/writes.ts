@@ -3,10 +3,15 @@
  * click is decided by the one use case (lib/agent/call-operation.ts), from where the site says visitors would see
  * each item. A plan that waits is stored as pending items of the turn's change set and shown on the approval card;
  * once approved, exactly those items are written, each only over the version it was planned against. A plan that
- * needs no click is written at once. Either way the write lands in the turn's change set.
+ * needs no click is written at once. Either way the write lands in the turn's change set. A second change to an item
+ * in the same turn is planned on the state the first pending one leaves, and written with it, in order
+ * (lib/changes/chains.ts; docs/change-sets.md, "Several changes to one item").
  */
+import { chainedOn, chainWrites, pendingView } from "@/lib/changes/chains";
 import {
+  itemsOfSet,
   itemsOfToolCall,
+  pendingItemsOfTurn,
   publicChangeItem,
   pendingPlanFor,
   closePlan,
@@ -25,6 +30,7 @@ import {
   type WrittenItem,
 } from "@/lib/sites/items";
 import type { ChangeItem } from "@/lib/db/schema";
+import { isAppError } from "@/lib/errors";
 import type { SiteClient } from "@/lib/sites/types";
 import { placedItems } from "./media";
 import type { OperationResult, WritePlan } from "./operations";
@@ -44,6 +50,8 @@ export type WriteContext = {
   /** Plans made in this request, by tool call: made once in the approval check, reused by execute. */
   plans: Map<string, Promise<PlanOutcome>>;
   emitChange(part: ChangePart): void;
+  /** The calls the owner approved in this request: a call resting on one of them writes it first. */
+  approvedToolCalls?: ReadonlySet<string>;
   /** An approved write landed on the live site: the chat turn starts the look at the live site after it. */
   afterLiveWrite?(write: { changeSetId: string; itemIds: string[] }): void;
 };
@@ -128,7 +136,9 @@ async function closeAfterFailure(ctx: WriteContext, items: ChangeItem[], error: 
         items.map((i) => i.ref),
       ).catch(() => undefined)
     : undefined;
-  const untouched = current?.every((item, index) => item.version === items[index]!.versionRead) ?? false;
+  // A chain's later items were read as the pending state (lib/changes/chains.ts): its first item's version counts.
+  const untouched =
+    current?.every((item) => items.some((i) => i.ref === item.ref && i.versionRead === item.version)) ?? false;
   await closePlan(items, "failed");
   await auditChange({
     changeSetId: items[0]!.changeSetId,
@@ -148,7 +158,7 @@ async function closeRefusedPlan(
   ctx: WriteContext,
   toolCallId: string,
   items: ChangeItem[],
-  refusal: { outcome: "stale" | "filtered"; detail: string },
+  refusal: { outcome: "stale" | "filtered" | "refused"; detail: string },
 ): Promise<void> {
   const changeSetId = items[0]!.changeSetId;
   await closePlan(items, "failed");
@@ -168,34 +178,103 @@ async function closeRefusedPlan(
   });
 }
 
-/** Closes an approved plan whose write failed, and says why in words the model can pass on (always throws). */
-async function failApprovedWrite(
-  ctx: WriteContext,
-  toolCallId: string,
-  items: ChangeItem[],
-  error: unknown,
-): Promise<never> {
+/** An approved call's items, by tool call: the call itself and the earlier calls its items rest on. */
+type Calls = Map<string, ChangeItem[]>;
+
+/** What a call written (or refused) together with a later one answers when its own execute comes. */
+type Settled = () => OperationResult;
+const settledByContext = new WeakMap<WriteContext, Map<string, Settled>>();
+const writingByContext = new WeakMap<WriteContext, Promise<unknown>>();
+
+function settledOf(ctx: WriteContext): Map<string, Settled> {
+  const settled = settledByContext.get(ctx) ?? new Map<string, Settled>();
+  settledByContext.set(ctx, settled);
+  return settled;
+}
+
+/** Every call of `calls` but `toolCallId` answers the same failure when its own execute comes. */
+function settleOthersWith(ctx: WriteContext, toolCallId: string, calls: Calls, error: unknown) {
+  for (const call of calls.keys())
+    if (call !== toolCallId)
+      settledOf(ctx).set(call, () => {
+        throw error;
+      });
+}
+
+/** The site as this turn's pending items will leave it: a later plan of the turn rests on them (live only). */
+export async function turnView(ctx: WriteContext): Promise<SiteClient> {
+  if (ctx.scope.target !== "live") return ctx.client;
+  return pendingView(ctx.client, await pendingItemsOfTurn(ctx.scope));
+}
+
+/**
+ * A plan made on the state this turn's pending items leave (`turnView`). Only an update chains
+ * (lib/changes/chains.ts): a plan that would trash an item with a pending change is made on the live site instead,
+ * as if alone (approved after the earlier change was written, it is refused as stale and can be planned again).
+ */
+export async function planInTurn(ctx: WriteContext, plan: (client: SiteClient) => Promise<WritePlan>) {
+  const planned = await plan(await turnView(ctx));
+  const unchainable = planned.items.some((i) => chainedOn(i.change) !== null && i.change.action !== "update");
+  return unchainable ? plan(ctx.client) : planned;
+}
+
+/**
+ * The calls written with an approved call: those of the turn its items rest on (a second edit of the same page) and
+ * those resting on its items, when the owner approved them in this request and they still wait. Whichever of them
+ * runs first writes them all, in plan order, in one batch; the others then answer the same.
+ */
+function callsToWrite(ctx: WriteContext, toolCallId: string, own: ChangeItem[], setItems: ChangeItem[]): Calls {
+  const calls: Calls = new Map([[toolCallId, own]]);
+  const byId = new Map(setItems.map((item) => [item.id, item]));
+  const waiting = setItems.filter(
+    (i) => i.status === "pending" && i.toolCallId && ctx.approvedToolCalls?.has(i.toolCallId),
+  );
+  const queue = [...own];
+  for (let item = queue.shift(); item; item = queue.shift()) {
+    const on = chainedOn(item.change);
+    const linked = [...(on ? [byId.get(on)] : []), ...waiting.filter((i) => chainedOn(i.change) === item!.id)];
+    for (const other of linked) {
+      const call = other && waiting.includes(other) ? other.toolCallId! : null;
+      if (!call || calls.has(call)) continue;
+      const theirs = waiting.filter((i) => i.toolCallId === call);
+      calls.set(call, theirs);
+      queue.push(...theirs);
+    }
+  }
+  return new Map([...calls].sort(([, a], [, b]) => a[0]!.seq - b[0]!.seq));
+}
+
+/** Closes approved plans whose write failed, and says why in words the model can pass on (always throws). */
+async function failApprovedWrite(ctx: WriteContext, toolCallId: string, calls: Calls, error: unknown): Promise<never> {
+  const items = [...calls.values()].flat();
+  let answer: unknown = error;
   if (isStaleItemsError(error)) {
     const stale = items.filter((i) => error.items.some((s) => s.ref === i.ref));
-    await closeRefusedPlan(ctx, toolCallId, items, {
-      outcome: "stale",
-      detail: `${names(stale)} changed on the site after it was read.`,
-    });
-    throw new OperationError(
+    const detail = `${names(stale)} changed on the site after it was read.`;
+    for (const [call, theirs] of calls) await closeRefusedPlan(ctx, call, theirs, { outcome: "stale", detail });
+    answer = new OperationError(
       `Not written: ${names(stale.length ? stale : items)} changed on the site after it was read (someone edited it meanwhile), so nothing was changed. Tell the owner; read it again and propose the change anew if it is still wanted.`,
       "sitewright_stale",
       { cause: error },
     );
+  } else if (isFilteredItemsError(error)) {
+    const detail = error.lost.map((l) => `${l.field}: ${l.lost}`).join("; ");
+    for (const [call, theirs] of calls) await closeRefusedPlan(ctx, call, theirs, { outcome: "filtered", detail });
+    answer = filteredError(error);
+  } else if (isAppError(error) && error.code === "not_applicable") {
+    // A change planned on top of an earlier one that will not be written (denied, or not approved): nothing written.
+    for (const [call, theirs] of calls)
+      await closeRefusedPlan(ctx, call, theirs, { outcome: "refused", detail: error.message });
+    answer = new OperationError(
+      `Not written: ${error.message} Tell the owner; read it again and propose the change anew if it is still wanted.`,
+      "earlier_change_not_written",
+      { cause: error },
+    );
+  } else {
+    await closeAfterFailure(ctx, items, error);
   }
-  if (isFilteredItemsError(error)) {
-    await closeRefusedPlan(ctx, toolCallId, items, {
-      outcome: "filtered",
-      detail: error.lost.map((l) => `${l.field}: ${l.lost}`).join("; "),
-    });
-    throw filteredError(error);
-  }
-  await closeAfterFailure(ctx, items, error);
-  throw error;
+  settleOthersWith(ctx, toolCallId, calls, answer);
+  throw answer;
 }
 
 /** What the model is told of an approved write: the items' summaries, the first item as the target. */
@@ -214,21 +293,55 @@ function approvedResult(items: ChangeItem[], done: WrittenItem[], changeSetId: s
   );
 }
 
-/** Writes exactly the plan the owner approved (stored when the approval was asked), over the versions it read. */
-export async function writeApprovedPlan(ctx: WriteContext, toolCallId: string): Promise<OperationResult> {
-  const items = await pendingPlanFor({ conversationId: ctx.scope.conversationId, toolCallId });
-  if (items.length === 0) {
+/** The card of a call whose approved items were written; it keeps showing what the call uploaded while it waited. */
+async function showWritten(ctx: WriteContext, toolCallId: string, items: ChangeItem[]) {
+  const uploaded = (await itemsOfToolCall({ conversationId: ctx.scope.conversationId, toolCallId })).filter(
+    (i) => i.kind === "media" && i.action === "create" && !items.some((w) => w.id === i.id),
+  );
+  ctx.emitChange({
+    toolCallId,
+    changeSetId: items[0]!.changeSetId,
+    status: "applied",
+    items: [...uploaded.map(publicChangeItem), ...items.map((i) => ({ ...publicChangeItem(i), status: "applied" }))],
+  });
+}
+
+/**
+ * Writes exactly the plan the owner approved (stored when the approval was asked), over the versions it read. The
+ * approved calls of a request run concurrently, so their writes go one at a time; a call whose items rest on an
+ * earlier approved call of the turn writes that one's items first, in the same batch (lib/changes/chains.ts).
+ */
+export function writeApprovedPlan(ctx: WriteContext, toolCallId: string): Promise<OperationResult> {
+  const write = (writingByContext.get(ctx) ?? Promise.resolve()).then(() => writeApprovedCall(ctx, toolCallId));
+  writingByContext.set(
+    ctx,
+    write.catch(() => undefined),
+  );
+  return write;
+}
+
+async function writeApprovedCall(ctx: WriteContext, toolCallId: string): Promise<OperationResult> {
+  const settled = settledOf(ctx).get(toolCallId);
+  if (settled) return settled();
+  const own = await pendingPlanFor({ conversationId: ctx.scope.conversationId, toolCallId });
+  if (own.length === 0) {
     throw new OperationError("Not run: there is no approved change waiting for this call.", "approval_required");
   }
-  const changeSetId = items[0]!.changeSetId;
+  const changeSetId = own[0]!.changeSetId;
+  const setItems = await itemsOfSet(changeSetId);
+  const calls = callsToWrite(ctx, toolCallId, own, setItems);
+  const items = [...calls.values()].flat();
   let done: WrittenItem[];
   try {
-    done = await writeItems(
+    const writes = chainWrites(items, setItems);
+    const answers = await writeItems(
       ctx.client,
-      items.map((i) => i.change),
+      writes.map((w) => w.change),
     );
+    const answerOf = new Map(writes.flatMap((w, index) => w.items.map((item) => [item.id, answers[index]!] as const)));
+    done = items.map((item) => answerOf.get(item.id)!);
   } catch (error) {
-    return failApprovedWrite(ctx, toolCallId, items, error);
+    return failApprovedWrite(ctx, toolCallId, calls, error);
   }
   await markPlanWritten(items, done);
   await auditChange({
@@ -239,16 +352,17 @@ export async function writeApprovedPlan(ctx: WriteContext, toolCallId: string): 
     itemIds: items.map((i) => i.id),
     outcome: "ok",
   });
-  // The card keeps showing what the call uploaded while it waited (written before the click).
-  const uploaded = (await itemsOfToolCall({ conversationId: ctx.scope.conversationId, toolCallId })).filter(
-    (i) => i.kind === "media" && i.action === "create" && !items.some((w) => w.id === i.id),
-  );
-  ctx.emitChange({
-    toolCallId,
-    changeSetId,
-    status: "applied",
-    items: [...uploaded.map(publicChangeItem), ...items.map((i) => ({ ...publicChangeItem(i), status: "applied" }))],
-  });
+  let result: OperationResult | undefined;
+  for (const [call, theirs] of calls) {
+    await showWritten(ctx, call, theirs);
+    const answer = approvedResult(
+      theirs,
+      theirs.map((item) => done[items.indexOf(item)]!),
+      changeSetId,
+    );
+    if (call === toolCallId) result = answer;
+    else settledOf(ctx).set(call, () => answer);
+  }
   if (ctx.scope.target === "live") ctx.afterLiveWrite?.({ changeSetId, itemIds: items.map((i) => i.id) });
-  return approvedResult(items, done, changeSetId);
+  return result!;
 }

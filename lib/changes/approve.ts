@@ -10,6 +10,7 @@ import type { ChangeItem } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
 import type { SiteClient } from "@/lib/sites/types";
 import { auditChange, getChangeSet, type PublicChangeSet, publicChangeSet } from "./change-sets";
+import { chainWrites } from "./chains";
 import { approveAsRun } from "./runs";
 
 export type PendingRequest = { userId: string; siteId: string; changeSetId: string };
@@ -44,6 +45,7 @@ async function claim(items: ChangeItem[]): Promise<string[]> {
  */
 export async function approvePendingChangeSet(request: PendingRequest, client: SiteClient): Promise<PublicChangeSet> {
   const { set, items } = await pendingItems(request);
+  chainWrites(items, set.items); // a chain that cannot be written is refused before anything is claimed
   const claimed = await claim(items);
   await auditChange({
     changeSetId: set.id,

@@ -9,12 +9,14 @@ import {
   findChangeItem,
   findChangeSet,
   findChangeSetSummary,
+  getChangeSetItems,
   insertChangeAudit,
   insertChangeItems,
   listChangeItemDiffs,
   listChangeSetSummaries,
   listItemsForToolCall,
   listPendingItemsForToolCall,
+  listPendingItemsOfTurn,
   markChangeItemApplied,
   refreshChangeSetStatus,
   transitionChangeItems,
@@ -376,6 +378,16 @@ export async function recordWritten(
 /** The pending items an approved tool call will write: exactly what the approval card showed. */
 export async function pendingPlanFor(input: { conversationId: string; toolCallId: string }): Promise<ChangeItem[]> {
   return listPendingItemsForToolCall(input);
+}
+
+/** The items of the turn's set that wait for the click: a later plan of the turn rests on them. */
+export async function pendingItemsOfTurn(scope: TurnScope): Promise<ChangeItem[]> {
+  return listPendingItemsOfTurn({ conversationId: scope.conversationId, turnId: scope.turnId, target: scope.target });
+}
+
+/** Every item of a change set, in order. */
+export async function itemsOfSet(changeSetId: string): Promise<ChangeItem[]> {
+  return getChangeSetItems(changeSetId);
 }
 
 /** Every item a tool call planned or wrote, whatever its status (a card shows an upload beside its use). */

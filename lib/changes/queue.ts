@@ -15,6 +15,7 @@ import type { ChangeItem, ItemChange, VisiblePlace } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
 import type { SiteClient } from "@/lib/sites/types";
 import { auditChange, getChangeSet, itemsCovered } from "./change-sets";
+import { chainUndos, chainWrites } from "./chains";
 import { approveAsRun, undoAsRun } from "./runs";
 import {
   isFilteredItemsError,
@@ -125,6 +126,8 @@ async function claim(items: ChangeItem[], from: ChangeItem["status"], to: Change
 export async function approveQueue(request: QueueRequest & { jobId?: string }, client: SiteClient) {
   const { set, items } = await chosenItems(request, "pending");
   if (items.length === 0) throw notApplicable("None of those items waits for approval.");
+  // A later change to an item chosen without the earlier one it rests on is refused, naming both (./chains.ts).
+  chainWrites(items, set.items);
   const claimed = await claim(items, "pending", "writing");
   await auditChange({
     changeSetId: set.id,
@@ -158,6 +161,7 @@ export async function rejectQueue(request: QueueRequest) {
 export async function undoQueue(request: QueueRequest & { jobId?: string }, client: SiteClient) {
   const { set, items } = await chosenItems(request, "applied");
   if (items.length === 0) throw notApplicable("None of those items is written, or they are undone already.");
+  chainUndos(items, set.items);
   const claimed = await claim(items, "applied", "undoing");
   return undoAsRun({ ...request, jobId: null, siteId: set.siteId }, claimed, client, true);
 }

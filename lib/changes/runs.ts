@@ -5,17 +5,26 @@
  * restart finishes exactly as the one that started it would have.
  */
 import { now } from "@/lib/clock";
-import { recordItemWritten, refreshChangeSetStatus, transitionChangeItems, transitionJob } from "@/lib/db/queries";
+import {
+  getChangeSetItems,
+  recordItemWritten,
+  refreshChangeSetStatus,
+  transitionChangeItems,
+  transitionJob,
+} from "@/lib/db/queries";
 import type { ChangeItem, ChangeRun, ChangeRunEntry } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
 import type { SiteClient } from "@/lib/sites/types";
 import { auditChange } from "./change-sets";
 import { currentTitles, titleAfter } from "./drift";
 import { driveRun, registerRunKind, type RunOutcome, startRun } from "./journal";
-import { reverseChange } from "./plan";
+import { type ChainedWrite, chainUndos, chainWrites } from "./chains";
 import { isFilteredItemsError, isStaleItemsError } from "@/lib/sites/items";
 
-const ids = (entries: Array<{ itemId: string }>) => entries.map((e) => e.itemId);
+/** The items an entry writes: its own, or every item of a chain merged into it (./chains.ts). */
+const itemsOf = (entry: { itemId: string; data?: Record<string, unknown> }): string[] =>
+  Array.isArray(entry.data?.itemIds) ? (entry.data.itemIds as string[]) : [entry.itemId];
+const ids = (entries: Array<{ itemId: string; data?: Record<string, unknown> }>) => entries.flatMap(itemsOf);
 
 /** The run's one audit row: what came of the click (`ok`, `partial`, `drifted`...), and why. */
 async function auditRun(run: ChangeRun, outcome: string, reasons: string[]) {
@@ -86,14 +95,15 @@ registerRunKind("approve", {
   counters: { written: "applied", skipped: "skipped" },
   async written(_run, batch) {
     for (const { entry, done } of batch)
-      await recordItemWritten({
-        id: entry.itemId,
-        ref: done.ref,
-        afterState: done.after,
-        versionAfter: done.version,
-        revisionId: done.revisionId ?? null,
-        now: now(),
-      });
+      for (const id of itemsOf(entry))
+        await recordItemWritten({
+          id,
+          ref: done.ref,
+          afterState: done.after,
+          versionAfter: done.version,
+          revisionId: done.revisionId ?? null,
+          now: now(),
+        });
   },
   async skipped(_run, entries) {
     await transitionChangeItems({ ids: ids(entries), from: "writing", to: "failed", now: now() });
@@ -118,7 +128,7 @@ registerRunKind("approve", {
 registerRunKind("undo", {
   async written(_run, batch) {
     await transitionChangeItems({
-      ids: batch.map((b) => b.entry.itemId),
+      ids: ids(batch.map((b) => b.entry)),
       from: "undoing",
       to: "undone",
       now: now(),
@@ -149,29 +159,43 @@ registerRunKind("undo", {
 
 type RunRequest = { userId: string; siteId: string; changeSetId: string; jobId?: string | null };
 
-/** Writes claimed (`writing`) items as one durable run: atomic for a turn's set, a queue for a job's. */
+/** One run entry per change: a chain's items merged into one change name every item they write. */
+const entryOf = (write: ChainedWrite, title: string) => ({
+  itemId: write.items[0]!.id,
+  title,
+  change: write.change,
+  ...(write.items.length > 1 ? { data: { itemIds: write.items.map((i) => i.id) } } : {}),
+});
+
+/**
+ * Writes claimed (`writing`) items as one durable run: atomic for a turn's set, a queue for a job's. Items of one
+ * target in the set go in plan order, versions chained (./chains.ts; the callers checked the chains before claiming).
+ */
 export async function approveAsRun(request: RunRequest, items: ChangeItem[], client: SiteClient, queue: boolean) {
+  const writes = chainWrites(items, await getChangeSetItems(request.changeSetId));
   const run = await startRun({
     kind: "approve",
     mode: queue ? "queue" : "atomic",
     ...request,
-    context: { itemIds: ids(items.map((i) => ({ itemId: i.id }))) },
-    entries: items.map((item) => ({ itemId: item.id, title: item.title, change: item.change })),
+    context: { itemIds: items.map((i) => i.id) },
+    entries: writes.map((write) => entryOf(write, write.items[0]!.title)),
   });
   await refreshChangeSetStatus({ id: request.changeSetId, now: now() });
   return driveRun(run, client);
 }
 
-/** Undoes claimed (`undoing`) items as one durable run, newest write first (a later write may rest on an earlier). */
+/**
+ * Undoes claimed (`undoing`) items as one durable run, newest write first (a later write may rest on an earlier);
+ * a chain of changes to one target is undone as one change, back to the state before its first item.
+ */
 export async function undoAsRun(request: RunRequest, items: ChangeItem[], client: SiteClient, queue: boolean) {
-  const writtenAt = (i: ChangeItem) => i.appliedAt?.getTime() ?? 0;
-  const newestFirst = [...items].sort((a, b) => writtenAt(b) - writtenAt(a) || b.seq - a.seq);
+  const reverses = chainUndos(items, await getChangeSetItems(request.changeSetId));
   const run = await startRun({
     kind: "undo",
     mode: queue ? "queue" : "atomic",
     ...request,
-    context: { itemIds: ids(items.map((i) => ({ itemId: i.id }))) },
-    entries: newestFirst.map((item) => ({ itemId: item.id, title: titleAfter(item), change: reverseChange(item) })),
+    context: { itemIds: items.map((i) => i.id) },
+    entries: reverses.map((reverse) => entryOf(reverse, titleAfter(reverse.items.at(-1)!))),
   });
   await refreshChangeSetStatus({ id: request.changeSetId, now: now() });
   return driveRun(run, client);

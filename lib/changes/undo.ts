@@ -9,6 +9,7 @@ import { transitionChangeItems } from "@/lib/db/queries";
 import { AppError } from "@/lib/errors";
 import type { SiteClient } from "@/lib/sites/types";
 import { getChangeSet, itemsCovered, publicChangeSet, type PublicChangeSet } from "./change-sets";
+import { chainUndos } from "./chains";
 import { undoAsRun } from "./runs";
 
 export type ChangeSetRequest = {
@@ -32,6 +33,7 @@ export async function undoChangeSet(request: ChangeSetRequest, client: SiteClien
   if (chosen.length === 0)
     throw notApplicable("Nothing in this change set can be undone: it was not written or is already undone.");
 
+  chainUndos(chosen, set.items); // an earlier change chosen without a later one resting on it is refused
   const at = now();
   const claimed = await transitionChangeItems({
     ids: chosen.map((i) => i.id),

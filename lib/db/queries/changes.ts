@@ -127,6 +127,29 @@ export async function appendChangeItems(
   return rows.sort((a, b) => a.seq - b.seq);
 }
 
+/** Pending items of a turn's change set for one target, in order (a later plan of the turn rests on them). */
+export async function listPendingItemsOfTurn(input: {
+  conversationId: string;
+  turnId: string;
+  target: ChangeTarget;
+}): Promise<ChangeItem[]> {
+  const db = await getDb();
+  const rows = await db
+    .select({ item: changeItems })
+    .from(changeItems)
+    .innerJoin(changeSets, eq(changeSets.id, changeItems.changeSetId))
+    .where(
+      and(
+        eq(changeSets.conversationId, input.conversationId),
+        eq(changeSets.turnId, input.turnId),
+        eq(changeSets.target, input.target),
+        eq(changeItems.status, "pending"),
+      ),
+    )
+    .orderBy(asc(changeItems.seq));
+  return rows.map((r) => r.item);
+}
+
 /** Pending items a tool call planned (what its approval shows and what gets written once approved). */
 export async function listPendingItemsForToolCall(input: {
   conversationId: string;
