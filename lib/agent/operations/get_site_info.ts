@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { readKitTokens } from "../elementor-kit";
 import { defineOperation } from "./operation";
 
 export default defineOperation({
@@ -10,7 +11,14 @@ export default defineOperation({
   scope: "site:read",
   risk: "read",
   async run(client) {
-    const { data } = await client.get("/sitewright/v1/info");
-    return { summary: "Read the site's information.", target: { type: "site" }, data };
+    const { data } = await client.get<Record<string, unknown>>("/sitewright/v1/info");
+    // Elementor's global colours and fonts are the site's design tokens there, with how to change them.
+    const elementor = Array.isArray(data?.builders) && data.builders.some((b) => b?.name === "elementor");
+    const kit = elementor ? await readKitTokens(client) : null;
+    return {
+      summary: "Read the site's information.",
+      target: { type: "site" },
+      data: kit ? { ...data, elementorKit: kit } : data,
+    };
   },
 });
