@@ -37,8 +37,7 @@ export default defineOperation({
   label: "Edit an Elementor page",
   // The edit forms are in read_page's answer for an Elementor page (BUILDER_EDIT_FORMS) and get_site_info's for the
   // kit (lib/agent/elementor-kit.ts): paid for only when used.
-  description:
-    "Edit an Elementor page by element id (forms: read_page) or the kit's colours/fonts (forms: get_site_info).",
+  description: "Edit an Elementor page (forms: read_page) or its kit's colours and fonts (forms: get_site_info).",
   // Bounds as refinements: they hold without being spelled out in the schema the model reads.
   input: z.object({
     id: postId,

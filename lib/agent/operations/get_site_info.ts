@@ -6,7 +6,7 @@ export default defineOperation({
   name: "get_site_info",
   label: "Read the site's information",
   description:
-    "Get basic facts about the WordPress site: its name, URLs, WordPress and PHP versions, active theme, page builder and what the Sitewright plugin can do. Use it first when you need to know what kind of site this is.",
+    "The site's name, URLs, WordPress and PHP versions, theme, page builder (with Elementor's kit colours and fonts) and what the Sitewright plugin can do. Use it first to learn what kind of site this is.",
   input: z.object({}),
   scope: "site:read",
   risk: "read",
