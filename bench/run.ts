@@ -6,8 +6,8 @@
  * it exits 1 when a part could not be measured, so scripts/test.sh catches a broken bench.
  *
  * Order: build (if the sources changed) → production server on a fresh PostgreSQL database (HTTP, accounts,
- * pairing) → the same build on the in-memory default (HTTP, pairing) → signing (no server running) → the agent's
- * and the sandboxes' own benchmarks, each in its own process.
+ * pairing) → the same build on the in-memory default (HTTP, pairing) → signing (no server running) → the agent's,
+ * the change sets', Elementor's and the sandboxes' own benchmarks, each in its own process.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -76,7 +76,7 @@ function unitOf(name: string): string {
   if (/_mb(_|$)/.test(name)) return "MB";
   if (/_over_/.test(name)) return "×";
   if (/_per_gib_/.test(name)) return "per GiB";
-  if (/^tool_tokens_/.test(name)) return "tokens";
+  if (/^tool_tokens_|_tokens(_|$)/.test(name)) return "tokens";
   return "";
 }
 
@@ -174,6 +174,7 @@ async function main() {
     ["Agent", "bench/agent.ts", "benchAgent", 5 * 60_000],
     ["Agent", "bench/tokens.ts", "benchTokens", 60_000],
     ["Change sets", "bench/changes.ts", "benchChanges", 5 * 60_000],
+    ["Elementor", "bench/elementor.ts", "benchElementor", 10 * 60_000],
     ["Bulk jobs", "bench/jobs.ts", "benchJobs", 10 * 60_000],
     ["Sandbox", "bench/sandbox.ts", "benchSandbox", 15 * 60_000],
     ["Rehearsal", "bench/rehearsal.ts", "benchRehearsal", 15 * 60_000],

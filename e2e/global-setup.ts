@@ -11,7 +11,7 @@ import { namespaceFor, sandboxConfig } from "../lib/sandbox/config";
 import type { DriverName } from "../lib/sandbox/driver";
 import { createDriver } from "../lib/sandbox/drivers";
 import { ensureTestCa } from "../scripts/lib/tls";
-import { startLocalSite } from "../scripts/site-local";
+import { type LocalPlugin, startLocalSite } from "../scripts/site-local";
 import { startSmtpSink } from "../test/smtp-sink";
 import { startBrowserNetwork } from "./support/browser-network";
 import { STATE_FILE, type E2eState } from "./support/state";
@@ -50,7 +50,9 @@ export default async function globalSetup() {
   }
   const stopBrowserNetwork = await startBrowserNetwork();
   const ca = ensureTestCa();
-  const site = await startLocalSite({ title: "Sitewright E2E" });
+  // A page builder for its own run (playwright.elementor.config.ts): SITEWRIGHT_E2E_PLUGINS=elementor.
+  const plugins = (process.env.SITEWRIGHT_E2E_PLUGINS ?? "").split(",").filter(Boolean) as LocalPlugin[];
+  const site = await startLocalSite({ title: "Sitewright E2E", plugins });
   const model = await startScriptedModel();
   const database = await createTestDatabase();
   await database.handle.close(); // the app opens its own connections
@@ -89,7 +91,7 @@ export default async function globalSetup() {
         AGENT_MODEL: "scripted",
         // Every read and write operation, plus publishing (destructive: it waits for the user's approval).
         AGENT_OPERATIONS:
-          "get_site_info,list_pages,list_posts,read_page,list_media,read_menus,read_site_settings,create_draft,update_page,replace_block,insert_block,add_image,set_site_identity,set_featured_image,publish_page,read_global_styles,update_global_styles,list_terms,save_term,set_post_terms,schedule_post,update_seo,update_media,start_bulk_job",
+          "get_site_info,list_pages,list_posts,read_page,list_media,read_menus,read_site_settings,create_draft,update_page,replace_block,insert_block,add_image,set_site_identity,set_featured_image,publish_page,read_global_styles,update_global_styles,list_terms,save_term,set_post_terms,schedule_post,update_seo,update_media,start_bulk_job,edit_builder_page",
         // Sandboxes only for the sandbox run (playwright.sandbox.config.ts): the other specs chat in live mode.
         SANDBOX_DRIVER: process.env.E2E_SANDBOX_DRIVER ?? "",
         // No warm pool here: refilling it in the background adds a bridge network while a page is loading, and

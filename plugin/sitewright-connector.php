@@ -56,6 +56,7 @@ require_once __DIR__ . '/includes/class-sitewright-media.php';
 require_once __DIR__ . '/includes/class-sitewright-exact-write.php';
 require_once __DIR__ . '/includes/builders/class-sitewright-elementor-cache.php';
 require_once __DIR__ . '/includes/builders/class-sitewright-item-kind-elementor.php';
+require_once __DIR__ . '/includes/builders/class-sitewright-item-kind-elementor-kit.php';
 require_once __DIR__ . '/includes/class-sitewright-snapshot-import.php';
 require_once __DIR__ . '/includes/class-sitewright-custom-css.php';
 require_once __DIR__ . '/includes/class-sitewright-cache.php';

@@ -60,6 +60,7 @@ for (const [file, label] of [
   ["playwright.json", "playwright"],
   ["playwright-sandbox.json", "playwright (sandboxes)"],
   ["playwright-7.1.json", "playwright (WordPress 7.1)"],
+  ["playwright-elementor.json", "playwright (WordPress 7.1 with Elementor)"],
   ...kubernetesJourney,
 ]) {
   const report = read(file);

@@ -68,6 +68,8 @@ npx playwright test || status=1
 npx playwright test -c playwright.sandbox.config.ts || status=1
 # The main journey again on WordPress 7.1 (docs/wordpress-versions.md).
 npx playwright test -c playwright.wp71.config.ts || status=1
+# An Elementor page edited from the chat on 7.1 with Elementor (docs/page-builders.md): one site start of its own.
+npx playwright test -c playwright.elementor.config.ts || status=1
 
 step "bench smoke pass (npm run bench -- --smoke: every figure taken once, no goals judged)"
 # A change that breaks a benchmark fails here, not in the next person's `npm run bench` (issue 39).

@@ -10,7 +10,7 @@ import { sites, type SiteStatus } from "@/lib/db/schema";
 import { createSiteClient, type SignedSiteClient } from "@/lib/sites/client";
 import { encryptSecret } from "@/lib/sites/crypto";
 import type { SiteClient } from "@/lib/sites/types";
-import { startLocalSite, type LocalSite } from "@/scripts/site-local/index";
+import { type LocalSite, type LocalSiteOptions, startLocalSite } from "@/scripts/site-local/index";
 
 export const ALL_SCOPES = "site:read,content:read,content:write,media:write,design:write,settings:write";
 
@@ -24,8 +24,8 @@ export type AgentTestSite = {
   clientFor(url: string): SignedSiteClient;
 };
 
-export async function startAgentSite(scopes = ALL_SCOPES): Promise<AgentTestSite> {
-  const local = await startLocalSite();
+export async function startAgentSite(scopes = ALL_SCOPES, options: LocalSiteOptions = {}): Promise<AgentTestSite> {
+  const local = await startLocalSite(options);
   const { token, secret } = await local.cli<{ token: string; secret: string }>(
     "create-credentials",
     `--scopes=${scopes}`,

@@ -28,6 +28,7 @@ function results(flaky: number, leaveOut: string[] = []) {
     "playwright-sandbox.json": playwrightReport(0),
     "playwright-kubernetes.json": playwrightReport(0),
     "playwright-7.1.json": playwrightReport(0),
+    "playwright-elementor.json": playwrightReport(0),
   };
   for (const [name, body] of Object.entries(files)) {
     if (!leaveOut.includes(name)) writeFileSync(path.join(dir, name), JSON.stringify(body));

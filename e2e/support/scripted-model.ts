@@ -127,6 +127,27 @@ function replyTo(request: OpenAIChatRequest): ScriptedReply {
       ? { text: `The style variation ${match[1]} is handled.` }
       : { toolCalls: [{ name: "update_global_styles", arguments: { variation: match[1] } }] };
   }
+  // An Elementor page (e2e/elementor.builder-spec.ts): read it, then edit the hero's heading and button by the
+  // element ids the read listed, as a model does.
+  match = /on page (\d+), change the hero heading to "([^"]+)" and point the button at (\S+)/i.exec(said);
+  if (match) {
+    const [, id, heading, url] = match;
+    const results = request.messages.slice(userIndex + 1).filter((m) => m.role === "tool");
+    if (results.length === 0)
+      return { toolCalls: [{ name: "read_page", arguments: { type: "page", id: Number(id) } }] };
+    if (results.length === 1) {
+      const elements = String(results[0]?.content ?? "");
+      const headingId = /\[([A-Za-z0-9]+)\] heading /.exec(elements)?.[1];
+      const buttonId = /\[([A-Za-z0-9]+)\] button /.exec(elements)?.[1];
+      if (!headingId || !buttonId) return { text: "I found no hero heading and button on that page." };
+      const edits = [
+        ["set", headingId, "title", heading],
+        ["set", buttonId, "link.url", url],
+      ];
+      return { toolCalls: [{ name: "edit_builder_page", arguments: { id: Number(id), edits } }] };
+    }
+    return { text: "The hero heading and its button are handled." };
+  }
   if (/show me markdown/i.test(said)) {
     return {
       text: [

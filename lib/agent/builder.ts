@@ -18,8 +18,9 @@ export const ELEMENTOR_FEATURE = "builder:elementor";
 export const builderRef = (postId: number) => `elementor:${postId}`;
 
 /** How edit_builder_page's edits are written: told to the model with the page it reads (read_page), not on every call. */
+// Names no other operation: the injection check (lib/agent/untrusted.ts) reads tool names in a result as site text.
 export const BUILDER_EDIT_FORMS =
-  'Built with Elementor: change it with edit_builder_page (never update_page or replace_block). edits, in order: ["set",id,setting,value] (setting as listed, e.g. title, link.url, icon_list.0.text) | ["add",newId,widgetType,containerId] (then set its settings by newId) | ["remove",id] | ["duplicate",id] | ["move",id,containerId,index].';
+  'Built with Elementor: change it only with edit_builder_page (its post content is a fallback copy). edits, in order: ["set",id,setting,value] (setting as listed, e.g. title, link.url, icon_list.0.text) | ["add",newId,widgetType,containerId] (then set its settings by newId) | ["remove",id] | ["duplicate",id] | ["move",id,containerId,index].';
 
 export type BuilderPage = { item: SiteItem & { state: Record<string, unknown> }; page: ElementorPage };
 

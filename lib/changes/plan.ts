@@ -39,6 +39,8 @@ export function kindOf(ref: string, state: Record<string, unknown> | null, type?
   if (prefix === "custom_css" || prefix === "menu" || prefix === "term" || prefix === "seo") return prefix;
   // A page builder's page (`elementor:<id>`): the contract's kind `builder` (API.md, "Page builders").
   if (prefix === "elementor") return "builder";
+  // Elementor's kit (global colours and fonts): a design item, seen site-wide (docs/page-builders.md, "Kit").
+  if (prefix === "elementor_kit") return "global_styles";
   const postType = type ?? (typeof state?.type === "string" ? state.type : "post");
   if (postType === "attachment") return "media";
   return DESIGN_POST_TYPES[postType] ?? postType;

@@ -92,6 +92,18 @@ describe("what a visitor should see", () => {
     ).toEqual(["#123456"]);
   });
 
+  it("looks for nothing in a page's source for Elementor's kit, whose colours live in Elementor's CSS files", () => {
+    expect(
+      expectationFor({
+        ref: "elementor_kit:active",
+        kind: "global_styles",
+        title: "Elementor global colours and fonts",
+        from: { colors: { primary: "#6EC1E4" } },
+        to: { colors: { primary: "#c0ffee" } },
+      }),
+    ).toBeNull();
+  });
+
   it("reads text as a visitor does: entities, curly quotes and dashes folded", () => {
     expect(pageText("<p>It&#8217;s 9&ndash;5 &amp; more&hellip;</p><script>var x = 1;</script>")).toBe(
       "It's 9-5 & more...",

@@ -48,6 +48,13 @@ final class Sitewright_Cache {
 				$urls[]         = self::post_entry( $ref, get_post( (int) $key ) );
 				continue;
 			}
+			if ( 'elementor_kit' === $kind ) {
+				// The kit's colours and fonts show on every Elementor page: its caches are cleared site-wide.
+				$builder_caches = Sitewright_Elementor_Cache::clear_site();
+				$everything     = true;
+				$urls[]         = self::home_entry( $ref );
+				continue;
+			}
 			if ( 'post' === $kind && ctype_digit( $key ) ) {
 				$post = get_post( (int) $key );
 				if ( $post instanceof WP_Post && in_array( $post->post_type, Sitewright_Vocabulary::design_post_types(), true ) ) {

@@ -38,6 +38,7 @@ final class Sitewright_Plugin {
 	 */
 	public static function add_item_kinds(): void {
 		add_filter( 'sitewright_item_kinds', array( Sitewright_Item_Kind_Elementor::class, 'register' ) );
+		add_filter( 'sitewright_item_kinds', array( Sitewright_Item_Kind_Elementor_Kit::class, 'register' ) );
 	}
 
 	/**

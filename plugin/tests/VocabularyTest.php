@@ -111,6 +111,7 @@ final class VocabularyTest extends Sitewright_Test_Case {
 					'post_title'  => 'Vocabulary Elementor',
 				)
 			),
+			'elementor_kit' => 'elementor_kit:active',
 		);
 		$kinds = $this->vocabulary()['items']['kinds'];
 		$this->assertSame( array_keys( $refs ), array_keys( $kinds ) );

@@ -110,3 +110,77 @@ describe("edit_builder_page", () => {
     ).rejects.toThrow(/No element zzz/);
   });
 });
+
+/** A site with Elementor's kit as the plugin answers it, and the scopes its token holds. */
+function kitSite(scopes: string[]): SiteClient {
+  const answer = <T>(value: unknown) => Promise.resolve({ status: 200, data: value as T, headers: new Headers() });
+  const state = {
+    kit: 4,
+    saved: false,
+    unsaved: ["system_colors"],
+    colors: { primary: "#6EC1E4", accent: "#61CE70" },
+    fonts: { primary: "Roboto" },
+    labels: { primary: "Primary", accent: "Accent" },
+    rest: "r",
+  };
+  const item = { ref: "elementor_kit:active", kind: "elementor_kit", exists: true, title: "Kit", state, version: "k1" };
+  return {
+    get: <T>(route: string) =>
+      route === "/sitewright/v1/info"
+        ? answer<T>({
+            builders: [{ name: "elementor", version: "4.2.2" }],
+            token: { lastFour: "abcd", scopes, capabilities: [] },
+          })
+        : answer<T>({ items: [item] }),
+    post: () => Promise.reject(new Error("a plan writes nothing")),
+    put: () => Promise.reject(new Error("no")),
+    delete: () => Promise.reject(new Error("no")),
+  };
+}
+
+describe("edit_builder_page on Elementor's kit", () => {
+  const kitInput = (edits: string[][], id = 4) => editBuilderPage.input.parse({ id, edits });
+
+  it("plans the named tokens only, as a design item the card shows by token name", async () => {
+    const plan = await editBuilderPage.plan!(
+      kitSite(["design:write"]),
+      kitInput([
+        ["color", "primary", "#c0ffee"],
+        ["font", "primary", "Lora"],
+      ]),
+    );
+    expect(plan.items[0]).toMatchObject({
+      kind: "global_styles",
+      visible: true,
+      before: { "Colour Primary": "#6EC1E4", "Font Primary": "Roboto" },
+      after: { "Colour Primary": "#c0ffee", "Font Primary": "Lora" },
+      change: {
+        ref: "elementor_kit:active",
+        expect: "k1",
+        fields: { colors: { primary: "#c0ffee" }, fonts: { primary: "Lora" } },
+      },
+    });
+  });
+
+  it("says how to grant design changes, names the kit's id and tokens, and keeps kit and page edits apart", async () => {
+    await expect(
+      editBuilderPage.plan!(kitSite(["content:write"]), kitInput([["color", "primary", "#000000"]])),
+    ).rejects.toThrow(/permission/);
+    const client = kitSite(["design:write"]);
+    await expect(editBuilderPage.plan!(client, kitInput([["color", "primary", "#000000"]], 9))).rejects.toThrow(
+      /use id 4/,
+    );
+    await expect(editBuilderPage.plan!(client, kitInput([["color", "nope", "#000000"]]))).rejects.toThrow(
+      /no color nope; its colors: primary, accent/,
+    );
+    await expect(
+      editBuilderPage.plan!(
+        client,
+        kitInput([
+          ["color", "primary", "#000000"],
+          ["set", "h1h1h1h", "title", "x"],
+        ]),
+      ),
+    ).rejects.toThrow(/separate calls/);
+  });
+});

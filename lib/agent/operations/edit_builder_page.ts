@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { BuilderEdit } from "@/lib/builders/elementor-edit";
 import { ELEMENTOR_FEATURE, planBuilderEdits, readBuilderPage, requireElementor } from "../builder";
+import { isKitEdit, type KitEdit, planKitEdits } from "../elementor-kit";
 import { defineOperation, OperationError } from "./operation";
 import { postId } from "./wordpress";
 
@@ -22,11 +23,21 @@ export function toBuilderEdit(edit: string[]): BuilderEdit {
   throw new OperationError(`Edit ${JSON.stringify(edit).slice(0, 200)} is not one of the forms listed.`, "bad_edit");
 }
 
+/** A kit edit (`["color", tokenId, value]`, `["font", tokenId, family]`); the plugin checks the value too. */
+function toKitEdit(edit: string[]): KitEdit {
+  const [form, tokenId = "", value] = edit;
+  if ((form === "color" || form === "font") && ID.test(tokenId) && value && value.length <= 100) {
+    return { form, tokenId, value };
+  }
+  throw new OperationError(`Edit ${JSON.stringify(edit).slice(0, 200)} is not one of the forms listed.`, "bad_edit");
+}
+
 export default defineOperation({
   name: "edit_builder_page",
   label: "Edit an Elementor page",
-  // The edit forms are in read_page's answer for an Elementor page (BUILDER_EDIT_FORMS): paid for only when used.
-  description: "Edit an Elementor page by element id, in the edit forms read_page gives for it.",
+  // The edit forms are in read_page's answer for an Elementor page (BUILDER_EDIT_FORMS) and get_site_info's for the
+  // kit (lib/agent/elementor-kit.ts): paid for only when used.
+  description: "Edit an Elementor page (forms: read_page) or its kit's colours and fonts (forms: get_site_info).",
   // Bounds as refinements: they hold without being spelled out in the schema the model reads.
   input: z.object({
     id: postId,
@@ -42,6 +53,14 @@ export default defineOperation({
   risk: "write",
   pluginFeature: ELEMENTOR_FEATURE,
   async plan(client, { id, edits }) {
+    if (edits.some(isKitEdit)) {
+      // The kit (global colours and fonts): a design item of its own, never mixed with a page's edits.
+      if (!edits.every(isKitEdit)) throw new OperationError("Change the kit and a page in separate calls.", "bad_edit");
+      const kitEdits = edits.map(toKitEdit);
+      await requireElementor(client);
+      const item = await planKitEdits(client, id, kitEdits);
+      return { summary: item.summary, target: { type: "site" }, items: [item] };
+    }
     const changes = edits.map(toBuilderEdit);
     await requireElementor(client);
     const current = await readBuilderPage(client, id);
