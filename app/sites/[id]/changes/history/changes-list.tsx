@@ -334,13 +334,28 @@ function SetVerification(props: {
   );
 }
 
+/** Which written items the owner ticked for a partial undo. */
+function usePicks(): Omit<Chooser, "enabled"> & { clear(): void } {
+  const [chosen, setChosen] = useState<Set<string>>(new Set());
+  return {
+    chosen,
+    toggle: (id, on) => {
+      const next = new Set(chosen);
+      if (on) next.add(id);
+      else next.delete(id);
+      setChosen(next);
+    },
+    clear: () => setChosen(new Set()),
+  };
+}
+
 function ChangeSetCard({ siteId, set, focused }: { siteId: string; set: ChangeSetSummary; focused: boolean }) {
   const router = useRouter();
   const [open, setOpen] = useState(false);
-  const [chosen, setChosen] = useState<Set<string>>(new Set());
   const base = `/sites/${siteId}/changes/${set.id}`;
+  const picks = usePicks();
   const undo = useSetUndo(base, () => {
-    setChosen(new Set());
+    picks.clear();
     router.refresh();
   });
   const status = undo.undoneTo ?? set.status;
@@ -349,16 +364,8 @@ function ChangeSetCard({ siteId, set, focused }: { siteId: string; set: ChangeSe
   // A rehearsal (sandbox set) is applied or discarded on its review page, not undone here.
   const undoable = !rehearsal && UNDOABLE.has(status);
   const chosenItems = rehearsal ? [] : (diff?.items ?? []).filter((i) => i.status === "applied");
-  const chooser: Chooser = {
-    enabled: undoable && chosenItems.length > 1,
-    chosen,
-    toggle: (id, on) => {
-      const next = new Set(chosen);
-      if (on) next.add(id);
-      else next.delete(id);
-      setChosen(next);
-    },
-  };
+  const chooser: Chooser = { enabled: undoable && chosenItems.length > 1, chosen: picks.chosen, toggle: picks.toggle };
+  const { chosen } = picks;
 
   useEffect(() => {
     if (focused) setOpen(true);
