@@ -206,7 +206,7 @@ function approvedResult(items: ChangeItem[], done: WrittenItem[], changeSetId: s
   return resultOf(
     summary,
     postId
-      ? { type: first.kind === "post" ? "post" : "page", id: postId, title: first.title }
+      ? { type: first.kind === "post" || first.kind === "media" ? first.kind : "page", id: postId, title: first.title }
       : { type: first.kind === "menu" ? "menu" : "site" },
     items,
     // Only what the model needs: our own words (an operation's name) would trip the phrase scanner on our own result.
@@ -216,7 +216,7 @@ function approvedResult(items: ChangeItem[], done: WrittenItem[], changeSetId: s
 
 /** Writes exactly the plan the owner approved (stored when the approval was asked), over the versions it read. */
 export async function writeApprovedPlan(ctx: WriteContext, toolCallId: string): Promise<OperationResult> {
-  const items = await pendingPlanFor({ conversationId: ctx.scope.conversationId, toolCallId });
+  const items = await pendingPlanFor({ ...ctx.scope, toolCallId });
   if (items.length === 0) {
     throw new OperationError("Not run: there is no approved change waiting for this call.", "approval_required");
   }
@@ -240,7 +240,7 @@ export async function writeApprovedPlan(ctx: WriteContext, toolCallId: string): 
     outcome: "ok",
   });
   // The card keeps showing what the call uploaded while it waited (written before the click).
-  const uploaded = (await itemsOfToolCall({ conversationId: ctx.scope.conversationId, toolCallId })).filter(
+  const uploaded = (await itemsOfToolCall({ ...ctx.scope, toolCallId })).filter(
     (i) => i.kind === "media" && i.action === "create" && !items.some((w) => w.id === i.id),
   );
   ctx.emitChange({

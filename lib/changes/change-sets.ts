@@ -15,6 +15,7 @@ import {
   listChangeSetSummaries,
   listItemsForToolCall,
   listPendingItemsForToolCall,
+  type ToolCallOfTurn,
   markChangeItemApplied,
   refreshChangeSetStatus,
   transitionChangeItems,
@@ -374,12 +375,12 @@ export async function recordWritten(
 }
 
 /** The pending items an approved tool call will write: exactly what the approval card showed. */
-export async function pendingPlanFor(input: { conversationId: string; toolCallId: string }): Promise<ChangeItem[]> {
+export async function pendingPlanFor(input: ToolCallOfTurn): Promise<ChangeItem[]> {
   return listPendingItemsForToolCall(input);
 }
 
-/** Every item a tool call planned or wrote, whatever its status (a card shows an upload beside its use). */
-export async function itemsOfToolCall(input: { conversationId: string; toolCallId: string }): Promise<ChangeItem[]> {
+/** Every item a tool call of this turn planned or wrote, whatever its status (a card shows an upload beside its use). */
+export async function itemsOfToolCall(input: ToolCallOfTurn): Promise<ChangeItem[]> {
   return listItemsForToolCall(input);
 }
 
@@ -414,6 +415,8 @@ export async function recordApprovalDecision(input: {
   userId: string;
   siteId: string;
   conversationId: string;
+  /** The assistant message that asked (a tool call's id is told apart by its turn). */
+  turnId: string;
   toolCallId: string;
   approved: boolean;
   reason?: string;
