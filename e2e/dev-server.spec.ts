@@ -226,7 +226,7 @@ test("the README's end-to-end section, word for word: its commands, then sign up
     await expect(page.getByTestId("signed-in-as")).toBeVisible();
     await page.getByRole("link", { name: /^Chat about / }).click();
     await expect(page.locator('li[data-role="user"]', { hasText: readmeExample(prose) })).toBeVisible();
-    await expect(page.locator('[data-testid="tool-card"][data-state="done"]')).toBeVisible();
+    await expect(page.locator('[data-testid="tool-card"][data-state="done"]', { hasText: "About us" })).toBeVisible();
     await context.close();
   } finally {
     await app?.stop();
@@ -285,7 +285,9 @@ async function followStepFour(
   says("_Approve_");
   const card = page.locator('[data-testid="tool-card"][data-state="approval"]').last();
   await card.getByRole("button", { name: /^Approve/ }).click();
-  await expect(page.locator('[data-testid="tool-card"][data-state="done"]').last()).toBeVisible();
+  // The rename's own card (the search before it is done at once): written, and seen on the live site.
+  const renamed = page.locator('[data-testid="tool-card"][data-state="done"]', { hasText: "About us" });
+  await expect(renamed.getByTestId("verification")).toHaveAttribute("data-status", "verified");
   await wp.goto(`${site.url}/wp-admin/edit.php?post_type=page`);
-  await expect(wp.getByRole("link", { name: "About us", exact: true }).first()).toBeVisible();
+  await expect(wp.locator("a.row-title", { hasText: /^About us$/ })).toHaveCount(1);
 }
