@@ -21,3 +21,22 @@ const rest = args.filter((arg, i) => !/^(-p|--port)(=|$)/.test(arg) && !/^(-p|--
 const child = spawn(process.execPath, [nextBin, "dev", "-p", String(port), ...rest], { cwd: root, stdio: "inherit" });
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
 child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+
+// The routes WordPress calls (POST /sites/redeem when pairing, /sites/plugin/calls for its abilities) are compiled
+// once the app answers, before anyone pairs: `next dev` compiles a route on its first request, which took longer
+// than the plugin's 15 s wait on a busy machine, and the plugin said the app was unreachable.
+const PLUGIN_ROUTES = ["/sites/redeem", "/sites/plugin/calls"];
+async function compilePluginRoutes() {
+  for (let attempt = 0; attempt < 600; attempt++) {
+    if (child.exitCode !== null) return;
+    const up = await fetch(`http://localhost:${port}/health`).then(
+      () => true,
+      () => false,
+    );
+    if (up) break;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  // A GET compiles the route as well as a POST would; its answer (405) does not matter.
+  for (const route of PLUGIN_ROUTES) await fetch(`http://localhost:${port}${route}`).catch(() => undefined);
+}
+void compilePluginRoutes();

@@ -65,7 +65,7 @@ export function environmentWithout(extra: Record<string, string> = {}): Record<s
 
 export type AppProcess = { url: string; port: number; log: string; stop(): Promise<void> };
 
-async function waitForHealth(url: string, child: ChildProcess, ms: number, log?: string) {
+export async function waitForHealth(url: string, child: ChildProcess, ms: number, log?: string) {
   const deadline = Date.now() + ms;
   for (;;) {
     if (child.exitCode !== null) {
@@ -83,7 +83,7 @@ async function waitForHealth(url: string, child: ChildProcess, ms: number, log?:
   }
 }
 
-function stopGroup(child: ChildProcess): Promise<void> {
+export function stopGroup(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.pid === undefined) return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(() => {

@@ -76,6 +76,19 @@ function replyTo(request: OpenAIChatRequest): ScriptedReply {
           toolCalls: [{ name: "update_page", arguments: { type: "page", id: Number(id), title } }],
         };
   }
+  // The README's example ("Rename the Sample Page to About us"): the page is found by its title, then renamed.
+  match = /^rename the (.+?) to (.+?)\.?$/i.exec(said.trim());
+  if (match) {
+    const [, title, next] = match;
+    const results = request.messages.slice(userIndex + 1).filter((m) => m.role === "tool");
+    if (results.length === 0) return { toolCalls: [{ name: "list_pages", arguments: { search: title } }] };
+    if (results.length === 1) {
+      const id = /"id":\s*(\d+)/.exec(String(results[0]?.content ?? ""))?.[1];
+      if (!id) return { text: `I could not find “${title}”.` };
+      return { toolCalls: [{ name: "update_page", arguments: { id: Number(id), title: next } }] };
+    }
+    return { text: `Renamed “${title}” to “${next}”.` };
+  }
   // A polite request that changes only a link's address (the exactness spec: the card must show both addresses).
   match = /point the sign in link of page (\d+) to (https?:\/\/\S+)/i.exec(said);
   if (match) {

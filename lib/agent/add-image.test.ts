@@ -3,7 +3,7 @@
  * `POST /chat` (scripted model) and the Changes routes: the upload reaches the site at once as an attachment
  * nothing uses (without its EXIF); the image block on the published page waits for the click; after Approve the
  * public page shows the image; Undo removes the block and deletes the attachment, but keeps an attachment that
- * something else on the site uses by then.
+ * something else on the site uses by then. Each turn's card shows that turn's own items, named as what they are.
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POST as chatRoute } from "@/app/chat/route";
 import { POST as undoRoute } from "@/app/sites/[id]/changes/[changeSetId]/undo/route";
 import { POST as uploadRoute } from "@/app/sites/[id]/uploads/route";
+import { blockText, describeTarget } from "@/app/sites/[id]/chat/card-words";
 import { getChangeSet } from "@/lib/changes/change-sets";
 import { useTestDatabase } from "@/lib/db/testing";
 import { SECRET, jpegWithMetadata } from "@/lib/media/testing";
@@ -64,7 +65,15 @@ async function chat(body: Record<string, unknown>): Promise<Chunk[]> {
 type ChangeData = {
   changeSetId: string;
   status: string;
-  items: Array<{ kind: string; action: string; status: string; after: Record<string, unknown>; targetId: string }>;
+  items: Array<{
+    kind: string;
+    action: string;
+    status: string;
+    title: string;
+    before: Record<string, unknown>;
+    after: Record<string, unknown>;
+    targetId: string;
+  }>;
 };
 const lastChange = (chunks: Chunk[]) =>
   (chunks.filter((c) => c.type === "data-change").at(-1) as unknown as { data: ChangeData }).data;
@@ -266,5 +275,91 @@ describe("an attached photo on a published page", () => {
     } finally {
       rmSync(path.join(wp.local.wpPath, "wp-content", "mu-plugins", "sitewright-test-media-limit.php"));
     }
+  });
+});
+
+/**
+ * Issue 35, item 6: each turn's card shows that turn's own items, with the right words. Some model servers number
+ * tool calls per response ("call_0" in every turn), so every call here has that same id.
+ */
+describe("each turn's own items on its card, with the right labels", () => {
+  const REUSED = "call_0";
+  const changesOf = (chunks: Chunk[]) =>
+    chunks.filter((c) => c.type === "data-change").map((c) => (c as unknown as { data: ChangeData }).data);
+  const approvalOf = (chunks: Chunk[]) =>
+    (chunks.find((c) => c.type === "tool-approval-request") as unknown as { approvalId: string }).approvalId;
+  const turn = async (toolCall: { name: string; input: unknown }, body: Record<string, unknown>) => {
+    setAgentModelForTests(scriptedModel([{ toolCalls: [{ ...toolCall, id: REUSED }] }, { text: "Done." }]));
+    const asked = await chat(body);
+    const conversationId = (
+      asked.find((c) => c.type === "data-conversation") as unknown as { data: { conversationId: string } }
+    ).data.conversationId;
+    const approved = await chat({ conversationId, approvals: [{ id: approvalOf(asked), approved: true }] });
+    return { asked, approved, conversationId };
+  };
+  const kinds = (change: ChangeData) => change.items.map((i) => [i.kind, i.action, i.status]);
+
+  it("an upload in one turn and a footer change in the next: the second card shows only the footer", async () => {
+    const page = await publishedPage("Our bakery");
+    const uploadId = await upload(await jpegWithMetadata({ width: 40, height: 30 }), "front.jpg");
+    const first = await turn(
+      { name: "add_image", input: { id: page.id, file: `upload:${uploadId}`, alt: "The shop front" } },
+      { message: "Put this photo at the end of the page", uploads: [uploadId] },
+    );
+    expect(kinds(changesOf(first.approved).at(-1)!)).toEqual([
+      ["media", "create", "applied"],
+      ["page", "update", "applied"],
+    ]);
+    const media = changesOf(first.approved).at(-1)!.items[0]!;
+    const mediaId = Number(media.targetId.slice("post:".length));
+
+    const markup = "<!-- wp:paragraph -->\n<p>Open every day from 7am</p>\n<!-- /wp:paragraph -->";
+    const second = await turn(
+      { name: "update_template_part", input: { slug: "footer", position: "1", action: "before", markup } },
+      { conversationId: first.conversationId, message: "Add our hours to the footer" },
+    );
+    // The card while it waits, and after Approve: the footer alone (the first turn's upload is not this call's).
+    expect(changesOf(second.asked).map(kinds)).toEqual([[["template_part", "update", "pending"]]]);
+    expect(kinds(changesOf(second.approved).at(-1)!)).toEqual([["template_part", "update", "applied"]]);
+    expect((await wp.local.fetch("/")).body).toContain("Open every day from 7am");
+    // The first turn's upload is still on the site and still applied in its own change set.
+    const firstSet = await getChangeSet({
+      userId: user.id,
+      siteId,
+      changeSetId: changesOf(first.approved).at(-1)!.changeSetId,
+    });
+    expect(firstSet.items.map((i) => [i.kind, i.status])).toEqual([
+      ["media", "applied"],
+      ["page", "applied"],
+    ]);
+
+    // A media item is named as media, by its title (the file's name); an image block by its alt text.
+    const third = await turn(
+      { name: "update_media", input: { id: mediaId, alt: "The shop front at dawn" } },
+      { conversationId: first.conversationId, message: "Describe the shop photo better" },
+    );
+    const card = changesOf(third.asked).at(-1)!;
+    expect(kinds(card)).toEqual([
+      ["media", "update", "pending"],
+      ["page", "update", "pending"],
+    ]);
+    expect(describeTarget("update_media", { id: mediaId }, card.items)).toEqual({
+      target: `media item ${mediaId}`,
+      name: "front",
+    });
+    expect(describeTarget("add_image", { id: page.id }, changesOf(first.asked).at(-1)!.items)).toEqual({
+      target: `page ${page.id}`,
+      name: "Our bakery",
+    });
+    const imageBlock = (content: unknown) =>
+      blockText(/<!-- wp:image[\s\S]*?<!-- \/wp:image -->/.exec(String(content))![0], "core/image");
+    const shown = card.items[1]!;
+    expect(imageBlock(shown.before.content)).toBe("[image: “The shop front”]");
+    expect(imageBlock(shown.after.content)).toBe("[image: “The shop front at dawn”]");
+    // What the model is told of the approved write names a media item, not a page.
+    const output = third.approved.find((c) => c.type === "tool-output-available") as unknown as {
+      output: { ok: boolean; target: { type: string; id: number } };
+    };
+    expect(output.output).toMatchObject({ ok: true, target: { type: "media", id: mediaId } });
   });
 });

@@ -285,7 +285,7 @@ function approvedResult(items: ChangeItem[], done: WrittenItem[], changeSetId: s
   return resultOf(
     summary,
     postId
-      ? { type: first.kind === "post" ? "post" : "page", id: postId, title: first.title }
+      ? { type: first.kind === "post" || first.kind === "media" ? first.kind : "page", id: postId, title: first.title }
       : { type: first.kind === "menu" ? "menu" : "site" },
     items,
     // Only what the model needs: our own words (an operation's name) would trip the phrase scanner on our own result.
@@ -295,7 +295,7 @@ function approvedResult(items: ChangeItem[], done: WrittenItem[], changeSetId: s
 
 /** The card of a call whose approved items were written; it keeps showing what the call uploaded while it waited. */
 async function showWritten(ctx: WriteContext, toolCallId: string, items: ChangeItem[]) {
-  const uploaded = (await itemsOfToolCall({ conversationId: ctx.scope.conversationId, toolCallId })).filter(
+  const uploaded = (await itemsOfToolCall({ ...ctx.scope, toolCallId })).filter(
     (i) => i.kind === "media" && i.action === "create" && !items.some((w) => w.id === i.id),
   );
   ctx.emitChange({
@@ -323,7 +323,7 @@ export function writeApprovedPlan(ctx: WriteContext, toolCallId: string): Promis
 async function writeApprovedCall(ctx: WriteContext, toolCallId: string): Promise<OperationResult> {
   const settled = settledOf(ctx).get(toolCallId);
   if (settled) return settled();
-  const own = await pendingPlanFor({ conversationId: ctx.scope.conversationId, toolCallId });
+  const own = await pendingPlanFor({ ...ctx.scope, toolCallId });
   if (own.length === 0) {
     throw new OperationError("Not run: there is no approved change waiting for this call.", "approval_required");
   }

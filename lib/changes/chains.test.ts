@@ -217,7 +217,7 @@ describe("two changes to one page in one turn", () => {
     expect(content).toContain("Sourdough bread");
     expect(content).toContain("Birthday cakes");
     expect(content).not.toContain("<p>Bread</p>");
-    const items = await getChangeSetItems((await firstSetOf(ctx.scope.conversationId, id))!);
+    const items = await getChangeSetItems((await firstSetOf(ctx.scope, id))!);
     expect(items.map((i) => i.status)).toEqual(["applied", "applied"]);
     await undoAsOne(items[0]!.changeSetId, before);
   });
@@ -433,7 +433,10 @@ describe("a person's edit between the plan and the click", () => {
 const siteRow = async () => (await findSiteForUser({ userId: owner.id, siteId }))!;
 
 /** The change set a direct write context's turn recorded its items in. */
-async function firstSetOf(conversationId: string, postId: number): Promise<string | undefined> {
-  const items = await listItemsForToolCall({ conversationId, toolCallId: "call_first" });
+async function firstSetOf(
+  scope: { conversationId: string; turnId: string },
+  postId: number,
+): Promise<string | undefined> {
+  const items = await listItemsForToolCall({ ...scope, toolCallId: "call_first" });
   return items.find((i) => i.ref === `post:${postId}`)?.changeSetId;
 }

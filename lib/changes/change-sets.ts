@@ -17,6 +17,7 @@ import {
   listItemsForToolCall,
   listPendingItemsForToolCall,
   listPendingItemsOfTurn,
+  type ToolCallOfTurn,
   markChangeItemApplied,
   refreshChangeSetStatus,
   transitionChangeItems,
@@ -376,7 +377,7 @@ export async function recordWritten(
 }
 
 /** The pending items an approved tool call will write: exactly what the approval card showed. */
-export async function pendingPlanFor(input: { conversationId: string; toolCallId: string }): Promise<ChangeItem[]> {
+export async function pendingPlanFor(input: ToolCallOfTurn): Promise<ChangeItem[]> {
   return listPendingItemsForToolCall(input);
 }
 
@@ -390,8 +391,8 @@ export async function itemsOfSet(changeSetId: string): Promise<ChangeItem[]> {
   return getChangeSetItems(changeSetId);
 }
 
-/** Every item a tool call planned or wrote, whatever its status (a card shows an upload beside its use). */
-export async function itemsOfToolCall(input: { conversationId: string; toolCallId: string }): Promise<ChangeItem[]> {
+/** Every item a tool call of this turn planned or wrote, whatever its status (a card shows an upload beside its use). */
+export async function itemsOfToolCall(input: ToolCallOfTurn): Promise<ChangeItem[]> {
   return listItemsForToolCall(input);
 }
 
@@ -426,6 +427,8 @@ export async function recordApprovalDecision(input: {
   userId: string;
   siteId: string;
   conversationId: string;
+  /** The assistant message that asked (a tool call's id is told apart by its turn). */
+  turnId: string;
   toolCallId: string;
   approved: boolean;
   reason?: string;

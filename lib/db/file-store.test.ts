@@ -27,7 +27,8 @@ const ana = {
 
 describe("a database on disk", () => {
   it("keeps an account when the app closes it and opens it again; memory does not", async () => {
-    const url = `file:${path.join(dir, "db")}`;
+    // As the README's `file:.data/sitewright` on a fresh clone: neither folder exists yet.
+    const url = `file:${path.join(dir, "data", "db")}`;
     const first = await openDatabase(url);
     expect(first.kind).toBe("file");
     await first.db.insert(users).values(ana);

@@ -4,6 +4,7 @@
  * process at a time), in memory without DATABASE_URL. One instance per process, kept in lib/process-state because Next.js may load this
  * module more than once.
  */
+import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { env } from "@/lib/env";
@@ -31,6 +32,8 @@ export async function openDatabase(url: string | undefined): Promise<DbHandle> {
   const { drizzle } = await import("drizzle-orm/pglite");
   const { migrate } = await import("drizzle-orm/pglite/migrator");
   const directory = url ? path.resolve(url.slice("file:".length).replace(/^\/\/(?=\/)/, "")) : undefined;
+  // PGlite makes only the last folder: on a fresh clone `file:.data/sitewright` has no `.data/` yet (README).
+  if (directory) mkdirSync(directory, { recursive: true });
   const client = directory ? new PGlite(directory) : new PGlite();
   const db = drizzle(client, { schema });
   await migrate(db, { migrationsFolder });

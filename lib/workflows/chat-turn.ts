@@ -150,13 +150,9 @@ async function closeUnansweredApprovals(
       { toolCallId: part.toolCallId, operation: getToolName(part), input: part.input },
       false,
     );
-    await recordApprovalDecision({
-      ...scope,
-      toolCallId: part.toolCallId,
-      approved: false,
-      reason: "Not answered before the next message.",
-    });
-    await takeBackDeniedUploads(client, { ...scope, toolCallId: part.toolCallId });
+    const call = { ...scope, turnId: last.id, toolCallId: part.toolCallId };
+    await recordApprovalDecision({ ...call, approved: false, reason: "Not answered before the next message." });
+    await takeBackDeniedUploads(client, call);
     Object.assign(part, {
       state: "output-denied",
       approval: { id: part.approval.id, approved: false, reason: "Not answered before the next message." },
@@ -196,9 +192,10 @@ async function applyApprovals(
       });
     const granted = decision === "approved";
     // The plan waiting for this call: approved, it is written as shown; otherwise it is closed. Both audited.
+    // The asking message is the turn: a tool call's id is told apart by it (lib/db/queries/changes.ts).
+    const call = { ...scope, turnId: last!.id, toolCallId: part.toolCallId };
     await recordApprovalDecision({
-      ...scope,
-      toolCallId: part.toolCallId,
+      ...call,
       approved: granted,
       reason: granted ? undefined : (answer.reason ?? decision),
     });
@@ -213,7 +210,7 @@ async function applyApprovals(
       approval: { ...part.approval, approved: granted, ...(reason ? { reason } : {}) },
     });
     if (granted) approved.add(part.toolCallId);
-    else await takeBackDeniedUploads(client, { ...scope, toolCallId: part.toolCallId });
+    else await takeBackDeniedUploads(client, call);
   }
   return approved;
 }

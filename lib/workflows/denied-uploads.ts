@@ -14,7 +14,7 @@ import type { SiteClient } from "@/lib/sites/types";
 
 export async function takeBackDeniedUploads(
   client: SiteClient,
-  scope: { conversationId: string; userId: string; siteId: string; toolCallId: string },
+  scope: { conversationId: string; turnId: string; userId: string; siteId: string; toolCallId: string },
 ): Promise<void> {
   const uploads = (await itemsOfToolCall(scope)).filter(
     (i) => i.kind === "media" && i.action === "create" && i.status === "applied",

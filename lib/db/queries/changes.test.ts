@@ -18,6 +18,7 @@ import {
   listChangeItemDiffs,
   listChangeSetSummaries,
   listChangeSets,
+  listItemsForToolCall,
   listPendingItemsForToolCall,
   markChangeItemApplied,
   refreshChangeSetStatus,
@@ -82,8 +83,21 @@ describe.each(STORES)("change-set queries on %s", (kind) => {
       [3, "three"],
     ]);
     expect(
-      (await listPendingItemsForToolCall({ conversationId: "conv-1", toolCallId: "call-2" })).map((i) => i.title),
+      (await listPendingItemsForToolCall({ conversationId: "conv-1", turnId: "turn-order", toolCallId: "call-2" })).map(
+        (i) => i.title,
+      ),
     ).toEqual(["three"]);
+  });
+
+  it("tells a tool call's items apart by their turn when a provider reuses the call's id in the next turn", async () => {
+    const earlier = await newSet("turn-reused-1");
+    const later = await newSet("turn-reused-2", at(1));
+    await insertChangeItems([item(earlier.id, { title: "the upload", toolCallId: "call_0", kind: "media" })]);
+    await insertChangeItems([item(later.id, { title: "the footer", toolCallId: "call_0", kind: "template_part" })]);
+    const of = (turnId: string) => ({ conversationId: "conv-1", turnId, toolCallId: "call_0" });
+    expect((await listItemsForToolCall(of("turn-reused-2"))).map((i) => i.title)).toEqual(["the footer"]);
+    expect((await listPendingItemsForToolCall(of("turn-reused-2"))).map((i) => i.title)).toEqual(["the footer"]);
+    expect((await listItemsForToolCall(of("turn-reused-1"))).map((i) => i.title)).toEqual(["the upload"]);
   });
 
   it("derives the set's status from its items: pending, applied, partially undone, undone, discarded", async () => {

@@ -150,11 +150,14 @@ export async function listPendingItemsOfTurn(input: {
   return rows.map((r) => r.item);
 }
 
+/**
+ * A tool call's items are found by its turn as well as its id: providers do not promise ids unique within a
+ * conversation (a model server may number them per response, "call_0" every turn), so the turn tells them apart.
+ */
+export type ToolCallOfTurn = { conversationId: string; turnId: string; toolCallId: string };
+
 /** Pending items a tool call planned (what its approval shows and what gets written once approved). */
-export async function listPendingItemsForToolCall(input: {
-  conversationId: string;
-  toolCallId: string;
-}): Promise<ChangeItem[]> {
+export async function listPendingItemsForToolCall(input: ToolCallOfTurn): Promise<ChangeItem[]> {
   const db = await getDb();
   const rows = await db
     .select({ item: changeItems })
@@ -163,6 +166,7 @@ export async function listPendingItemsForToolCall(input: {
     .where(
       and(
         eq(changeSets.conversationId, input.conversationId),
+        eq(changeSets.turnId, input.turnId),
         eq(changeItems.toolCallId, input.toolCallId),
         eq(changeItems.status, "pending"),
       ),
@@ -171,17 +175,20 @@ export async function listPendingItemsForToolCall(input: {
   return rows.map((r) => r.item);
 }
 
-/** Every item of a tool call in the conversation, in the order they were recorded. */
-export async function listItemsForToolCall(input: {
-  conversationId: string;
-  toolCallId: string;
-}): Promise<ChangeItem[]> {
+/** Every item of a tool call in its turn, in the order they were recorded. */
+export async function listItemsForToolCall(input: ToolCallOfTurn): Promise<ChangeItem[]> {
   const db = await getDb();
   const rows = await db
     .select({ item: changeItems })
     .from(changeItems)
     .innerJoin(changeSets, eq(changeSets.id, changeItems.changeSetId))
-    .where(and(eq(changeSets.conversationId, input.conversationId), eq(changeItems.toolCallId, input.toolCallId)))
+    .where(
+      and(
+        eq(changeSets.conversationId, input.conversationId),
+        eq(changeSets.turnId, input.turnId),
+        eq(changeItems.toolCallId, input.toolCallId),
+      ),
+    )
     .orderBy(asc(changeItems.seq));
   return rows.map((r) => r.item);
 }

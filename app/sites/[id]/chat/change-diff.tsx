@@ -6,11 +6,14 @@ import { parseBlocks } from "@/lib/agent/blocks";
 import { describeChange, markupChanges } from "@/lib/changes/markup-diff";
 import { placesSentence } from "@/lib/changes/places";
 import type { VisiblePlace } from "@/lib/db/schema";
+import { blockText } from "./card-words";
 import styles from "./change-diff.module.css";
 
 export type ChangeItemView = {
   id: string;
   kind: string;
+  /** The site object it changes (`post:12`, `option:blogname`). */
+  targetId?: string;
   title: string;
   action: string;
   before: unknown;
@@ -126,35 +129,6 @@ function menuLines(items: MenuItem[]): string {
       return `${"    ".repeat(depth(index))}${label}${where}`;
     })
     .join("\n");
-}
-
-/** The alt text of the first image in a block's markup (undefined when it has no image). */
-function imageAlt(source: string): string | undefined {
-  const img = /<img\b[^>]*>/i.exec(source)?.[0];
-  if (!img) return undefined;
-  return (
-    /\balt\s*=\s*(?:"([^"]*)"|'([^']*)')/i
-      .exec(img)
-      ?.slice(1)
-      .find((v) => v !== undefined) ?? ""
-  );
-}
-
-/**
- * A block's text as a visitor reads it (markup and block comments removed); an image as its alt text says it, since
- * that is what a screen reader reads out (and what the owner changed when only the alt text differs).
- */
-function blockText(source: string, name: string | null): string {
-  const alt = imageAlt(source);
-  const text = source
-    .replace(/<!--[\s\S]*?-->/g, " ")
-    .replace(/<[^>]+>/g, " ")
-    .replace(/&nbsp;/g, " ")
-    .replace(/\s+/g, " ")
-    .trim();
-  const picture = alt === undefined ? "" : alt ? `[image: “${alt}”]` : "[image without alt text]";
-  const described = [picture, text].filter(Boolean).join(" ");
-  return described || `(${(name ?? "html").replace(/^core\//, "")} without text)`;
 }
 
 type Block = { source: string; name: string | null };

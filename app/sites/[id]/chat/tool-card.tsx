@@ -10,25 +10,11 @@ import { BudgetUse } from "../jobs/budget-use";
 import { useLiveJob } from "../jobs/use-live-job";
 import { VerificationStatus } from "../verification-status";
 import { useChatApproval } from "./approval-context";
+import { describeTarget } from "./card-words";
 import { ChangeDiff, type ChangeItemView } from "./change-diff";
 import styles from "./chat.module.css";
 
 export type ToolPart = Extract<ChatPart, { toolCallId: string }>;
-
-/** "page 12", "menu 3": from the input the model gave, which every content operation names the same way. */
-/** Operations whose `id` is a media item's: their card names it as media, never as a page. */
-const MEDIA_OPERATIONS = new Set(["update_media", "view_image"]);
-
-function describeTarget(name: string, input: unknown): string | undefined {
-  if (!input || typeof input !== "object") return undefined;
-  const value: { type?: unknown; id?: unknown; menuId?: unknown } = input;
-  if (typeof value.id === "number") {
-    const kind = MEDIA_OPERATIONS.has(name) ? "media item" : typeof value.type === "string" ? value.type : "page";
-    return `${kind} ${value.id}`;
-  }
-  if (typeof value.menuId === "number") return `menu ${value.menuId}`;
-  return undefined;
-}
 
 function show(value: unknown): string {
   if (value === undefined || value === null || value === "") return "(empty)";
@@ -257,6 +243,22 @@ function ToolResult({ output, change }: { output: SuccessfulOutput; change?: Too
   );
 }
 
+/** The card's heading: what was asked, and of what (the target and its name, as the site calls it). */
+function CardHeading({ label, described }: { label: string; described: ReturnType<typeof describeTarget> }) {
+  return (
+    <div className={styles.toolHead}>
+      <strong>{label}</strong>
+      {described ? (
+        <span className="muted" data-testid="card-target">
+          {" "}
+          · {described.target}
+          {described.name ? ` “${described.name}”` : ""}
+        </span>
+      ) : null}
+    </div>
+  );
+}
+
 export function ToolCard({
   part,
   labels,
@@ -271,13 +273,9 @@ export function ToolCard({
 }) {
   const name = getToolName(part);
   const label = labels[name] ?? `Asked for “${name}”`;
-  const target = describeTarget(name, part.input);
-  const heading = (
-    <div className={styles.toolHead}>
-      <strong>{label}</strong>
-      {target ? <span className="muted"> · {target}</span> : null}
-    </div>
-  );
+  const described = describeTarget(name, part.input, change?.items);
+  const target = described?.target;
+  const heading = <CardHeading label={label} described={described} />;
 
   switch (part.state) {
     case "input-streaming":
