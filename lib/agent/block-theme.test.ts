@@ -161,7 +161,10 @@ describe("a block-theme site", () => {
       conversationId: asked.conversationId,
       approvals: approvalIds(asked).map((id) => ({ id, approved: true })),
     });
-    expect(outputs(done).map((o) => o.ok), JSON.stringify(outputs(done))).toEqual([true, true]);
+    expect(
+      outputs(done).map((o) => o.ok),
+      JSON.stringify(outputs(done)),
+    ).toEqual([true, true]);
 
     const after = await frontPage();
     expect(after).toMatch(new RegExp(`--wp--preset--color--${escapeRegExp(accent.slug)}:\\s*#c0ffee`, "i"));
