@@ -103,6 +103,11 @@ test("an editor's change waits for the owner, both see who asked and who approve
   await expect(card.getByTestId("waits-for-approver")).toContainText("the site's owner or an approver approves");
   await expect(card.locator("ins")).toHaveText("Summer opening hours");
   await expect(card.getByRole("button", { name: /^Approve/ })).toHaveCount(0);
+  // The message box and the status line say who acts on it, not "approve or deny above".
+  await expect(editor.page.getByLabel("Message")).toHaveAttribute("placeholder", /waits for an approver/);
+  await expect(editor.page.getByTestId("chat-status")).toHaveText(
+    "Your change waits for an approver on its review page.",
+  );
   await editor.page.screenshot({ path: ".cache/screens/teams-editor-waits.png", fullPage: true });
   const reviewHref = (await card.getByRole("link", { name: "Its review page" }).getAttribute("href"))!;
   const changeSetId = reviewHref.split("/").at(-1)!;

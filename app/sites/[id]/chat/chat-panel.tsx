@@ -57,14 +57,14 @@ export function ChatPanel({ labels, sandboxesEnabled, approval = { canApprove: t
       <ModeChoice sandboxesEnabled={sandboxesEnabled} mode={mode} onChange={setMode} />
       <ChatApprovalContext.Provider value={approval}>
         <LiveChat {...session} mode={mode} labels={labels} onControls={setControls} />
+        <Composer
+          siteId={session.siteId}
+          controls={controls}
+          busy={controls ? controls.busy : queued}
+          onSend={send}
+          onStop={stop}
+        />
       </ChatApprovalContext.Provider>
-      <Composer
-        siteId={session.siteId}
-        controls={controls}
-        busy={controls ? controls.busy : queued}
-        onSend={send}
-        onStop={stop}
-      />
     </section>
   );
 }

@@ -6,6 +6,7 @@
 import { type DragEvent, type FormEvent, type KeyboardEvent, useRef, useState } from "react";
 import type { Attachment } from "@/lib/agent/chat-message";
 import { MAX_MESSAGE_BYTES } from "@/lib/agent/chat-constants";
+import { useChatApproval } from "./approval-context";
 import { ATTACH_ACCEPT, AttachmentChip, useAttachments } from "./attachments";
 import styles from "./chat.module.css";
 import type { ChatControls } from "./live-chat";
@@ -63,6 +64,14 @@ function AttachButton({ onFiles }: { onFiles(files: FileList): void }) {
   );
 }
 
+/** What the message box says: while a change waits, who acts on it (this person, or an approver on its review page). */
+function placeholderOf(waiting: boolean, canApprove: boolean): string {
+  if (!waiting) return "What should change on your site? Drop images here to attach them.";
+  return canApprove
+    ? "Approve or deny above, or write a new message…"
+    : "Your change waits for an approver; write a new message…";
+}
+
 export function Composer({
   siteId,
   controls,
@@ -79,6 +88,7 @@ export function Composer({
   onStop(): void;
 }) {
   const [input, setInput] = useState("");
+  const approval = useChatApproval();
   const files = useAttachments(siteId);
   const { over, ...drop } = useDrop(files.add);
   const bytes = encoder.encode(input).length;
@@ -100,11 +110,7 @@ export function Composer({
         aria-label="Message"
         value={input}
         rows={3}
-        placeholder={
-          controls?.waitingForApproval
-            ? "Approve or deny above, or write a new message…"
-            : "What should change on your site? Drop images here to attach them."
-        }
+        placeholder={placeholderOf(controls?.waitingForApproval === true, approval.canApprove)}
         onChange={(event) => setInput(event.target.value)}
         onKeyDown={onKeyDown}
       />

@@ -44,8 +44,16 @@ function errorInWords(error: Error): string {
   return "The connection to Sitewright dropped before the reply finished. What was saved is shown above.";
 }
 
-function statusLineOf(state: { busy: boolean; waiting: boolean; stopped: boolean; failed: boolean; empty: boolean }) {
+function statusLineOf(state: {
+  busy: boolean;
+  waiting: boolean;
+  canApprove: boolean;
+  stopped: boolean;
+  failed: boolean;
+  empty: boolean;
+}) {
   if (state.busy) return "The assistant is working on your request.";
+  if (state.waiting && !state.canApprove) return "Your change waits for an approver on its review page.";
   if (state.waiting) return "The assistant is waiting for your approval.";
   if (state.stopped) return "Stopped.";
   if (state.failed) return "The reply ended with an error.";
@@ -75,6 +83,7 @@ function useControls(
 
 export default function LiveChat({ labels, onControls, ...options }: LiveChatProps) {
   const chat = useChatSession(options);
+  const approval = useChatApproval();
   const { messages, status, error, streamError, unavailable } = chat;
   const [stopped, setStopped] = useState(false);
   const follow = useFollow(messages, status);
@@ -118,6 +127,7 @@ export default function LiveChat({ labels, onControls, ...options }: LiveChatPro
   const statusLine = statusLineOf({
     busy,
     waiting: pendingApprovals.length > 0,
+    canApprove: approval.canApprove,
     stopped,
     failed,
     empty: messages.length === 0,
