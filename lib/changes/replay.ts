@@ -359,12 +359,12 @@ export type FieldConflict = { id: string; title: string; field: string };
  * Rehearsal Apply, three-way per field (API.md v1.3): for each change whose live item moved since the copy, the
  * fields a person changed there (live against copied) are compared with the fields the rehearsal writes. None in
  * common: the change is sent again over the live version, so the person's edit stays and the rehearsal's goes in.
- * One in common, or no copy to compare with, is a real conflict, named by item and field. `live` holds the moved
- * items as the site reads them now.
+ * One in common, or no copy to compare with, is a real conflict, named by item (as the live site calls it now) and
+ * field. `live` holds the moved items as the site reads them now.
  */
 export function mergeLiveEdits(
   changes: LiveChange[],
-  live: Map<string, { exists: boolean; state: Record<string, unknown> | null; version: string | null }>,
+  live: Map<string, { exists: boolean; state: Record<string, unknown> | null; version: string | null; title?: string }>,
 ): { changes: LiveChange[]; conflicts: FieldConflict[] } {
   const conflicts: FieldConflict[] = [];
   const merged = changes.map((entry) => {
@@ -372,7 +372,9 @@ export function mergeLiveEdits(
     if (!now || now.version === entry.change.expect || entry.change.action === "create") return entry;
     const written = Object.keys(entry.change.fields ?? {});
     if (entry.change.action === "trash") written.push("status");
-    const conflict = (field: string) => conflicts.push({ id: entry.item.id, title: entry.title, field });
+    // Named as the live site calls it now: the rehearsal may have renamed it, and that name exists only in the sandbox.
+    const title = now.exists && now.title ? now.title : entry.title;
+    const conflict = (field: string) => conflicts.push({ id: entry.item.id, title, field });
     if (!now.exists || !now.state || !entry.copied) {
       conflict(written[0] ?? "status");
       return entry;
