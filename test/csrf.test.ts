@@ -13,8 +13,11 @@ const APP = path.resolve(import.meta.dirname, "../app");
 // changes nothing of ours and answers only the sandbox's owner (lib/sandbox/preview.ts, docs/rehearsal.md).
 // MCP clients call the OAuth endpoints and /mcp with no cookie (bearer tokens, client credentials, PKCE): nothing
 // ambient for another site to ride on, and browser-based clients must reach them (docs/mcp.md).
+// A site's abilities door (sites/plugin/calls) is WordPress calling us server to server, signed with the site's
+// credentials and carrying no cookie (docs/abilities.md).
 const EXEMPT = new Set([
   "sites/redeem",
+  "sites/plugin/calls",
   "preview/[sandboxId]/[[...path]]",
   "oauth/register",
   "oauth/token",

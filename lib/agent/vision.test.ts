@@ -60,9 +60,9 @@ const jpegSide = async (dataUrl: string) => {
   return { format: meta.format, width: meta.width, height: meta.height };
 };
 
-async function chat(message: string) {
+async function chat(message: string | undefined, more: Record<string, unknown> = {}) {
   const res = await call(POST, {
-    body: { siteId, message },
+    body: { siteId, message, ...more },
     cookie: user.cookie,
     path: "/chat",
     headers: { origin: "http://localhost:3000" },
@@ -131,7 +131,17 @@ describe("alt text the model can base on the image", () => {
       { toolCalls: [{ name: "update_media", arguments: { id: imageId, alt: "A shop window" } }] },
       { text: "I set the alt text from the image's title, “Shop window”." },
     ]);
-    const chunks = await chat("Write alt text for the shop window image");
+    const asked = await chat("Write alt text for the shop window image");
+    // Visitors can see the image's alt text (its attachment page): the change waits for the owner's click.
+    const approvals = asked.filter((c) => c.type === "tool-approval-request").map((c) => c.approvalId as string);
+    expect(approvals).toHaveLength(1);
+    const conversation = asked.find((c) => c.type === "data-conversation") as unknown as {
+      data: { conversationId: string };
+    };
+    const chunks = await chat(undefined, {
+      conversationId: conversation.data.conversationId,
+      approvals: approvals.map((id) => ({ id, approved: true })),
+    });
     expect(streamText(chunks)).toContain("from the image's title");
     const first = server.requests[0]!.body;
     expect(first.tools!.map((t) => t.function.name)).not.toContain("view_image");
