@@ -97,11 +97,13 @@ test("an editor's change waits for the owner, both see who asked and who approve
   await expect(editor.page).toHaveURL(`${appUrl}/sites/${siteId}/chat`);
 
   // The editor asks for a visible change: it waits, and the card offers no Approve, only who approves.
-  await editor.page.getByLabel("Message").fill(`Rename page ${created.id} to "Summer opening hours"`);
+  // A title no other spec gives a page: the theme's page list shows every page's title on every page of the shared
+  // site, so another spec's "Summer opening hours" would read as this change written too early.
+  await editor.page.getByLabel("Message").fill(`Rename page ${created.id} to "Hours agreed by the team"`);
   await editor.page.getByRole("button", { name: "Send" }).click();
   const card = editor.page.locator('[data-testid="tool-card"][data-state="approval"]').last();
   await expect(card.getByTestId("waits-for-approver")).toContainText("the site's owner or an approver approves");
-  await expect(card.locator("ins")).toHaveText("Summer opening hours");
+  await expect(card.locator("ins")).toHaveText("Hours agreed by the team");
   await expect(card.getByRole("button", { name: /^Approve/ })).toHaveCount(0);
   // The message box and the status line say who acts on it, not "approve or deny above".
   await expect(editor.page.getByLabel("Message")).toHaveAttribute("placeholder", /waits for an approver/);
@@ -121,7 +123,7 @@ test("an editor's change waits for the owner, both see who asked and who approve
   const refusal = (await refused.json()).error;
   expect(refusal.code).toBe("forbidden");
   expect(refusal.message).toContain("the site's owner or an approver");
-  expect(await frontEnd(created.link)).not.toContain("Summer opening hours");
+  expect(await frontEnd(created.link)).not.toContain("Hours agreed by the team");
 
   // Its review page shows it waiting, without Approve, for the editor.
   await editor.page.goto(`${appUrl}${reviewHref}`);
@@ -138,7 +140,7 @@ test("an editor's change waits for the owner, both see who asked and who approve
   await expect(owner.page).toHaveURL(`${appUrl}${reviewHref}`);
   await owner.page.getByRole("button", { name: "Approve" }).click();
   await expect(owner.page.getByTestId("review-status")).toContainText("Applied");
-  await expect.poll(async () => frontEnd(created.link)).toContain("Summer opening hours");
+  await expect.poll(async () => frontEnd(created.link)).toContain("Hours agreed by the team");
 
   // Both see who asked and who approved: on the review page's card and in the history.
   for (const person of [owner, editor]) {
