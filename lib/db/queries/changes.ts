@@ -157,26 +157,15 @@ export async function listPendingItemsOfTurn(input: {
 export type ToolCallOfTurn = { conversationId: string; turnId: string; toolCallId: string };
 
 /** Pending items a tool call planned (what its approval shows and what gets written once approved). */
-export async function listPendingItemsForToolCall(input: ToolCallOfTurn): Promise<ChangeItem[]> {
-  const db = await getDb();
-  const rows = await db
-    .select({ item: changeItems })
-    .from(changeItems)
-    .innerJoin(changeSets, eq(changeSets.id, changeItems.changeSetId))
-    .where(
-      and(
-        eq(changeSets.conversationId, input.conversationId),
-        eq(changeSets.turnId, input.turnId),
-        eq(changeItems.toolCallId, input.toolCallId),
-        eq(changeItems.status, "pending"),
-      ),
-    )
-    .orderBy(asc(changeItems.seq));
-  return rows.map((r) => r.item);
+export function listPendingItemsForToolCall(input: ToolCallOfTurn): Promise<ChangeItem[]> {
+  return listItemsForToolCall(input, "pending");
 }
 
-/** Every item of a tool call in its turn, in the order they were recorded. */
-export async function listItemsForToolCall(input: ToolCallOfTurn): Promise<ChangeItem[]> {
+/** Every item of a tool call in its turn (or only those in `status`), in the order they were recorded. */
+export async function listItemsForToolCall(
+  input: ToolCallOfTurn,
+  status?: ChangeItem["status"],
+): Promise<ChangeItem[]> {
   const db = await getDb();
   const rows = await db
     .select({ item: changeItems })
@@ -187,6 +176,7 @@ export async function listItemsForToolCall(input: ToolCallOfTurn): Promise<Chang
         eq(changeSets.conversationId, input.conversationId),
         eq(changeSets.turnId, input.turnId),
         eq(changeItems.toolCallId, input.toolCallId),
+        status ? eq(changeItems.status, status) : undefined,
       ),
     )
     .orderBy(asc(changeItems.seq));
