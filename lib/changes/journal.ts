@@ -209,6 +209,7 @@ export async function abandonRun(run: ChangeRun, client: SiteClient, reason: str
   );
   const outcome = outcomeOf(await listRunEntries(run.id));
   const state = outcome.written > 0 ? "done" : "refused";
+  if (state === "done") await hooks.completing?.(run, outcome);
   return (await finishChangeRun({ id: run.id, owner: RUN_OWNER, state, outcome, now: now() })) ? outcome : null;
 }
 
