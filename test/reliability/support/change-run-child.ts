@@ -23,10 +23,10 @@ if (action === "sweep") {
 } else if (action === "approve-call") {
   const [userId, siteId, conversationId, turnId, ...calls] = args;
   const site = await findSiteById({ siteId: siteId! });
-  const scope = { userId: userId!, siteId: siteId!, conversationId: conversationId!, turnId: turnId!, target: "live" };
+  const scope = { userId: userId!, siteId: siteId!, conversationId: conversationId!, turnId: turnId! };
   await writeApprovedPlan(
     {
-      scope: scope as typeof scope & { target: "live" },
+      scope: { ...scope, target: "live" },
       client: siteClientFor(site!),
       plans: new Map(),
       emitChange: () => {},
