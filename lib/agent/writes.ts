@@ -14,8 +14,8 @@ import {
   pendingItemsOfTurn,
   publicChangeItem,
   pendingPlanFor,
+  claimPlan,
   closePlan,
-  markPlanWritten,
   recordPendingPlan,
   recordWritten,
   auditChange,
@@ -29,6 +29,8 @@ import {
   writeItems,
   type WrittenItem,
 } from "@/lib/sites/items";
+import { isLeaseLostError, isRunRefusal } from "@/lib/changes/journal";
+import { approveCallAsRun } from "@/lib/changes/runs";
 import type { ChangeItem } from "@/lib/db/schema";
 import { isAppError } from "@/lib/errors";
 import type { SiteClient } from "@/lib/sites/types";
@@ -153,23 +155,28 @@ async function closeAfterFailure(ctx: WriteContext, items: ChangeItem[], error: 
 
 const names = (items: ChangeItem[]) => [...new Set(items.map((i) => `"${i.title}"`))].join(", ");
 
-/** An approved plan the site refused (stale or filtered): closed, audited, and shown as not written on its card. */
+/**
+ * An approved plan that will not be written: closed and audited (a chain refused before the write; a run the site
+ * refused has closed and audited its items itself: `refusal` is then null), and shown as not written on its card.
+ */
 async function closeRefusedPlan(
   ctx: WriteContext,
   toolCallId: string,
   items: ChangeItem[],
-  refusal: { outcome: "stale" | "filtered" | "refused"; detail: string },
+  refusal: { outcome: "refused"; detail: string } | null,
 ): Promise<void> {
   const changeSetId = items[0]!.changeSetId;
-  await closePlan(items, "failed");
-  await auditChange({
-    changeSetId,
-    siteId: ctx.scope.siteId,
-    userId: ctx.scope.userId,
-    action: "write",
-    itemIds: items.map((i) => i.id),
-    ...refusal,
-  });
+  if (refusal) {
+    await closePlan(items, "failed");
+    await auditChange({
+      changeSetId,
+      siteId: ctx.scope.siteId,
+      userId: ctx.scope.userId,
+      action: "write",
+      itemIds: items.map((i) => i.id),
+      ...refusal,
+    });
+  }
   ctx.emitChange({
     toolCallId,
     changeSetId,
@@ -247,27 +254,34 @@ function callsToWrite(ctx: WriteContext, toolCallId: string, own: ChangeItem[], 
 /** Closes approved plans whose write failed, and says why in words the model can pass on (always throws). */
 async function failApprovedWrite(ctx: WriteContext, toolCallId: string, calls: Calls, error: unknown): Promise<never> {
   const items = [...calls.values()].flat();
+  // A run the site refused (lib/changes/runs.ts) closed and audited its items; its cause is the site's answer.
+  const refused = isRunRefusal(error);
+  const cause = refused ? error.cause : error;
   let answer: unknown = error;
-  if (isStaleItemsError(error)) {
-    const stale = items.filter((i) => error.items.some((s) => s.ref === i.ref));
-    const detail = `${names(stale)} changed on the site after it was read.`;
-    for (const [call, theirs] of calls) await closeRefusedPlan(ctx, call, theirs, { outcome: "stale", detail });
+  if (isStaleItemsError(cause)) {
+    const stale = items.filter((i) => cause.items.some((s) => s.ref === i.ref));
+    for (const [call, theirs] of calls) await closeRefusedPlan(ctx, call, theirs, null);
     answer = new OperationError(
       `Not written: ${names(stale.length ? stale : items)} changed on the site after it was read (someone edited it meanwhile), so nothing was changed. Tell the owner; read it again and propose the change anew if it is still wanted.`,
       "sitewright_stale",
-      { cause: error },
+      { cause },
     );
-  } else if (isFilteredItemsError(error)) {
-    const detail = error.lost.map((l) => `${l.field}: ${l.lost}`).join("; ");
-    for (const [call, theirs] of calls) await closeRefusedPlan(ctx, call, theirs, { outcome: "filtered", detail });
-    answer = filteredError(error);
-  } else if (isAppError(error) && error.code === "not_applicable") {
+  } else if (isFilteredItemsError(cause)) {
+    for (const [call, theirs] of calls) await closeRefusedPlan(ctx, call, theirs, null);
+    answer = filteredError(cause);
+  } else if (!refused && isAppError(error) && error.code === "not_applicable") {
     // A change planned on top of an earlier one that will not be written (denied, or not approved): nothing written.
     for (const [call, theirs] of calls)
       await closeRefusedPlan(ctx, call, theirs, { outcome: "refused", detail: error.message });
     answer = new OperationError(
       `Not written: ${error.message} Tell the owner; read it again and propose the change anew if it is still wanted.`,
       "earlier_change_not_written",
+      { cause: error },
+    );
+  } else if (isLeaseLostError(error)) {
+    answer = new OperationError(
+      "This approved change is being finished by another Sitewright instance; its result shows on the Changes page. Tell the owner.",
+      "write_resumed",
       { cause: error },
     );
   } else {
@@ -278,7 +292,7 @@ async function failApprovedWrite(ctx: WriteContext, toolCallId: string, calls: C
 }
 
 /** What the model is told of an approved write: the items' summaries, the first item as the target. */
-function approvedResult(items: ChangeItem[], done: WrittenItem[], changeSetId: string): OperationResult {
+function approvedResult(items: ChangeItem[], changeSetId: string): OperationResult {
   const summary = [...new Set(items.map((i) => i.summary))].join(" ");
   const first = items[0]!;
   const postId = first.ref.startsWith("post:") ? Number(first.ref.slice(5)) : undefined;
@@ -289,7 +303,10 @@ function approvedResult(items: ChangeItem[], done: WrittenItem[], changeSetId: s
       : { type: first.kind === "menu" ? "menu" : "site" },
     items,
     // Only what the model needs: our own words (an operation's name) would trip the phrase scanner on our own result.
-    { changeSetId, items: written(done) },
+    {
+      changeSetId,
+      items: items.filter((i) => i.status === "applied").map((i) => ({ ref: i.ref, version: i.versionAfter })),
+    },
   );
 }
 
@@ -302,7 +319,7 @@ async function showWritten(ctx: WriteContext, toolCallId: string, items: ChangeI
     toolCallId,
     changeSetId: items[0]!.changeSetId,
     status: "applied",
-    items: [...uploaded.map(publicChangeItem), ...items.map((i) => ({ ...publicChangeItem(i), status: "applied" }))],
+    items: [...uploaded.map(publicChangeItem), ...items.map(publicChangeItem)],
   });
 }
 
@@ -320,6 +337,21 @@ export function writeApprovedPlan(ctx: WriteContext, toolCallId: string): Promis
   return write;
 }
 
+/**
+ * Claims the calls' items and writes them as one durable run (lib/changes/runs.ts: recorded before the write, finished
+ * by the next instance if this process dies); returns them as recorded after it. A chain that cannot be written is
+ * refused before anything is claimed.
+ */
+async function writeAsRun(ctx: WriteContext, items: ChangeItem[], setItems: ChangeItem[]): Promise<ChangeItem[]> {
+  chainWrites(items, setItems);
+  const changeSetId = items[0]!.changeSetId;
+  if (!(await claimPlan(items)))
+    throw new OperationError("Not run: this approved change is being written already.", "approval_required");
+  await approveCallAsRun({ userId: ctx.scope.userId, siteId: ctx.scope.siteId, changeSetId }, items, ctx.client);
+  const recorded = new Map((await itemsOfSet(changeSetId)).map((item) => [item.id, item]));
+  return items.map((item) => recorded.get(item.id) ?? item);
+}
+
 async function writeApprovedCall(ctx: WriteContext, toolCallId: string): Promise<OperationResult> {
   const settled = settledOf(ctx).get(toolCallId);
   if (settled) return settled();
@@ -330,39 +362,23 @@ async function writeApprovedCall(ctx: WriteContext, toolCallId: string): Promise
   const changeSetId = own[0]!.changeSetId;
   const setItems = await itemsOfSet(changeSetId);
   const calls = callsToWrite(ctx, toolCallId, own, setItems);
-  const items = [...calls.values()].flat();
-  let done: WrittenItem[];
+  let written: ChangeItem[];
   try {
-    const writes = chainWrites(items, setItems);
-    const answers = await writeItems(
-      ctx.client,
-      writes.map((w) => w.change),
-    );
-    const answerOf = new Map(writes.flatMap((w, index) => w.items.map((item) => [item.id, answers[index]!] as const)));
-    done = items.map((item) => answerOf.get(item.id)!);
+    written = await writeAsRun(ctx, [...calls.values()].flat(), setItems);
   } catch (error) {
+    if (error instanceof OperationError && error.code === "approval_required") throw error;
     return failApprovedWrite(ctx, toolCallId, calls, error);
   }
-  await markPlanWritten(items, done);
-  await auditChange({
-    changeSetId,
-    siteId: ctx.scope.siteId,
-    userId: ctx.scope.userId,
-    action: "write",
-    itemIds: items.map((i) => i.id),
-    outcome: "ok",
-  });
+  const recorded = new Map(written.map((item) => [item.id, item]));
   let result: OperationResult | undefined;
   for (const [call, theirs] of calls) {
-    await showWritten(ctx, call, theirs);
-    const answer = approvedResult(
-      theirs,
-      theirs.map((item) => done[items.indexOf(item)]!),
-      changeSetId,
-    );
+    const now = theirs.map((item) => recorded.get(item.id) ?? item);
+    await showWritten(ctx, call, now);
+    const answer = approvedResult(now, changeSetId);
     if (call === toolCallId) result = answer;
     else settledOf(ctx).set(call, () => answer);
   }
-  if (ctx.scope.target === "live") ctx.afterLiveWrite?.({ changeSetId, itemIds: items.map((i) => i.id) });
+  const applied = written.filter((item) => item.status === "applied").map((i) => i.id);
+  if (ctx.scope.target === "live" && applied.length > 0) ctx.afterLiveWrite?.({ changeSetId, itemIds: applied });
   return result!;
 }

@@ -18,7 +18,6 @@ import {
   listPendingItemsForToolCall,
   listPendingItemsOfTurn,
   type ToolCallOfTurn,
-  markChangeItemApplied,
   refreshChangeSetStatus,
   transitionChangeItems,
   type ChangeItemDiffRow,
@@ -396,22 +395,16 @@ export async function itemsOfToolCall(input: ToolCallOfTurn): Promise<ChangeItem
   return listItemsForToolCall(input);
 }
 
-/** Marks pending items written, with what the site answered. */
-export async function markPlanWritten(items: ChangeItem[], written: WrittenItem[]): Promise<void> {
-  const at = now();
-  for (const [index, item] of items.entries()) {
-    const done = written[index];
-    await markChangeItemApplied({
-      id: item.id,
-      ref: done?.ref ?? item.ref,
-      after: item.after,
-      afterState: done?.after ?? null,
-      versionAfter: done?.version ?? null,
-      revisionId: done?.revisionId ?? null,
-      now: at,
-    });
-  }
-  if (items[0]) await refreshChangeSetStatus({ id: items[0].changeSetId, now: at });
+/**
+ * Claims approved pending items for their write (`pending → writing`), all or none, in one statement: a second click
+ * on the same card (another tab) writes nothing. False when some were claimed or closed already.
+ */
+export async function claimPlan(items: ChangeItem[]): Promise<boolean> {
+  const ids = items.map((i) => i.id);
+  const claimed = await transitionChangeItems({ ids, from: "pending", to: "writing", now: now() });
+  if (claimed.length === ids.length) return true;
+  await transitionChangeItems({ ids: claimed, from: "writing", to: "pending", now: now() });
+  return false;
 }
 
 /** Pending items that will not be written (denied, unanswered, stale): the set's status follows. */

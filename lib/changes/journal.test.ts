@@ -8,7 +8,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { findJobByChangeSet, getChangeSetItems, listChangeAudit } from "@/lib/db/queries";
+import { writeApprovedPlan } from "@/lib/agent/writes";
+import { findJobByChangeSet, findRunningRun, getChangeSetItems, listChangeAudit } from "@/lib/db/queries";
 import { useTestDatabase } from "@/lib/db/testing";
 import type { SiteClient } from "@/lib/sites/types";
 import { newUser } from "@/test/accounts";
@@ -206,5 +207,35 @@ describe("an Apply or Undo whose process dies between batches", () => {
     const set = await showChangeSetForOwner({ userId, siteId, changeSetId });
     expect(set.items[0]?.status).toBe("failed");
     expect((await readItem(wp.admin, `post:${id}`)).title).toBe("A person’s title");
+  });
+
+  it("a chat card whose write's answer is lost while the process lives: what landed is recorded, nothing is written later", async () => {
+    const [landed, lost] = await pages(2, `durable-card-${Date.now()}`);
+    const before = await writes();
+    const approve = async (id: number, title: string, client: SiteClient) => {
+      const planned = planPostUpdate(await readItem(wp.admin, `post:${id}`), { title }, "Renamed the page.");
+      const scope = { userId, siteId, conversationId: randomUUID(), turnId: randomUUID(), target: "live" as const };
+      const { changeSetId } = await recordPendingPlan(scope, "call-1", [planned]);
+      const ctx = { scope, client, plans: new Map(), emitChange: () => {}, approvedToolCalls: new Set(["call-1"]) };
+      return { changeSetId, result: writeApprovedPlan(ctx, "call-1") };
+    };
+
+    // WordPress wrote it, the answer never came back: the card's run finds it on the site and records it written.
+    const first = await approve(landed!, "Landed title", dyingClient(1, true));
+    await expect(first.result).resolves.toMatchObject({ summary: "Renamed the page." });
+    expect((await getChangeSetItems(first.changeSetId)).map((i) => i.status)).toEqual(["applied"]);
+    expect(await findRunningRun(first.changeSetId)).toBeUndefined();
+
+    // The request never reached WordPress: the card is closed `failed` and no run is left for a sweeper to write.
+    const second = await approve(lost!, "Lost title", dyingClient(1, false));
+    await expect(second.result).rejects.toThrow();
+    expect((await getChangeSetItems(second.changeSetId)).map((i) => i.status)).toEqual(["failed"]);
+    expect(await findRunningRun(second.changeSetId)).toBeUndefined();
+    expect(await resumeInterruptedRuns({ siteClient: () => wp.admin, changeSetId: second.changeSetId })).toBe(0);
+
+    const after = await writes();
+    expect((after[landed!] ?? 0) - (before[landed!] ?? 0)).toBe(1);
+    expect((after[lost!] ?? 0) - (before[lost!] ?? 0)).toBe(0);
+    expect((await readItem(wp.admin, `post:${lost}`)).title).not.toBe("Lost title");
   });
 });

@@ -48,6 +48,8 @@ export type WrittenEntry = { entry: ChangeRunEntry; done: WrittenItem };
 export type RunHooks = {
   written(run: ChangeRun, batch: WrittenEntry[]): Promise<void>;
   skipped(run: ChangeRun, entries: Array<ChangeRunEntry & { reason: string }>): Promise<void>;
+  /** Before the run is marked done, while its lease is held: a crash here runs it again on takeover (idempotent). */
+  completing?(run: ChangeRun, outcome: RunOutcome): Promise<void>;
   finished(run: ChangeRun, outcome: RunOutcome): Promise<void>;
   /** An atomic run the site refused as a whole (nothing written): what the owner is told. */
   refused(run: ChangeRun, error: unknown, entries: ChangeRunEntry[], client: SiteClient): Promise<AppError>;
@@ -138,9 +140,14 @@ function heartbeat(run: ChangeRun) {
 /**
  * Writes what is left of a run this process holds, batch by batch, then finishes it. A batch a dead process left
  * `writing` is checked on the site first. An atomic run the site refuses throws the kind's refusal; a failure that
- * says nothing about the items (the site is down) lets the lease go so the sweeper tries again, and is thrown.
+ * says nothing about the items (the site is down) lets the lease go so the sweeper tries again, and is thrown (with
+ * `holdOnFailure` the lease is kept, for a door that closes the run itself: `abandonRun`).
  */
-export async function driveRun(run: ChangeRun, client: SiteClient): Promise<RunOutcome> {
+export async function driveRun(
+  run: ChangeRun,
+  client: SiteClient,
+  options: { holdOnFailure?: boolean } = {},
+): Promise<RunOutcome> {
   const hooks = hooksFor(run.kind);
   const beat = heartbeat(run);
   try {
@@ -152,19 +159,14 @@ export async function driveRun(run: ChangeRun, client: SiteClient): Promise<RunO
       if (batch.some((e) => e.state === "writing")) batch = await reconcile(run, hooks, client, batch);
       await sendBatch(run, hooks, client, batch);
     }
-    const entries = await listRunEntries(run.id);
-    const outcome: RunOutcome = {
-      written: entries.filter((e) => e.state === "written").length,
-      skipped: entries
-        .filter((e) => e.state === "skipped")
-        .map((e) => ({ id: e.itemId, title: e.title, reason: e.reason ?? "" })),
-    };
+    const outcome = outcomeOf(await listRunEntries(run.id));
+    await hooks.completing?.(run, outcome);
     if (!(await finishChangeRun({ id: run.id, owner: RUN_OWNER, state: "done", outcome, now: now() })))
       throw new LeaseLostError(run.id);
     await hooks.finished(run, outcome);
     return outcome;
   } catch (error) {
-    if (!isLeaseLostError(error) && !isRefusal(error))
+    if (!isLeaseLostError(error) && !isRunRefusal(error) && !options.holdOnFailure)
       await releaseRunLease({ id: run.id, owner: RUN_OWNER, now: now() }).catch(() => undefined);
     throw error;
   } finally {
@@ -172,8 +174,44 @@ export async function driveRun(run: ChangeRun, client: SiteClient): Promise<RunO
   }
 }
 
+const outcomeOf = (entries: ChangeRunEntry[]): RunOutcome => ({
+  written: entries.filter((e) => e.state === "written").length,
+  skipped: entries
+    .filter((e) => e.state === "skipped")
+    .map((e) => ({ id: e.itemId, title: e.title, reason: e.reason ?? "" })),
+});
+
 const REFUSED = Symbol.for("sitewright.run-refused");
-const isRefusal = (error: unknown) => typeof error === "object" && error !== null && REFUSED in error;
+/** The kind's answer to an atomic run the site refused as a whole (nothing written); its `cause` is the site's answer. */
+export const isRunRefusal = (error: unknown): error is AppError =>
+  typeof error === "object" && error !== null && REFUSED in error;
+
+/**
+ * Ends a run this process still holds without sending what is left, for a door that answers a failure it cannot judge
+ * by closing the click rather than leaving it to the sweeper (a chat turn's approval: the model tells the owner it was
+ * not written). A batch that left is checked on the site first, as a takeover would; what is still open is skipped
+ * with `reason`. Null when another instance holds the run now.
+ */
+export async function abandonRun(run: ChangeRun, client: SiteClient, reason: string): Promise<RunOutcome | null> {
+  if (!(await renewRunLease({ id: run.id, owner: RUN_OWNER, until: leaseUntil(), now: now() }))) return null;
+  const hooks = hooksFor(run.kind);
+  let open = (await listRunEntries(run.id)).filter((e) => e.state === "pending" || e.state === "writing");
+  // What reached the site is recorded as written when the site can tell (a lost answer); the rest is closed.
+  const sent = open.filter((e) => e.state === "writing");
+  if (sent.length > 0) {
+    const unsent = await reconcile(run, hooks, client, sent).catch(() => sent);
+    open = [...open.filter((e) => e.state === "pending"), ...unsent];
+  }
+  await recordSkipped(
+    run,
+    hooks,
+    open.map((e) => ({ ...e, reason })),
+  );
+  const outcome = outcomeOf(await listRunEntries(run.id));
+  const state = outcome.written > 0 ? "done" : "refused";
+  if (state === "done") await hooks.completing?.(run, outcome);
+  return (await finishChangeRun({ id: run.id, owner: RUN_OWNER, state, outcome, now: now() })) ? outcome : null;
+}
 
 const EDITED = "A person changed it on the site after it was planned, so it was skipped and left as they made it.";
 const GONE = "It no longer exists on the site.";

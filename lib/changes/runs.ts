@@ -17,7 +17,16 @@ import { AppError } from "@/lib/errors";
 import type { SiteClient } from "@/lib/sites/types";
 import { auditChange } from "./change-sets";
 import { currentTitles, titleAfter } from "./drift";
-import { driveRun, registerRunKind, type RunOutcome, startRun } from "./journal";
+import {
+  abandonRun,
+  driveRun,
+  isLeaseLostError,
+  isRunRefusal,
+  LeaseLostError,
+  registerRunKind,
+  type RunOutcome,
+  startRun,
+} from "./journal";
 import { type ChainedWrite, chainUndos, chainWrites } from "./chains";
 import { isFilteredItemsError, isStaleItemsError } from "@/lib/sites/items";
 
@@ -70,6 +79,7 @@ async function refusal(
     return new AppError(
       "not_applicable",
       `${words.nothing}: the site would have stored something other than what was planned (${lost}).`,
+      { cause: error },
     );
   }
   const stale = isStaleItemsError(error) ? error.items : [];
@@ -88,6 +98,7 @@ async function refusal(
   const names = [...new Set(items.map((i) => `“${i.title}”`))].join(", ");
   return new AppError("drifted", `${words.nothing}: ${names} changed on the site ${words.tail}`, {
     details: { items },
+    cause: error,
   });
 }
 
@@ -167,11 +178,8 @@ const entryOf = (write: ChainedWrite, title: string) => ({
   ...(write.items.length > 1 ? { data: { itemIds: write.items.map((i) => i.id) } } : {}),
 });
 
-/**
- * Writes claimed (`writing`) items as one durable run: atomic for a turn's set, a queue for a job's. Items of one
- * target in the set go in plan order, versions chained (./chains.ts; the callers checked the chains before claiming).
- */
-export async function approveAsRun(request: RunRequest, items: ChangeItem[], client: SiteClient, queue: boolean) {
+/** Records the run that writes claimed (`writing`) items, before anything is sent; the set reads `applying`. */
+async function recordApproveRun(request: RunRequest, items: ChangeItem[], queue: boolean) {
   const writes = chainWrites(items, await getChangeSetItems(request.changeSetId));
   const run = await startRun({
     kind: "approve",
@@ -181,7 +189,37 @@ export async function approveAsRun(request: RunRequest, items: ChangeItem[], cli
     entries: writes.map((write) => entryOf(write, write.items[0]!.title)),
   });
   await refreshChangeSetStatus({ id: request.changeSetId, now: now() });
-  return driveRun(run, client);
+  return run;
+}
+
+/**
+ * Writes claimed (`writing`) items as one durable run: atomic for a turn's set, a queue for a job's. Items of one
+ * target in the set go in plan order, versions chained (./chains.ts; the callers checked the chains before claiming).
+ */
+export async function approveAsRun(request: RunRequest, items: ChangeItem[], client: SiteClient, queue: boolean) {
+  return driveRun(await recordApproveRun(request, items, queue), client);
+}
+
+/**
+ * The chat's approval of a card (lib/agent/writes.ts): the same atomic run as the review page's Approve, so a process
+ * that dies mid-write leaves it to the next instance. A failure that says nothing about the items while this process
+ * lives closes the run instead (what reached the site, if the site can tell, is recorded; the rest `failed`) and is
+ * thrown when nothing was written: the model tells the owner so, and nothing is written behind that answer later.
+ * A refusal throws the kind's answer (`isRunRefusal`, its `cause` the site's); a takeover, `LeaseLostError`.
+ */
+export async function approveCallAsRun(request: RunRequest, items: ChangeItem[], client: SiteClient) {
+  const run = await recordApproveRun(request, items, false);
+  try {
+    return await driveRun(run, client, { holdOnFailure: true });
+  } catch (error) {
+    if (isRunRefusal(error) || isLeaseLostError(error)) throw error;
+    const outcome = await abandonRun(run, client, `Not written: ${error instanceof Error ? error.message : error}`);
+    if (!outcome) throw new LeaseLostError(run.id);
+    await settle(run);
+    if (outcome.written === 0) throw error;
+    await audited(run, outcome);
+    return outcome;
+  }
 }
 
 /**

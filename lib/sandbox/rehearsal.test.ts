@@ -19,12 +19,15 @@ import { setAgentModelForTests } from "@/lib/agent/model";
 import { operationsByName } from "@/lib/agent/operations";
 import { type Chunk, pairAgentSite, parseUiStream, startAgentSite, type AgentTestSite } from "@/test/agent-site";
 import { scriptedModel, toolResults } from "@/lib/agent/testing/scripted-model";
-import { readItem, writeItems } from "@/lib/sites/items";
+import { ITEMS_ROUTE, readItem, writeItems } from "@/lib/sites/items";
 import { humanEditPost, writeThroughAgent } from "@/test/changes";
 import {
   findConversationSandbox,
+  findChangeSet,
+  findRunningRun,
   findSandboxManifest,
   findSiteForUser,
+  getChangeSetItems,
   insertConversation,
   listChangeAudit,
   upsertSandboxManifest,
@@ -33,6 +36,9 @@ import { useTestDatabase } from "@/lib/db/testing";
 import { siteClientFor } from "@/lib/sites/sites";
 import type { SiteClient } from "@/lib/sites/types";
 import { newUser } from "@/test/accounts";
+import { installMuPlugin, runAsAdmin } from "@/test/wordpress";
+import { applyRehearsal } from "@/lib/workflows/apply-rehearsal";
+import { resumeInterruptedRuns } from "@/lib/workflows/resume-runs";
 import { call } from "@/test/http";
 import { setSandboxManagerForTests } from "./index";
 import { createTestSandboxes, type TestSandboxes } from "./testing";
@@ -721,5 +727,114 @@ describe("exact apply (issue 19)", () => {
       expect(status).toBe("discarded");
       expect(await liveContent(id)).toBe(para("Before the race"));
     }
+  });
+});
+
+describe("an Apply whose process dies mid-write", () => {
+  class SimulatedDeath extends Error {
+    constructor() {
+      super("the process died here");
+      this.name = "SimulatedDeath";
+    }
+  }
+
+  /**
+   * The live site client of a process that dies right after WordPress wrote the replay's batch (its answer never
+   * read), as a SIGKILL there would: the run stays recorded and `running`, its batch `writing`. Reads go through.
+   */
+  const dyingAfterWrite = (): SiteClient => ({
+    get: (route, query) => live.get(route, query),
+    put: (route, body) => live.put(route, body),
+    delete: (route, query) => live.delete(route, query),
+    post: async (route, body) => {
+      if (route !== ITEMS_ROUTE) return live.post(route, body);
+      await live.post(route, body);
+      throw new SimulatedDeath();
+    },
+  });
+
+  // Simulated at the journal's boundary (lib/changes/journal.ts): the run is recorded, the batch reached WordPress,
+  // the process stops before reading the answer; the takeover is resumeInterruptedRuns, the same code the next
+  // instance's sweeper runs after a restart (test/reliability/apply-restart.test.ts kills a real process).
+  it("is finished by the next instance: each page written once, the live set recorded, the rehearsal applied, undo works", async () => {
+    await closeOwnersSandboxes();
+    installMuPlugin(
+      wp.local.wpPath,
+      "count-rehearsal-writes.php",
+      `<?php
+add_action('post_updated', function ($id) {
+  $watched = get_option('sw_test_watch', array());
+  if (!in_array($id, $watched, true)) { return; }
+  $counts = get_option('sw_test_counts', array());
+  $counts[$id] = ($counts[$id] ?? 0) + 1;
+  update_option('sw_test_counts', $counts, false);
+}, 10, 1);
+`,
+    );
+    const hours = await livePage("Shop hours", para("9 to 5"));
+    const prices = await livePage("Shop prices", para("Tea 2 €"));
+    const conversationId = randomUUID();
+    await insertConversation({ id: conversationId, userId: owner.id, siteId, title: "dies", now: new Date() });
+    const rehearsal = await t.manager.rehearsal({ userId: owner.id, siteId, conversationId, live });
+    const sandboxIdOf = (id: number) =>
+      Number(rehearsal.manifest.items.find((item) => item.liveRef === `post:${id}`)!.sandboxId);
+    const scope = sandboxScope(conversationId, rehearsal.sandbox.id);
+    const update = operationsByName.get("update_page")!;
+    await writeThroughAgent({ scope, client: rehearsal.client }, update, {
+      id: sandboxIdOf(hours),
+      content: para("8 to 6"),
+    });
+    await writeThroughAgent({ scope, client: rehearsal.client }, update, {
+      id: sandboxIdOf(prices),
+      title: "Our prices",
+    });
+    const last = await writeThroughAgent({ scope, client: rehearsal.client }, update, {
+      id: sandboxIdOf(prices),
+      content: para("Tea 2.50 €"),
+    });
+    const changeSetId = (last.data as { changeSetId: string }).changeSetId;
+    await runAsAdmin(
+      wp.local.wpPath,
+      "update_option('sw_test_watch', $args, false); delete_option('sw_test_counts');",
+      [hours, prices],
+    );
+
+    const request = { userId: owner.id, siteId, changeSetId };
+    await expect(applyRehearsal(request, dyingAfterWrite(), t.manager.rehearsals())).rejects.toThrow(SimulatedDeath);
+    // Read from the store: the owner's read of the set would take the run over at once (resumeOnRead).
+    expect((await findChangeSet({ id: changeSetId, userId: owner.id, siteId }))?.status).toBe("applying");
+    expect(await findRunningRun(changeSetId)).toBeDefined();
+
+    expect(await resumeInterruptedRuns({ siteClient: () => live, changeSetId })).toBe(1);
+    const counts = await runAsAdmin<Record<string, number>>(
+      wp.local.wpPath,
+      "echo json_encode((object) get_option('sw_test_counts', array()));",
+    );
+    expect(counts).toEqual({ [hours]: 1, [prices]: 1 });
+    expect(await liveContent(hours)).toBe(para("8 to 6"));
+    expect(await liveContent(prices)).toBe(para("Tea 2.50 €"));
+    const rehearsed = (await changeSetRoute(showRoute, changeSetId)).json.changeSet;
+    expect(rehearsed.status).toBe("applied");
+    expect(rehearsed.resumedAt).toBeDefined();
+    const liveSetId = (await getChangeSetItems(changeSetId))[0]!.madeLiveBy!;
+    expect((await getChangeSetItems(changeSetId)).every((item) => item.madeLiveBy === liveSetId)).toBe(true);
+    const liveItems = await getChangeSetItems(liveSetId);
+    expect(liveItems.map((item) => [item.ref, item.status])).toEqual([
+      [`post:${hours}`, "applied"],
+      [`post:${prices}`, "applied"],
+    ]);
+    // The sandbox's manifest moved on to the versions written: a later rehearsal applies over them.
+    const manifest = await findSandboxManifest({ sandboxId: rehearsal.sandbox.id });
+    const version = async (id: number) => (await readItem(live, `post:${id}`)).version;
+    expect(manifest!.items.find((item) => item.liveRef === `post:${hours}`)?.liveVersion).toBe(await version(hours));
+    const audit = await listChangeAudit({ changeSetId });
+    expect(audit.some((row) => row.action === "apply" && row.detail?.includes("after a restart"))).toBe(true);
+
+    // Undo of what the takeover recorded puts both pages back, title included.
+    expect((await changeSetRoute(undoRoute, liveSetId)).status).toBe(200);
+    expect(await liveContent(hours)).toBe(para("9 to 5"));
+    expect(await liveContent(prices)).toBe(para("Tea 2 €"));
+    expect((await readItem(live, `post:${prices}`)).title).toBe("Shop prices");
+    await t.manager.deleteSandbox({ userId: owner.id, id: rehearsal.sandbox.id });
   });
 });

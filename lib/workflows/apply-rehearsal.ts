@@ -3,39 +3,39 @@
  * - Apply claims the chosen change sets in one transaction (`applying`), so parallel or repeated clicks, and an Apply
  *   racing a Discard, change the live site at most once; the loser answers `409 not_applicable`.
  * - What is written is exactly the chosen items' recorded after-state (lib/changes/replay.ts), in ONE conditional
- *   batch, each live item only over the version the sandbox was copied from (a person's edit since: `409 drifted`).
+ *   batch, each live item only over the version the sandbox was copied from; a person's live edit since is kept when
+ *   it touched other fields, and is `409 drifted` naming the item and field when it touched the same one.
+ * - The write is a durable run (./replay-run.ts): recorded before it is sent, finished by the next instance when this
+ *   process dies mid-Apply, exactly as this one would have.
  * - An earlier change set of the sandbox that touched the same item and is not live makes it `409 superseded`, unless
  *   the owner chose it too (`changeSetIds`).
  * What was written becomes a live change set, undoable like any other; each rehearsal item records it (`madeLiveBy`).
  */
-import { auditChange, getChangeSet, itemsCovered, publicChangeSet, recordWritten } from "@/lib/changes/change-sets";
-import type { PlannedItem } from "@/lib/changes/plan";
+import { auditChange, getChangeSet, itemsCovered, publicChangeSet } from "@/lib/changes/change-sets";
 import {
   type FieldConflict,
   findSupersession,
   type LiveChange,
-  manifestAfterApply,
   mergeLiveEdits,
   planReplay,
 } from "@/lib/changes/replay";
-import { currentTitles } from "@/lib/changes/drift";
-import { isFilteredItemsError, isStaleItemsError, readItems, writeItems } from "@/lib/sites/items";
+import { readItems, type SiteItem } from "@/lib/sites/items";
 import { now as clockNow } from "@/lib/clock";
 import {
   claimRehearsalsForApply,
   discardRehearsalSet,
+  findRunningRun,
   findSandboxManifest,
-  finishRehearsalApply,
   hasPendingRehearsal,
   listSandboxItems,
   releaseRehearsals,
-  upsertSandboxManifest,
 } from "@/lib/db/queries";
-import type { ChangeItem, SandboxManifest } from "@/lib/db/schema";
-import { AppError } from "@/lib/errors";
+import type { ChangeItem, ChangeSetStatus, SandboxManifest } from "@/lib/db/schema";
+import { AppError, isAppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import type { RehearsalSandboxAccess } from "@/lib/sandbox";
 import { previewBase } from "@/lib/sandbox/preview";
+import { replayAsRun } from "./replay-run";
 import type { SiteClient } from "@/lib/sites/types";
 
 export type RehearsalRequest = {
@@ -104,78 +104,19 @@ export function addresses(manifest: SandboxManifest, appUrl: string, sandboxId: 
 }
 
 /**
- * What the live site answered, as the owner reads it. A drifted item is named as the live site calls it now (a
- * person's edit may have renamed it), else as it was called when the sandbox copied it: never by the title the
- * rehearsal gave it, which the live site never had (lib/changes/drift.ts).
+ * The replay merged with a person's live edits, read before anything is recorded (lib/changes/replay.ts,
+ * mergeLiveEdits): an edit of other fields is kept and the change goes over the live version; an edit of a field the
+ * rehearsal writes is `409 drifted` naming the item and the field. Returns the live states read (what Undo restores).
  */
-async function writeFailure(
-  error: unknown,
-  changes: LiveChange[],
-  live: SiteClient,
-  manifest: SandboxManifest,
-): Promise<AppError | undefined> {
-  if (isStaleItemsError(error)) {
-    const titles = await currentTitles(
-      live,
-      error.items.map((stale) => stale.ref),
-    );
-    const items = error.items.map((stale) => {
-      const entry = changes.find((c) => c.change.ref === stale.ref);
-      const copied = manifest.items.find((m) => m.liveRef === stale.ref)?.title;
-      return {
-        id: entry?.item.id ?? stale.ref,
-        title: titles.get(stale.ref) ?? copied ?? entry?.title ?? stale.ref,
-        reason:
-          stale.reason === "missing"
-            ? "It no longer exists on the live site."
-            : "It was edited on the live site after the sandbox copy was made; applying would overwrite that edit.",
-      };
-    });
-    return new AppError(
-      "drifted",
-      `Nothing was applied: ${items.map((i) => `"${i.title}"`).join(", ")} changed on the live site since the sandbox copy was made. Ask again to rehearse on the current version.`,
-      { details: { items } },
-    );
-  }
-  if (isFilteredItemsError(error)) {
-    const lost = error.lost.map((l) => `${l.field}: ${l.lost}`).join("; ");
-    return notApplicable(
-      `Nothing was applied: the live site would have changed the content while saving it (${lost}).`,
-    );
-  }
-  return undefined;
-}
-
-/**
- * Writes the replay; when the live site refuses items a person changed since the copy, merges per field
- * (lib/changes/replay.ts, mergeLiveEdits): their edit of other fields is kept and the batch goes again over the live
- * versions; an edit of a field the rehearsal writes is `409 drifted` naming the item and the field.
- */
-async function writeMergingLiveEdits(live: SiteClient, changes: LiveChange[]) {
-  try {
-    return {
-      done: await writeItems(
-        live,
-        changes.map((c) => c.change),
-      ),
-      changes,
-    };
-  } catch (error) {
-    if (!isStaleItemsError(error) || error.items.length === 0) throw error;
-    const moved = await readItems(
-      live,
-      error.items.map((item) => item.ref),
-    );
-    const merged = mergeLiveEdits(changes, new Map(moved.map((item) => [item.ref, item])));
-    if (merged.conflicts.length > 0) throw fieldConflict(merged.conflicts);
-    return {
-      done: await writeItems(
-        live,
-        merged.changes.map((c) => c.change),
-      ),
-      changes: merged.changes,
-    };
-  }
+async function mergedWithLive(live: SiteClient, changes: LiveChange[]) {
+  const refs = [...new Set(changes.filter((c) => c.change.action !== "create").map((c) => c.change.ref))];
+  const read = new Map<string, SiteItem>();
+  for (let start = 0; start < refs.length; start += 50)
+    for (const item of await readItems(live, refs.slice(start, start + 50))) read.set(item.ref, item);
+  const merged = mergeLiveEdits(changes, read);
+  if (merged.conflicts.length > 0) throw fieldConflict(merged.conflicts);
+  const before = new Map([...read].map(([ref, item]) => [ref, item.exists ? item.state : null]));
+  return { changes: merged.changes, before };
 }
 
 const FIELD_WORDS: Record<string, string> = { menu_order: "order", featured_media: "featured image", value: "value" };
@@ -202,7 +143,7 @@ export async function applyRehearsal(
   sandboxes: RehearsalSandboxAccess,
   now: () => Date = clockNow,
 ) {
-  return withClaimedRehearsals(request, now, (set) => applyClaimed(request, set, live, sandboxes, now));
+  return withClaimedRehearsals(request, now, (set, claimed) => applyClaimed(request, set, claimed, live, sandboxes));
 }
 
 type RehearsalSet = Awaited<ReturnType<typeof getChangeSet>>;
@@ -214,7 +155,7 @@ type RehearsalSet = Awaited<ReturnType<typeof getChangeSet>>;
 export async function withClaimedRehearsals<T>(
   request: RehearsalRequest,
   now: () => Date,
-  apply: (set: RehearsalSet) => Promise<T>,
+  apply: (set: RehearsalSet, claimed: Map<string, ChangeSetStatus>) => Promise<T>,
 ): Promise<T> {
   const set = await getChangeSet(request);
   if (set.target !== "sandbox")
@@ -232,9 +173,10 @@ export async function withClaimedRehearsals<T>(
     );
   }
   try {
-    return await apply(set);
+    return await apply(set, claimed);
   } catch (error) {
-    await releaseRehearsals({ previous: claimed, now: now() });
+    // A run under way (the site did not answer) keeps the claim: the sweeper finishes it (./replay-run.ts).
+    if (!(await findRunningRun(set.id))) await releaseRehearsals({ previous: claimed, now: now() });
     throw error;
   }
 }
@@ -302,11 +244,11 @@ export async function plannedApply(
 async function applyClaimed(
   request: RehearsalRequest,
   set: Awaited<ReturnType<typeof getChangeSet>>,
+  claimed: Map<string, ChangeSetStatus>,
   live: SiteClient,
   sandboxes: RehearsalSandboxAccess,
-  now: () => Date,
 ) {
-  const { chosen, sandboxId, manifest, items, plan } = await plannedApply(request, set, sandboxes);
+  const { sandboxId, items, plan } = await plannedApply(request, set, sandboxes);
   const audit = (outcome: string, detail?: string) =>
     auditChange({
       changeSetId: set.id,
@@ -324,69 +266,20 @@ async function applyClaimed(
       { items: plan.refused },
     );
   }
-  let done: Awaited<ReturnType<typeof writeItems>>;
+  let merged: Awaited<ReturnType<typeof mergedWithLive>>;
   try {
-    ({ done, changes: plan.changes } = await writeMergingLiveEdits(live, plan.changes));
+    merged = await mergedWithLive(live, plan.changes);
   } catch (error) {
-    const answer = await writeFailure(error, plan.changes, live, manifest);
-    await audit(
-      answer?.code === "drifted" ? "drifted" : "failed",
-      answer?.message ?? (error instanceof Error ? error.message : String(error)),
-    );
-    throw answer ?? error;
+    const drifted = isAppError(error) && error.code === "drifted";
+    await audit(drifted ? "drifted" : "failed", error instanceof Error ? error.message : String(error));
+    throw error;
   }
-  const recorded = await recordLive(request, set, plan.changes, done, now);
-  await finishRehearsalApply({
-    itemIds: items.map((item) => item.id),
-    liveChangeSetId: recorded.changeSetId,
-    sets: chosen.sets,
-    now: now(),
-  });
-  await audit("ok", `live change set ${recorded.changeSetId}`);
-  // The live items now hold the applied versions: a later rehearsal set of this sandbox applies over them.
-  await upsertSandboxManifest({ ...manifest, items: manifestAfterApply(manifest.items, plan.changes, done) }).catch(
-    (error) => log.warn("could not record the applied versions in the manifest", { sandboxId, error }),
+  // From here the Apply is a durable run (./replay-run.ts): the run's hooks record the live set and the audit.
+  const { liveSetId } = await replayAsRun(
+    { request, set, claimed, sandboxId, items, changes: merged.changes, before: merged.before },
+    live,
   );
-  return publicChangeSet(await getChangeSet({ ...request, changeSetId: recorded.changeSetId }));
-}
-
-/** What an Apply wrote, as its own live change set (undoable like any other); `turnId` names it (one per Apply). */
-export function recordLive(
-  request: RehearsalRequest,
-  set: Awaited<ReturnType<typeof getChangeSet>>,
-  changes: LiveChange[],
-  done: Awaited<ReturnType<typeof writeItems>>,
-  now: () => Date,
-  turnId = `apply-${set.id}-${now().getTime()}`,
-) {
-  const planned: PlannedItem[] = changes.map((entry, index) => {
-    const result = done[index];
-    const changed = Object.keys(entry.change.fields ?? {});
-    const pick = (state: Record<string, unknown> | null | undefined) =>
-      state ? Object.fromEntries(changed.map((key) => [key, state[key] ?? null])) : null;
-    // Global styles: the owner reads each colour, size or style that changes, as the rehearsal showed it (the raw
-    // settings and styles objects are what is written, not what anyone reads).
-    const described = entry.kind === "global_styles" && isObject(entry.item.before) && isObject(entry.item.after);
-    return {
-      kind: entry.kind,
-      ref: entry.change.ref,
-      action: entry.change.action,
-      title: entry.title,
-      summary: `Applied from the sandbox: ${entry.item.summary}`,
-      before: described ? (entry.item.before as Record<string, unknown>) : pick(result?.before),
-      after: described ? (entry.item.after as Record<string, unknown>) : pick(result?.after),
-      visible: true,
-      change: entry.change,
-      beforeState: result?.before ?? null,
-      versionRead: entry.change.expect,
-    };
-  });
-  return recordWritten(
-    { userId: request.userId, siteId: set.siteId, conversationId: set.conversationId, turnId, target: "live" },
-    turnId,
-    planned,
-    done,
-  );
+  return publicChangeSet(await getChangeSet({ ...request, changeSetId: liveSetId ?? set.id }));
 }
 
 export async function discardRehearsal(
@@ -421,6 +314,3 @@ export async function discardRehearsal(
   }
   return publicChangeSet(await getChangeSet(request));
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);

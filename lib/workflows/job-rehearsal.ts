@@ -24,7 +24,8 @@ import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import type { RehearsalSandboxAccess } from "@/lib/sandbox";
 import type { SiteClient } from "@/lib/sites/types";
-import { plannedApply, type RehearsalRequest, recordLive, withClaimedRehearsals } from "./apply-rehearsal";
+import { plannedApply, type RehearsalRequest, withClaimedRehearsals } from "./apply-rehearsal";
+import { recordLive } from "./replay-run";
 
 type RehearsalSet = Awaited<ReturnType<typeof getChangeSet>>;
 type Planned = { set: RehearsalSet; chosen: { sets: string[]; items: ChangeItem[] }; manifest: SandboxManifest };

@@ -5,6 +5,7 @@
  * once. The change set and job say `resumedAt`, so the owner's pages say "resuming after a restart".
  */
 import "@/lib/changes/runs";
+import "./replay-run";
 import { driveRun, isLeaseLostError, leaseUntil, RUN_OWNER } from "@/lib/changes/journal";
 import { now } from "@/lib/clock";
 import { claimExpiredRun, findSiteById, hasExpiredRuns } from "@/lib/db/queries";

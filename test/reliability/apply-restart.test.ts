@@ -4,7 +4,9 @@
  * (support/change-run-child.ts), which is SIGKILLed while WordPress writes its second batch of 25; a new process (the
  * next instance's start-up sweeper) takes the run over once its lease expires and finishes it. A must-use plugin
  * counts every update WordPress makes to each page: every page is written exactly once, the job reads `applied: 150`
- * and `resumedAt`. The same for the job's Undo.
+ * and `resumedAt`. The same for the job's Undo, and for the chat's Approve of a card: a child writing three pages
+ * (one of them a chain of two changes) is killed while WordPress writes the second, and the next process records
+ * what landed without writing any page again.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, rmSync } from "node:fs";
@@ -12,7 +14,10 @@ import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { setDatabaseForTests } from "@/lib/db";
-import { findJobByChangeSet, findRunningRun, getChangeSetItems } from "@/lib/db/queries";
+import { holdPlanForApproval, turnView, type WriteContext } from "@/lib/agent/writes";
+import { planPostUpdate } from "@/lib/changes/plan";
+import { findJobByChangeSet, findRunningRun, getChangeSetItems, listChangeAudit } from "@/lib/db/queries";
+import { readItem } from "@/lib/sites/items";
 import { createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import { newUser } from "@/test/accounts";
 import { type AgentTestSite, insertSiteRow, startAgentSite } from "@/test/agent-site";
@@ -159,4 +164,79 @@ it("a 150-page Apply and its Undo, each killed mid-run, are finished by the next
     pages,
   );
   for (const text of texts) expect(text).toContain("555-0100");
+});
+
+it("a chat card's Approve killed while WordPress writes it is finished by the next process: every page written once", async () => {
+  const tag = `chat-restart-${Date.now()}`;
+  const pages = await php<number[]>(
+    `$ids = array(); for ($i = 1; $i <= 3; $i++) { $ids[] = wp_insert_post(array('post_type' => 'page', 'post_status' => 'publish', 'post_title' => $args . ' ' . $i, 'post_content' => '<!-- wp:paragraph --><p>Old text.</p><!-- /wp:paragraph -->')); } echo json_encode($ids);`,
+    tag,
+  );
+  await php("delete_option('sw_test_writes'); delete_option('sw_test_total');");
+  const userId = (await newUser("chat-restart")).id;
+  const siteId = await insertSiteRow({ userId, url: wp.local.url, token: wp.token, secret: wp.secret, info: wp.info });
+  const scope = { userId, siteId, conversationId: randomUUID(), turnId: randomUUID(), target: "live" as const };
+  let changeSetId = "";
+  const ctx: WriteContext = {
+    scope,
+    client: wp.admin,
+    plans: new Map(),
+    emitChange: (card) => {
+      changeSetId = card.changeSetId;
+    },
+  };
+  // One card renames the three pages; a second card of the same turn rewrites the first page's text on top of it.
+  const renames = await Promise.all(
+    pages.map(async (id, index) =>
+      planPostUpdate(await readItem(wp.admin, `post:${id}`), { title: `Renamed ${index + 1}` }, "Renamed the page."),
+    ),
+  );
+  await holdPlanForApproval(ctx, "call_rename", { summary: "Renamed three pages.", items: renames });
+  const onTop = planPostUpdate(
+    await readItem(await turnView(ctx), `post:${pages[0]}`),
+    { content: "<!-- wp:paragraph --><p>New text.</p><!-- /wp:paragraph -->" },
+    "Rewrote the text.",
+  );
+  await holdPlanForApproval(ctx, "call_text", { summary: "Rewrote the text.", items: [onTop] });
+
+  // The owner approves both cards; the child writing them dies while WordPress writes the second page.
+  rmSync(marker(), { force: true });
+  await php("update_option('sw_test_slow_at', 2, false);");
+  const approving = child([
+    "approve-call",
+    userId,
+    siteId,
+    scope.conversationId,
+    scope.turnId,
+    "call_text",
+    "call_rename",
+  ]);
+  await waitFor(
+    async () => existsSync(marker()),
+    (seen) => seen,
+    120_000,
+    "the approved write to reach WordPress",
+  );
+  approving.proc.kill("SIGKILL");
+  await new Promise((resolve) => approving.proc.once("exit", resolve));
+  await waitFor(
+    () => php<number>("echo (int) get_option('sw_test_total', 0);"),
+    (total) => total === 3,
+    60_000,
+    "WordPress to finish the batch",
+  );
+  expect(await findRunningRun(changeSetId)).toBeDefined();
+
+  await child(["sweep", changeSetId]).finished;
+  const once = await writes();
+  for (const id of pages) expect(once[id], `writes to page ${id}`).toBe(1);
+  const items = await getChangeSetItems(changeSetId);
+  expect(items.map((item) => item.status)).toEqual(["applied", "applied", "applied", "applied"]);
+  expect(items.every((item) => item.versionAfter)).toBe(true);
+  const first = await readItem(wp.admin, `post:${pages[0]}`);
+  expect(first.title).toBe("Renamed 1");
+  expect(first.state?.content).toContain("New text.");
+  expect((await readItem(wp.admin, `post:${pages[2]}`)).title).toBe("Renamed 3");
+  const audit = await listChangeAudit({ changeSetId: changeSetId });
+  expect(audit.some((row) => row.action === "write" && row.detail?.includes("after a restart"))).toBe(true);
 });
