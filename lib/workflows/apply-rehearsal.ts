@@ -103,16 +103,22 @@ export function addresses(manifest: SandboxManifest, appUrl: string, sandboxId: 
   return pairs;
 }
 
+/** The live items a replay changes, as they are now (a creation has none), read in batches of the plugin's size. */
+export async function liveItems(live: SiteClient, changes: LiveChange[]): Promise<Map<string, SiteItem>> {
+  const refs = [...new Set(changes.filter((c) => c.change.action !== "create").map((c) => c.change.ref))];
+  const read = new Map<string, SiteItem>();
+  for (let start = 0; start < refs.length; start += 50)
+    for (const item of await readItems(live, refs.slice(start, start + 50))) read.set(item.ref, item);
+  return read;
+}
+
 /**
  * The replay merged with a person's live edits, read before anything is recorded (lib/changes/replay.ts,
  * mergeLiveEdits): an edit of other fields is kept and the change goes over the live version; an edit of a field the
  * rehearsal writes is `409 drifted` naming the item and the field. Returns the live states read (what Undo restores).
  */
 async function mergedWithLive(live: SiteClient, changes: LiveChange[]) {
-  const refs = [...new Set(changes.filter((c) => c.change.action !== "create").map((c) => c.change.ref))];
-  const read = new Map<string, SiteItem>();
-  for (let start = 0; start < refs.length; start += 50)
-    for (const item of await readItems(live, refs.slice(start, start + 50))) read.set(item.ref, item);
+  const read = await liveItems(live, changes);
   const merged = mergeLiveEdits(changes, read);
   if (merged.conflicts.length > 0) throw fieldConflict(merged.conflicts);
   const before = new Map([...read].map(([ref, item]) => [ref, item.exists ? item.state : null]));

@@ -4,7 +4,8 @@
  * on the live site, the pages (drafts the first copy did not bring included) are copied into the conversation's
  * sandbox and every one is written there, the live site untouched; Apply replays them on the live site in batches
  * (more than one plugin batch holds), skipping and naming a page a person edited on the live site meanwhile; one Undo
- * puts the live site back. A runner taking over a half-finished sandbox job writes nothing twice.
+ * puts the live site back. A runner taking over a half-finished sandbox job writes nothing twice, and an Apply whose
+ * process died after its first batch is finished by the next instance, each page written once.
  */
 import { randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
@@ -13,15 +14,18 @@ import { POST as chatRoute } from "@/app/chat/route";
 import { GET as previewRoute } from "@/app/preview/[sandboxId]/[[...path]]/route";
 import { setAgentModelForTests } from "@/lib/agent/model";
 import { scriptedModel } from "@/lib/agent/testing/scripted-model";
-import { readItems } from "@/lib/sites/items";
+import { ITEMS_ROUTE, readItems } from "@/lib/sites/items";
 import { humanEditPost } from "@/test/changes";
 import { getDb } from "@/lib/db";
 import {
   findJobByChangeSet,
+  findRunningRun,
   findSandboxManifest,
   findSiteForUser,
   getChangeSetItems,
   insertConversation,
+  listChangeAudit,
+  listRunEntries,
 } from "@/lib/db/queries";
 import { changeItems, jobs } from "@/lib/db/schema";
 import { useTestDatabase } from "@/lib/db/testing";
@@ -33,10 +37,12 @@ import type { SiteClient } from "@/lib/sites/types";
 import { newUser } from "@/test/accounts";
 import { type AgentTestSite, type Chunk, pairAgentSite, parseUiStream, startAgentSite } from "@/test/agent-site";
 import { call } from "@/test/http";
-import { runAsAdmin } from "@/test/wordpress";
+import { installMuPlugin, runAsAdmin } from "@/test/wordpress";
 import { kickJobRunner, showJobForOwner, startBulkJob } from "./bulk-job";
 import { applyChangeSetForOwner, showChangeSetForOwner, undoChangeSetForOwner } from "./change-set-actions";
 import { setChatDepsForTests } from "./chat-turn";
+import { applyJobRehearsal } from "./job-rehearsal";
+import { resumeInterruptedRuns } from "./resume-runs";
 
 useTestDatabase();
 // Dozens of pages copied, written in a sandbox and on the live site, then undone: minutes on a loaded machine.
@@ -265,8 +271,129 @@ describe("bulk jobs in sandbox mode", () => {
       }),
     ).rejects.toThrow(/live mode/);
   });
+
+  // Simulated at the journal's boundary (lib/changes/journal.ts), as lib/sandbox/rehearsal.test.ts does: the run is
+  // recorded, the first batch reached WordPress and was written, the process stops before reading the answer. The
+  // takeover is resumeInterruptedRuns, the same code the next instance's sweeper runs after a restart
+  // (test/reliability/apply-restart.test.ts kills a real process).
+  it("finishes a sandbox job's Apply that died after its first batch: each page written once, skips named, undo restores", async () => {
+    await closeOwnersSandboxes();
+    installMuPlugin(
+      wp.local.wpPath,
+      "count-job-apply-writes.php",
+      `<?php
+add_action('post_updated', function ($id) {
+  $watched = get_option('sw_job_watch', array());
+  if (!in_array($id, $watched, true)) { return; }
+  $counts = get_option('sw_job_counts', array());
+  $counts[$id] = ($counts[$id] ?? 0) + 1;
+  update_option('sw_job_counts', $counts, false);
+}, 10, 1);
+`,
+    );
+    const tag = "sbxcrash";
+    const all = await pages(30, "publish", tag); // two of the run's batches (25 each)
+    const conversationId = randomUUID();
+    await insertConversation({ id: conversationId, userId: owner.id, siteId, title: tag, now: new Date() });
+    const rehearsal = await t.manager.rehearsal({ userId: owner.id, siteId, conversationId, live });
+    const started = await startBulkJob({
+      userId: owner.id,
+      siteId,
+      conversationId,
+      spec: replaceSpec(tag, "any", "555-0177"),
+      client: live,
+      sandboxId: rehearsal.sandbox.id,
+    });
+    await kickJobRunner();
+    const changeSetId = started.changeSetId;
+    expect(await findJobByChangeSet(changeSetId)).toMatchObject({ status: "ready" });
+
+    // A person edits one page before the Apply; the live site counts Sitewright's writes from here.
+    const editedBefore = all[5]!;
+    await humanEditPost(wp.local.wpPath, editedBefore, { content: "<p>Call Bo on 555-0100.</p>" });
+    await php("update_option('sw_job_watch', $args, false); delete_option('sw_job_counts');", all);
+
+    let died = false;
+    const dying: SiteClient = {
+      get: (route, query) => live.get(route, query),
+      put: (route, body) => live.put(route, body),
+      delete: (route, query) => live.delete(route, query),
+      post: async (route, body) => {
+        if (route !== ITEMS_ROUTE || died) return live.post(route, body);
+        await live.post(route, body); // a refused batch throws here, as the site answered it
+        died = true;
+        throw new SimulatedDeath();
+      },
+    };
+    const request = { userId: owner.id, siteId, changeSetId };
+    const job = (await findJobByChangeSet(changeSetId))!;
+    await expect(applyJobRehearsal(request, dying, t.manager.rehearsals(), job)).rejects.toThrow(SimulatedDeath);
+    // Read from the store: the owner's read of the job would take the run over at once.
+    expect(await findJobByChangeSet(changeSetId)).toMatchObject({ status: "applying" });
+    const run = (await findRunningRun(changeSetId))!;
+    expect(run).toMatchObject({ kind: "replay", mode: "queue", jobId: job.id });
+    const entries = await listRunEntries(run.id);
+    expect(entries).toHaveLength(30);
+    const firstBatch = entries.filter((e) => e.batch === 0 && e.state === "writing");
+    expect(firstBatch.length).toBeGreaterThanOrEqual(24); // sent, its answer never read
+    expect(entries.filter((e) => e.batch === 1).every((e) => e.state === "pending")).toBe(true);
+    const idOf = (ref: string) => Number(ref.split(":")[1]);
+    for (const text of await liveContents(firstBatch.map((e) => idOf(e.change.ref))))
+      expect(text).toContain("555-0177");
+
+    // Another person edits a page of the batch not sent yet, before the next instance takes over.
+    const editedAfter = idOf(entries.find((e) => e.batch === 1 && idOf(e.change.ref) !== editedBefore)!.change.ref);
+    await humanEditPost(wp.local.wpPath, editedAfter, { content: "<p>Call Cy on 555-0100.</p>" });
+
+    expect(await resumeInterruptedRuns({ siteClient: () => live, changeSetId })).toBe(1);
+    const counts = await php<Record<string, number>>(
+      "echo json_encode((object) get_option('sw_job_counts', array()));",
+    );
+    const written = all.filter((id) => id !== editedBefore && id !== editedAfter);
+    // Each page written once; the page edited after the crash holds one write, the person's (its content below).
+    expect(counts).toEqual(Object.fromEntries([...written, editedAfter].map((id) => [String(id), 1])));
+    for (const text of await liveContents(written)) expect(text).toContain("555-0177");
+    expect(await liveContent(editedBefore)).toBe("<p>Call Bo on 555-0100.</p>");
+    expect(await liveContent(editedAfter)).toBe("<p>Call Cy on 555-0100.</p>");
+
+    const shownJob = await showJobForOwner({ userId: owner.id, siteId, jobId: job.id });
+    expect(shownJob).toMatchObject({ status: "done", progress: { planned: 30, applied: 28, skipped: 2 } });
+    expect(shownJob.resumedAt).toBeDefined();
+    expect(await showChangeSetForOwner(request)).toMatchObject({ status: "partially_applied" });
+    const rehearsed = await getChangeSetItems(changeSetId);
+    expect(rehearsed.filter((i) => i.status === "failed")).toHaveLength(2);
+    // The skipped pages are named (as the sandbox copied them) in the Apply's one audit row.
+    const audit = (await listChangeAudit({ changeSetId })).filter((row) => row.action === "apply");
+    expect(audit).toHaveLength(1);
+    expect(audit[0]).toMatchObject({ outcome: "partial" });
+    expect(audit[0]!.detail).toContain("Finished after a restart.");
+    expect(audit[0]!.detail).toContain(`${tag} 6: A person changed it on the site`);
+    const afterTitle = `${tag} ${all.indexOf(editedAfter) + 1}`;
+    expect(audit[0]!.detail).toContain(`${afterTitle}: A person changed it on the site`);
+
+    // One live change set, recorded once, holds every written page; one Undo puts them all back.
+    const liveSets = new Set(rehearsed.flatMap((i) => (i.madeLiveBy ? [i.madeLiveBy] : [])));
+    expect(liveSets.size).toBe(1);
+    const liveSetId = [...liveSets][0]!;
+    const liveItems = await getChangeSetItems(liveSetId);
+    expect(liveItems.map((i) => i.ref).sort()).toEqual(written.map((id) => `post:${id}`).sort());
+    expect(liveItems.every((i) => i.status === "applied")).toBe(true);
+    const undone = await undoChangeSetForOwner({ userId: owner.id, siteId, changeSetId: liveSetId });
+    expect(undone).toMatchObject({ status: "undone", skipped: [] });
+    for (const text of await liveContents(written)) expect(text).toContain("Call us on 555-0100");
+    expect(await liveContent(editedBefore)).toBe("<p>Call Bo on 555-0100.</p>");
+    expect(await liveContent(editedAfter)).toBe("<p>Call Cy on 555-0100.</p>");
+    await php("delete_option('sw_job_watch');");
+  });
 });
 
 function sandboxIdOf(items: Array<{ liveRef?: string | null; sandboxId?: unknown }>, liveId: number) {
   return Number(items.find((i) => i.liveRef === `post:${liveId}`)?.sandboxId);
+}
+
+class SimulatedDeath extends Error {
+  constructor() {
+    super("the process died here");
+    this.name = "SimulatedDeath";
+  }
 }

@@ -1,34 +1,27 @@
 /**
  * Use case: Apply of a bulk job rehearsed in a sandbox (docs/bulk-jobs.md, "In sandbox mode"). The claim, the choice
  * of items, the superseded rule and the replay plan are a rehearsal's (./apply-rehearsal.ts, lib/changes/replay.ts);
- * what differs is how it is written, as the live queue writes: in conditional batches of the plugin's size, each
- * recorded in one live change set as it lands, and an item a person changed on the live site since the copy is
- * skipped and named (its rehearsal item `failed`) while the rest go through — a job is not refused as a whole.
+ * what differs is how it is written, as the live queue writes: a durable run in batches of the plugin's size
+ * (./replay-run.ts, queue mode), and an item a person changed on the live site since the copy is skipped and named
+ * (its rehearsal item `failed`) while the rest go through — a job is not refused as a whole. A process that dies
+ * mid-Apply leaves the run to the next instance (lib/workflows/resume-runs.ts), which writes the rest once, records the
+ * one live change set, counts `applied` on the job and ends it `done`.
  */
-import { auditChange, getChangeSet, publicChangeSet } from "@/lib/changes/change-sets";
+import { getChangeSet, publicChangeSet } from "@/lib/changes/change-sets";
 import { currentTitles } from "@/lib/changes/drift";
-import { type Skipped, writeSkippingDrift } from "@/lib/changes/queue";
-import { type LiveChange, manifestAfterApply, manifestEntry, type planReplay } from "@/lib/changes/replay";
-import type { WrittenItem } from "@/lib/sites/items";
+import type { Skipped } from "@/lib/changes/queue";
+import { manifestEntry, type planReplay } from "@/lib/changes/replay";
 import { now as clockNow } from "@/lib/clock";
-import {
-  addJobProgress,
-  findSandboxManifest,
-  finishRehearsalApply,
-  transitionChangeItems,
-  transitionJob,
-  upsertSandboxManifest,
-} from "@/lib/db/queries";
-import type { ChangeItem, Job, SandboxManifest } from "@/lib/db/schema";
+import { addJobProgress, findRunningRun, transitionChangeItems, transitionJob } from "@/lib/db/queries";
+import type { ChangeItem, ChangeSetStatus, Job, SandboxManifest } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
-import { log } from "@/lib/log";
 import type { RehearsalSandboxAccess } from "@/lib/sandbox";
 import type { SiteClient } from "@/lib/sites/types";
-import { plannedApply, type RehearsalRequest, withClaimedRehearsals } from "./apply-rehearsal";
-import { recordLive } from "./replay-run";
+import { liveItems, plannedApply, type RehearsalRequest, withClaimedRehearsals } from "./apply-rehearsal";
+import { replayAsRun } from "./replay-run";
 
 type RehearsalSet = Awaited<ReturnType<typeof getChangeSet>>;
-type Planned = { set: RehearsalSet; chosen: { sets: string[]; items: ChangeItem[] }; manifest: SandboxManifest };
+type Plan = ReturnType<typeof planReplay>;
 
 /** The live change set the Apply wrote (the rehearsal itself when nothing could be written), and what it skipped. */
 export type JobApplyOutcome = { changeSet: ReturnType<typeof publicChangeSet>; skipped: Skipped[] };
@@ -42,81 +35,64 @@ export async function applyJobRehearsal(
 ): Promise<JobApplyOutcome> {
   if (job.status === "planning")
     throw new AppError("not_applicable", "The job is still working in the sandbox; apply it when it is ready.");
-  return withClaimedRehearsals(request, now, async (set) => {
-    const { chosen, manifest, items, plan } = await plannedApply(request, set, sandboxes);
+  return withClaimedRehearsals(request, now, async (set, claimed) => {
+    const { sandboxId, manifest, items, plan } = await plannedApply(request, set, sandboxes);
+    // `applying` until the run ends (./replay-run.ts: `done`), here or after a restart.
     await transitionJob({ id: job.id, from: ["ready", "done"], to: "applying", now: now() });
-    // From here on the live site may change: whatever happens, the sets' status is computed from their items.
     try {
-      return await writeInBatches({ request, live, job, now }, { set, chosen: { ...chosen, items }, manifest }, plan);
-    } finally {
-      await finishRehearsalApply({ itemIds: [], liveChangeSetId: "", sets: chosen.sets, now: now() });
-      await transitionJob({ id: job.id, from: ["applying"], to: "done", now: now() });
+      const planned = { set, claimed, sandboxId, items, plan };
+      const { outcome, liveSetId } = await replayJob({ request, live, job, now }, planned);
+      const skipped = await nameSkipped(live, manifest, plan, outcome.skipped);
+      const shown = await getChangeSet({ ...request, changeSetId: liveSetId ?? set.id });
+      return { changeSet: publicChangeSet(shown), skipped };
+    } catch (error) {
+      // Failed before any run began: the job is as it was. A run under way is finished by the sweeper instead.
+      if (!(await findRunningRun(set.id)))
+        await transitionJob({ id: job.id, from: ["applying"], to: job.status, now: now() });
+      throw error;
     }
   });
 }
 
 type Context = { request: RehearsalRequest; live: SiteClient; job: Job; now: () => Date };
+type Planned = {
+  set: RehearsalSet;
+  claimed: Map<string, ChangeSetStatus>;
+  sandboxId: string;
+  items: ChangeItem[];
+  plan: Plan;
+};
 
-async function writeInBatches(
-  ctx: Context,
-  planned: Planned,
-  plan: ReturnType<typeof planReplay>,
-): Promise<JobApplyOutcome> {
-  const { request, live, now } = ctx;
-  const { set, chosen } = planned;
-  // Every chosen item of a ref is made live by that ref's one change.
-  const itemsOfRef = new Map<string, string[]>();
-  for (const item of chosen.items) itemsOfRef.set(item.ref, [...(itemsOfRef.get(item.ref) ?? []), item.id]);
-  const turnId = `job:${ctx.job.id}:apply-${now().getTime()}`;
-  const written: { changes: LiveChange[]; done: WrittenItem[] } = { changes: [], done: [] };
-  let liveSetId: string | undefined;
-  const result = await writeSkippingDrift(
-    live,
-    plan.changes.map((entry) => ({ item: { id: entry.item.id, title: entry.title, entry }, change: entry.change })),
-    async (batch) => {
-      const changes = batch.map((b) => b.item.entry);
-      const done = batch.map((b) => b.done);
-      const recorded = await recordLive(request, set, changes, done, now, turnId);
-      liveSetId = recorded.changeSetId;
-      await finishRehearsalApply({
-        itemIds: changes.flatMap((c) => itemsOfRef.get(c.item.ref) ?? [c.item.id]),
-        liveChangeSetId: recorded.changeSetId,
-        sets: [],
-        now: now(),
-      });
-      written.changes.push(...changes);
-      written.done.push(...done);
+/**
+ * The replay as a queue run on the rehearsal. The live state of each target is read first: what Undo puts back when a
+ * takeover finds a batch landed without its answer. What the replay cannot apply at all is skipped before the run.
+ */
+async function replayJob(ctx: Context, planned: Planned) {
+  const { request, live, job, now } = ctx;
+  const { set, claimed, sandboxId, items, plan } = planned;
+  // Every chosen item of a ref is made live (or skipped) by that ref's one change.
+  const refusedRefs = new Set(plan.refused.map((r) => items.find((item) => item.id === r.id)?.ref ?? r.id));
+  const before = new Map(
+    [...(await liveItems(live, plan.changes))].map(([ref, item]) => [ref, item.exists ? item.state : null]),
+  );
+  if (plan.refused.length > 0) {
+    const ids = items.filter((item) => refusedRefs.has(item.ref)).map((item) => item.id);
+    await transitionChangeItems({ ids, from: "applied", to: "failed", now: now() });
+    await addJobProgress({ id: job.id, delta: { skipped: plan.refused.length }, now: now() });
+  }
+  return replayAsRun(
+    {
+      request,
+      set,
+      claimed,
+      sandboxId,
+      items: items.filter((item) => !refusedRefs.has(item.ref)),
+      changes: plan.changes,
+      before,
+      job: { id: job.id, refused: plan.refused },
     },
-  ).catch(async (error: unknown) => {
-    await recordManifest(planned, written);
-    throw error;
-  });
-  const skipped = await nameSkipped(live, planned, plan, result.skipped);
-  const skippedIds = skipped.flatMap((s) => {
-    const item = chosen.items.find((i) => i.id === s.id);
-    return item ? (itemsOfRef.get(item.ref) ?? [s.id]) : [s.id];
-  });
-  await transitionChangeItems({ ids: skippedIds, from: "applied", to: "failed", now: now() });
-  await recordManifest(planned, written);
-  await addJobProgress({
-    id: ctx.job.id,
-    delta: { applied: written.changes.length, skipped: skipped.length },
-    now: now(),
-  });
-  await auditChange({
-    changeSetId: set.id,
-    siteId: set.siteId,
-    userId: request.userId,
-    action: "apply",
-    itemIds: chosen.items.map((item) => item.id),
-    outcome: skipped.length ? "partial" : "ok",
-    detail: [
-      liveSetId ? `live change set ${liveSetId}` : "nothing written",
-      ...skipped.map((s) => `${s.title}: ${s.reason}`),
-    ].join(" "),
-  });
-  const shown = await getChangeSet({ ...request, changeSetId: liveSetId ?? set.id });
-  return { changeSet: publicChangeSet(shown), skipped };
+    live,
+  );
 }
 
 /**
@@ -126,8 +102,8 @@ async function writeInBatches(
  */
 async function nameSkipped(
   live: SiteClient,
-  planned: Planned,
-  plan: ReturnType<typeof planReplay>,
+  manifest: SandboxManifest,
+  plan: Plan,
   skipped: Skipped[],
 ): Promise<Skipped[]> {
   const refOf = new Map(plan.changes.map((c) => [c.item.id, { live: c.change.ref, sandbox: c.sandboxRef }]));
@@ -138,19 +114,8 @@ async function nameSkipped(
   const titles = liveRefs.length ? await currentTitles(live, liveRefs).catch(() => new Map<string, string>()) : null;
   const named = skipped.map((s) => {
     const refs = refOf.get(s.id);
-    const copied = refs ? manifestEntry(planned.manifest.items, refs.sandbox)?.title : undefined;
+    const copied = refs ? manifestEntry(manifest.items, refs.sandbox)?.title : undefined;
     return { ...s, title: (refs && titles?.get(refs.live)) ?? copied ?? s.title };
   });
   return [...plan.refused, ...named];
-}
-
-/** The written items' new live versions, so a later rehearsal in the same sandbox applies over them. */
-async function recordManifest(planned: Planned, written: { changes: LiveChange[]; done: WrittenItem[] }) {
-  if (written.changes.length === 0) return;
-  const sandboxId = planned.set.sandboxId!;
-  const current = (await findSandboxManifest({ sandboxId })) ?? planned.manifest;
-  await upsertSandboxManifest({
-    ...current,
-    items: manifestAfterApply(current.items, written.changes, written.done),
-  }).catch((error) => log.warn("could not record the applied versions in the manifest", { sandboxId, error }));
 }

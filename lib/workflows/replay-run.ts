@@ -3,11 +3,12 @@
  * docs/change-sets.md, "Durable Apply and Undo"). The replay's changes are recorded on the rehearsal before the first
  * write, each with what it needs to become a live item (its kind, summary, diff and the live state it replaces), so a
  * run another instance takes over after a restart finishes as the one that started it would have: the live change
- * set recorded, the rehearsal's items made live, the sandbox's manifest moved on to the versions written.
+ * set recorded, the rehearsal's items made live, the sandbox's manifest moved on to the versions written. A bulk
+ * job's Apply (./job-rehearsal.ts) is the same run in queue mode: it also counts on the job and ends it `done`.
  */
 import { auditChange, itemsOfToolCall, recordWritten } from "@/lib/changes/change-sets";
 import { currentTitles } from "@/lib/changes/drift";
-import { driveRun, registerRunKind, type RunOutcome, startRun } from "@/lib/changes/journal";
+import { driveRun, registerRunKind, type RunOutcome, type RunSkipped, startRun } from "@/lib/changes/journal";
 import type { PlannedItem } from "@/lib/changes/plan";
 import { type LiveChange, manifestAfterApply, type ReplayItem } from "@/lib/changes/replay";
 import { now } from "@/lib/clock";
@@ -17,6 +18,7 @@ import {
   listRunEntries,
   releaseRehearsals,
   transitionChangeItems,
+  transitionJob,
   upsertSandboxManifest,
 } from "@/lib/db/queries";
 import type { ChangeRun, ChangeRunEntry, ChangeSetStatus, SandboxManifest } from "@/lib/db/schema";
@@ -35,6 +37,8 @@ type ReplayContext = {
   /** The live change set's turn: one per Apply, so a takeover finds the set it already recorded. */
   turnId: string;
   itemIds: string[];
+  /** A bulk job's Apply: the items the replay cannot apply at all, named in the audit beside the skipped ones. */
+  refused?: RunSkipped[];
 };
 
 /** What an entry keeps beside its change (`change_run_entries.data`). */
@@ -182,6 +186,8 @@ const auditApply = (run: ChangeRun, outcome: string, detail: string[]) =>
   });
 
 registerRunKind("replay", {
+  // A bulk job's Apply (a queue run with `jobId`) counts on the job as its batches land; a chat rehearsal has no job.
+  counters: { written: "applied", skipped: "skipped" },
   // What was written is in the run's entries until `completing` makes it a live change set.
   async written() {},
   async skipped(_run, entries) {
@@ -189,6 +195,9 @@ registerRunKind("replay", {
     await transitionChangeItems({ ids, from: "applied", to: "failed", now: now() });
   },
   async completing(run, outcome) {
+    // A job's Apply ends `done` once its run does, here or after a restart (before the run is marked done: a crash
+    // between the two runs this again on takeover).
+    if (run.jobId) await transitionJob({ id: run.jobId, from: ["applying"], to: "done", now: now() });
     const written = (await listRunEntries(run.id)).filter((e) => e.state === "written");
     if (written.length === 0) return;
     const changes = written.map(liveChangeOf);
@@ -215,9 +224,10 @@ registerRunKind("replay", {
     // Each claimed set's status from its items, once the run no longer holds it `applying`.
     await finishRehearsalApply({ itemIds: [], liveChangeSetId: "", sets: contextOf(run).sets, now: now() });
     const liveSetId = await liveSetOf(run);
-    await auditApply(run, outcome.skipped.length ? "partial" : "ok", [
+    const skipped = [...(contextOf(run).refused ?? []), ...outcome.skipped];
+    await auditApply(run, skipped.length ? "partial" : "ok", [
       liveSetId ? `live change set ${liveSetId}` : "nothing written",
-      ...outcome.skipped.map((s) => `${s.title}: ${s.reason}`),
+      ...skipped.map((s) => `${s.title}: ${s.reason}`),
     ]);
   },
   async refused(run, error, entries, client) {
@@ -240,13 +250,20 @@ export type Replay = {
   changes: LiveChange[];
   /** The live state of each target as read before the run (merged with a person's edits of other fields). */
   before: Map<string, Record<string, unknown> | null>;
+  /**
+   * A bulk job's Apply (docs/bulk-jobs.md, "In sandbox mode"): a queue run, batch by batch, that skips and names an
+   * item a person changed instead of refusing the whole Apply, counts on the job and ends it `done`; `refused` are
+   * the items the replay cannot apply at all (already `failed` and counted).
+   */
+  job?: { id: string; refused: RunSkipped[] };
 };
 
 /**
- * Writes a replay as one durable atomic run on the rehearsal (recorded before the write, finished by the next
- * instance if this process dies); returns the outcome and the live change set it recorded, if anything was written.
- * A refusal throws the rehearsal's answer (`409 drifted` naming the items); other failures leave the run to the
- * sweeper, the rehearsal `applying`.
+ * Writes a replay as one durable run on the rehearsal (recorded before the write, finished by the next instance if
+ * this process dies): one atomic batch for a chat rehearsal, batches that skip a drifted item for a job's
+ * (`replay.job`). Returns the outcome and the live change set it recorded, if anything was written. A refusal of an
+ * atomic run throws the rehearsal's answer (`409 drifted` naming the items); other failures leave the run to the
+ * sweeper, the rehearsal (and the job) `applying`.
  */
 export async function replayAsRun(
   replay: Replay,
@@ -254,10 +271,12 @@ export async function replayAsRun(
 ): Promise<{ outcome: RunOutcome; liveSetId?: string }> {
   const madeLive = (ref: string) => replay.items.filter((item) => item.ref === ref).map((item) => item.id);
   const at = now();
+  const { job } = replay;
   const run = await startRun({
     kind: "replay",
-    mode: "atomic",
+    mode: job ? "queue" : "atomic",
     changeSetId: replay.set.id,
+    jobId: job?.id ?? null,
     userId: replay.request.userId,
     siteId: replay.set.siteId,
     context: {
@@ -265,8 +284,10 @@ export async function replayAsRun(
       previous: Object.fromEntries(replay.claimed),
       sandboxId: replay.sandboxId,
       conversationId: replay.set.conversationId,
-      turnId: `apply-${replay.set.id}-${at.getTime()}`,
+      // A job's live set is named by its turn (`job:`), so Undo takes it as a queue (lib/changes/kind.ts).
+      turnId: job ? `job:${job.id}:apply-${at.getTime()}` : `apply-${replay.set.id}-${at.getTime()}`,
       itemIds: replay.items.map((item) => item.id),
+      ...(job ? { refused: job.refused } : {}),
     } satisfies ReplayContext,
     entries: replay.changes.map((entry) => ({
       itemId: entry.item.id,
