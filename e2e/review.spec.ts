@@ -114,3 +114,59 @@ test("a live change proposed over MCP: the live page shown, no sandbox mentioned
   await expect(page.getByTestId("review-status")).toHaveText("Applied");
   await expect(page.locator("main")).not.toContainText(/sandbox/i);
 });
+
+test("two changes to one page in one turn: one row on the review page, before the first to after the last", async ({
+  page,
+}) => {
+  test.setTimeout(180_000);
+  const { appUrl } = e2eState();
+  const userId = await signUp(page, "review-chain");
+  const { siteId, admin } = await connectSite(userId);
+  const title = `Bakery hours ${Date.now()}`;
+  const { data: created } = await admin.post<{ id: number }>("/wp/v2/pages", {
+    title,
+    content: "<!-- wp:paragraph --><p>Open 8 to 18</p><!-- /wp:paragraph -->",
+    status: "publish",
+  });
+  const content = "<!-- wp:paragraph --><p>Open every day from 7</p><!-- /wp:paragraph -->";
+  const calls = [
+    { name: "update_page", arguments: { type: "page", id: created.id, title: `${title} (summer)` } },
+    { name: "update_page", arguments: { type: "page", id: created.id, content } },
+  ];
+  await page.goto(`${appUrl}/sites/${siteId}/chat?new=1`);
+  await page.getByRole("textbox", { name: "Message" }).fill(`calls ${JSON.stringify(calls)}`);
+  await page.getByRole("button", { name: "Send" }).click();
+  const cards = page.locator('[data-testid="tool-card"][data-state="approval"]');
+  await expect(cards).toHaveCount(2);
+  // The chat's second card shows only its own change and says what it rests on.
+  await expect(cards.nth(1).getByTestId("rests-on")).toContainText("planned on top of an earlier change");
+  await expect(cards.nth(0).getByTestId("rests-on")).toHaveCount(0);
+  const listed = await (await page.request.get(`${appUrl}/sites/${siteId}/changes`)).json();
+  const pending = listed.changeSets.find((set: { status: string }) => set.status === "pending");
+
+  await page.goto(`${appUrl}/sites/${siteId}/review/${pending.id}`);
+  const rows = page.getByTestId("diff-row");
+  await expect(rows).toHaveCount(1);
+  const row = rows.first();
+  await expect(row).toHaveAttribute("data-items", "2");
+  // Before the first change and after the last, every field either touches.
+  await expect(row.locator("dd del").first()).toHaveText(title);
+  await expect(row.locator("dd ins").first()).toHaveText(`${title} (summer)`);
+  await expect(row.getByTestId("block-diff")).toContainText("Open 8 to 18");
+  await expect(row.getByTestId("block-diff")).toContainText("Open every day from 7");
+  const steps = row.getByTestId("combined-steps");
+  await expect(steps).toContainText("2 changes to");
+  await expect(steps).toContainText("Approve writes them together, in this order");
+  await expect(steps.locator("li")).toHaveCount(2);
+  await checkState(page, "review-chain-pending", { frames: false });
+
+  await page.getByRole("button", { name: "Approve" }).click();
+  await expect(page.getByTestId("review-status")).toHaveText("Applied");
+  await expect(steps.locator('li[data-status="applied"]')).toHaveCount(2);
+  const { data: now } = await admin.get<{ title: { raw: string }; content: { raw: string } }>(
+    `/wp/v2/pages/${created.id}`,
+    { context: "edit" },
+  );
+  expect(now.title.raw).toBe(`${title} (summer)`);
+  expect(now.content.raw).toBe(content);
+});
