@@ -109,3 +109,55 @@ test("Approve all waiting (N) writes the N items the page drew; items that arriv
     await db.update(jobs).set({ status: "ready", leaseOwner: null, leaseUntil: null }).where(eq(jobs.id, jobId));
   }
 });
+
+test("the review page's Approve writes the changes it drew; one planned after it was drawn keeps waiting", async ({
+  page,
+}) => {
+  test.setTimeout(180_000);
+  const { appUrl } = e2eState();
+  const { siteId, admin } = await connectSite(await signUp(page, "shown-review"));
+  const tag = `shownreview${Date.now()}`;
+  const [shown, later] = (await pages(tag, 2)) as [number, number];
+  await page.goto(`${appUrl}/sites/${siteId}/chat?new=1`);
+  await page
+    .getByRole("textbox", { name: "Message" })
+    .fill(`call update_page ${JSON.stringify({ type: "page", id: shown, title: `${tag} shown (new)` })}`);
+  await page.getByRole("button", { name: "Send" }).click();
+  await expect(page.locator('[data-testid="tool-card"][data-state="approval"]')).toHaveCount(1);
+  const listed = await (await page.request.get(`${appUrl}/sites/${siteId}/changes`)).json();
+  const set = listed.changeSets.find((s: { status: string }) => s.status === "pending");
+  await page.goto(`${appUrl}/sites/${siteId}/review/${set.id}`);
+  await expect(page.getByTestId("diff-row")).toHaveCount(1);
+  const drawn = await getChangeSetItems(set.id);
+  expect(drawn).toHaveLength(1);
+
+  // Another change joins the set after the page was drawn (as a later turn of the conversation plans one).
+  const [current] = await readItems(admin, [`post:${later}`]);
+  const [added] = await insertChangeItems([
+    {
+      ...planPostUpdate(current!, { title: `${tag} later (new)` }, "Renamed."),
+      id: randomUUID(),
+      changeSetId: set.id,
+      toolCallId: null,
+      status: "pending" as const,
+      now: new Date(),
+    },
+  ]);
+
+  const sent = page.waitForRequest((request) => request.url().endsWith(`/changes/${set.id}/approve`));
+  await page.getByRole("button", { name: "Approve" }).click();
+  // The click carries the last change the page drew.
+  expect((await sent).postDataJSON()).toEqual({ upTo: drawn[0]!.id });
+  await expect(page.locator('[data-testid="diff-row"] [data-testid="change-item"][data-status="applied"]')).toHaveCount(
+    1,
+  );
+  // The page now draws the later change too, still waiting, with nothing refused.
+  await expect(page.locator('[data-testid="change-item"][data-status="pending"]')).toHaveCount(1);
+  await expect(page.locator("main p.error")).toHaveCount(0);
+  const items = await getChangeSetItems(set.id);
+  expect(items.find((item) => item.id === added!.id)?.status).toBe("pending");
+  expect(items.filter((item) => item.status === "applied").map((item) => item.ref)).toEqual([`post:${shown}`]);
+  const site = await contents([shown, later]);
+  expect(site[shown]).toContain(`${tag} shown (new)`);
+  expect(site[later]).not.toContain("(new)");
+});

@@ -14,7 +14,7 @@ import { useTestDatabase } from "@/lib/db/testing";
 import { readItems } from "@/lib/sites/items";
 import type { SiteClient } from "@/lib/sites/types";
 import { newUser } from "@/test/accounts";
-import { type AgentTestSite, insertSiteRow, startAgentSite } from "@/test/agent-site";
+import { type AgentTestSite, pairAgentSite, startAgentSite } from "@/test/agent-site";
 import { runAsAdmin } from "@/test/wordpress";
 import { loadRehearsalReview } from "./review";
 
@@ -42,13 +42,7 @@ const insertPage = (title: string) =>
 
 it("shows a page's chained changes as one row, before the first to after the last, and Approve writes them", async () => {
   const owner = await newUser("review-rows");
-  const siteId = await insertSiteRow({
-    userId: owner.id,
-    url: wp.local.url,
-    token: wp.token,
-    secret: wp.secret,
-    info: wp.info,
-  });
+  const siteId = await pairAgentSite(wp, owner.id);
   const [hours, prices] = [await insertPage("Opening hours"), await insertPage("Prices")];
   const set = await ensureChangeSet({
     id: randomUUID(),
@@ -98,4 +92,42 @@ it("shows a page's chained changes as one row, before the first to after the las
   const written = await loadRehearsalReview({ userId: owner.id, siteId, changeSetId: set.id });
   expect(written.rows.map((row) => row.status)).toEqual(["applied", "applied"]);
   expect((await read()).state).toMatchObject({ title: "Hours", content });
+});
+
+it("approves only what the page drew: a change planned after the page was drawn keeps waiting", async () => {
+  const owner = await newUser("review-upto");
+  const siteId = await pairAgentSite(wp, owner.id);
+  const [shown, later] = [await insertPage("Shown"), await insertPage("Later")];
+  const set = await ensureChangeSet({
+    id: randomUUID(),
+    userId: owner.id,
+    siteId,
+    conversationId: randomUUID(),
+    turnId: randomUUID(),
+    target: "live",
+    now: new Date(),
+  });
+  const hold = async (id: number, title: string) => {
+    const [current] = await readItems(wp.admin, [`post:${id}`]);
+    const plan = planPostUpdate(current!, { title }, "Renamed.");
+    return (
+      await insertChangeItems([
+        { ...plan, id: randomUUID(), changeSetId: set.id, toolCallId: null, status: "pending", now: new Date() },
+      ])
+    )[0]!;
+  };
+  await hold(shown, "Shown (new)");
+  const drawn = await loadRehearsalReview({ userId: owner.id, siteId, changeSetId: set.id });
+  const added = await hold(later, "Later (new)");
+
+  const upTo = drawn.changeSet.items.at(-1)!.id;
+  const approved = await approvePendingChangeSet({ userId: owner.id, siteId, changeSetId: set.id, upTo }, wp.admin);
+  expect(approved.items.map((item) => [item.title, item.status])).toEqual([
+    ["Shown", "applied"],
+    ["Later", "pending"],
+  ]);
+  expect(approved.status).toBe("pending");
+  const titles = await readItems(wp.admin, [`post:${shown}`, `post:${later}`]);
+  expect(titles.map((item) => item.title)).toEqual(["Shown (new)", "Later"]);
+  expect(added.status).toBe("pending");
 });

@@ -24,6 +24,21 @@ const STATUS: Record<string, string> = {
   partially_applied: "Partly applied",
 };
 
+/** Approve and Deny, saying how many waiting changes the page drew (the click covers those: `upTo`). */
+function Decision(props: { waiting: number; busy: boolean; decide(decision: "approve" | "deny"): void }) {
+  const { waiting, busy, decide } = props;
+  return (
+    <p>
+      <button type="button" disabled={busy} onClick={() => decide("approve")}>
+        {waiting > 1 ? `Approve all ${waiting}` : "Approve"}
+      </button>{" "}
+      <button type="button" className="secondary" disabled={busy} onClick={() => decide("deny")}>
+        {waiting > 1 ? `Deny all ${waiting}` : "Deny"}
+      </button>
+    </p>
+  );
+}
+
 /** How a combined row's changes are clicked here: the whole set at once (lib/changes/chains.ts writes them in order). */
 const TOGETHER = "Approve writes them together, in this order, and Undo takes them back as one.";
 
@@ -44,6 +59,8 @@ export function PendingReview({
 }) {
   const router = useRouter();
   const [current, setCurrent] = useState({ set: changeSet, rows });
+  const upTo = changeSet.items.at(-1)?.id;
+  const waiting = changeSet.items.filter((item) => item.status === "pending").length;
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
   const [approved, setApproved] = useState(false);
@@ -55,7 +72,8 @@ export function PendingReview({
       const res = await fetch(`/sites/${siteId}/changes/${changeSet.id}/${decision}`, {
         method: "POST",
         headers: { "content-type": "application/json", accept: "application/json" },
-        body: "{}",
+        // The last item this page drew: a change planned after it (a later turn's) is neither approved nor denied.
+        body: JSON.stringify(upTo ? { upTo } : {}),
       });
       const body = (await res.json().catch(() => ({}))) as Answer;
       if (!res.ok || !body.changeSet) {
@@ -86,14 +104,7 @@ export function PendingReview({
         </p>
       ) : null}
       {current.set.status === "pending" && !refusal ? (
-        <p>
-          <button type="button" disabled={busy} onClick={() => void decide("approve")}>
-            Approve
-          </button>{" "}
-          <button type="button" className="secondary" disabled={busy} onClick={() => void decide("deny")}>
-            Deny
-          </button>
-        </p>
+        <Decision waiting={waiting} busy={busy} decide={(decision) => void decide(decision)} />
       ) : null}
       {error ? (
         <p className="error" role="alert">
