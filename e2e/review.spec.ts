@@ -3,11 +3,20 @@
  * colour before and after (swatches and values, as the chat's card does); a rehearsal whose sandbox is gone says so
  * in words and offers Discard instead of Apply, with no frame of the sandbox (never raw JSON in the page); a
  * change made on the live site (an MCP client's proposal) never mentions a sandbox, and its page frame shows the
- * live page. Each state passes axe.
+ * live page. Each state passes axe. Several changes to one item are one row (docs/change-sets.md, "Several changes to
+ * one item"): on the review page, and in a job's queue, where the row is chosen as a whole and a change resting on a
+ * rejected one is named and cannot be approved.
  */
 import { randomUUID } from "node:crypto";
 import { expect, test } from "@playwright/test";
-import { ensureChangeSet, insertChangeItems } from "../lib/db/queries";
+import { eq } from "drizzle-orm";
+import { pendingView } from "../lib/changes/chains";
+import { planPostUpdate } from "../lib/changes/plan";
+import { ensureChangeSet, getChangeSetItems, insertChangeItems, transitionChangeItems } from "../lib/db/queries";
+import { getDb } from "../lib/db";
+import { jobs } from "../lib/db/schema";
+import { readItems } from "../lib/sites/items";
+import type { SiteClient } from "../lib/sites/types";
 import { checkState } from "./support/checks";
 import { connectSite, signUp, useAppDatabase } from "./support/owner";
 import { e2eState } from "./support/state";
@@ -169,4 +178,88 @@ test("two changes to one page in one turn: one row on the review page, before th
   );
   expect(now.title.raw).toBe(`${title} (summer)`);
   expect(now.content.raw).toBe(content);
+});
+
+/** Two changes to one page queued in a job's change set, the second planned on top of the first (as a chain is). */
+async function queueChain(admin: SiteClient, changeSetId: string, pageId: number, tag: string) {
+  const hold = async (plan: ReturnType<typeof planPostUpdate>) =>
+    (
+      await insertChangeItems([
+        { ...plan, id: randomUUID(), changeSetId, toolCallId: null, status: "pending" as const, now: new Date() },
+      ])
+    )[0]!;
+  const [page] = await readItems(admin, [`post:${pageId}`]);
+  const title = await hold(planPostUpdate(page!, { title: `${tag} renamed` }, "Renamed the page."));
+  const [onTop] = await readItems(pendingView(admin, [title]), [`post:${pageId}`]);
+  const excerpt = await hold(planPostUpdate(onTop!, { excerpt: `${tag} excerpt` }, "Wrote an excerpt."));
+  return { title, excerpt };
+}
+
+test("a job's queue: two changes to one page are one row, chosen together; one resting on a rejected change is named", async ({
+  page,
+}) => {
+  test.setTimeout(240_000);
+  const { appUrl } = e2eState();
+  const { siteId, admin } = await connectSite(await signUp(page, "review-queue-chain"));
+  const tag = `queuechain${Date.now()}`;
+  const created = async (title: string) =>
+    (
+      await admin.post<{ id: number }>("/wp/v2/pages", {
+        title,
+        content: "<!-- wp:paragraph --><p>Call us on 555-0100.</p><!-- /wp:paragraph -->",
+        status: "publish",
+      })
+    ).data.id;
+  await created(`${tag} hours`);
+  await page.goto(`${appUrl}/sites/${siteId}/chat?new=1`);
+  const spec = {
+    description: "pages with the old number",
+    selection: { type: "page", search: `${tag} hours`, status: "publish" },
+    change: { kind: "replace", field: "content", find: "555-0100", replace: "555-0199" },
+  };
+  await page.getByLabel("Message").fill(`call start_bulk_job ${JSON.stringify(spec)}`);
+  await page.getByRole("button", { name: "Send" }).click();
+  await page.getByRole("link", { name: "Follow the job and review its changes" }).click();
+  await expect(page.getByTestId("job")).toHaveAttribute("data-status", "ready", { timeout: 60_000 });
+  const jobId = new URL(page.url()).pathname.split("/")[4]!;
+  const [job] = await (await getDb()).select().from(jobs).where(eq(jobs.id, jobId));
+  const changeSetId = job!.changeSetId;
+  const [kept, stranded] = [await created(`${tag} deliveries`), await created(`${tag} catering`)];
+  const first = await queueChain(admin, changeSetId, kept, `${tag} deliveries`);
+  const second = await queueChain(admin, changeSetId, stranded, `${tag} catering`);
+  // The owner (elsewhere) rejected the catering page's first change: the second has nothing to rest on.
+  await transitionChangeItems({ ids: [second.title.id], from: "pending", to: "denied", now: new Date() });
+
+  await page.reload();
+  const rows = page.getByTestId("queue-item");
+  await expect(rows).toHaveCount(3);
+  const chain = page.locator(`[data-testid="queue-item"][data-key="${first.title.id}"]`);
+  await expect(chain.getByTestId("combined-steps").locator("li")).toHaveCount(2);
+  await expect(chain.locator("dd del").first()).toHaveText(`${tag} deliveries`);
+  await expect(chain.locator("dd ins").first()).toHaveText(`${tag} deliveries renamed`);
+  const broken = page.locator(`[data-testid="queue-item"][data-key="${second.title.id}"]`);
+  await expect(broken.getByTestId("stranded")).toContainText(
+    "“Wrote an excerpt.” cannot be approved: it was planned on top of “Renamed the page.”, which was rejected.",
+  );
+  await checkState(page, "queue-chain", { frames: false });
+
+  // The stranded change can only be rejected: choosing it offers no Approve.
+  await broken.getByRole("checkbox").check();
+  await expect(page.getByRole("button", { name: "Approve selected (0)" })).toBeDisabled();
+  await page.getByRole("button", { name: "Reject selected (1)" }).click();
+  await expect(page.getByTestId("queue-outcome")).toContainText("Rejected 1.");
+
+  // The chain's one checkbox chooses both of its changes; one click writes them in order.
+  await chain.getByRole("checkbox").check();
+  await page.getByRole("button", { name: "Approve selected (2)" }).click();
+  await expect(page.getByTestId("queue-outcome")).toContainText("Approved 2.");
+  const { data: written } = await admin.get<{ title: { raw: string }; excerpt: { raw: string } }>(
+    `/wp/v2/pages/${kept}`,
+    { context: "edit" },
+  );
+  expect(written.title.raw).toBe(`${tag} deliveries renamed`);
+  expect(written.excerpt.raw).toBe(`${tag} deliveries excerpt`);
+  const items = await getChangeSetItems(changeSetId);
+  expect(items.find((item) => item.id === first.excerpt.id)?.status).toBe("applied");
+  expect(items.find((item) => item.id === second.excerpt.id)?.status).toBe("denied");
 });

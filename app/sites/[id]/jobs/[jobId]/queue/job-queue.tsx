@@ -119,8 +119,8 @@ function Stranded({ row }: { row: CombinedRow }) {
     <p className="warn" data-testid="stranded">
       {stranded.map(({ step, on }) => (
         <span key={step.id}>
-          “{step.summary}” cannot be approved: it was planned on top of “{on.summary}”, which {GONE_WORDS[on.status]}.
-          Reject it, or ask again for the change.{" "}
+          “{step.summary}” cannot be approved: it was planned on top of “{on.summary}”, which{" "}
+          {GONE_WORDS[on.status] ?? "cannot be approved either"}. Reject it, or ask again for the change.{" "}
         </span>
       ))}
     </p>
