@@ -15,6 +15,7 @@ import { jobs } from "../lib/db/schema";
 import { readItems } from "../lib/sites/items";
 import { runAsAdmin } from "../test/wordpress";
 import { connectSite, signUp, useAppDatabase } from "./support/owner";
+import { replaceJobInQueue } from "./support/jobs";
 import { e2eState } from "./support/state";
 
 useAppDatabase();
@@ -38,25 +39,14 @@ test("Approve all waiting (N) writes the N items the page drew; items that arriv
   page,
 }) => {
   test.setTimeout(240_000);
-  const { appUrl } = e2eState();
   const { siteId, admin } = await connectSite(await signUp(page, "shown"));
   const tag = `shown${Date.now()}`;
   const drawnPages = await pages(tag, 5);
 
-  await page.goto(`${appUrl}/sites/${siteId}/chat?new=1`);
-  const spec = {
-    description: "pages with the old number",
-    selection: { type: "page", search: tag, status: "publish" },
-    change: { kind: "replace", field: "content", find: "555-0100", replace: "555-0199" },
-  };
-  await page.getByLabel("Message").fill(`call start_bulk_job ${JSON.stringify(spec)}`);
-  await page.getByRole("button", { name: "Send" }).click();
-  await expect(page.getByTestId("job-link")).toContainText("5 pages with the old number");
-  await page.getByRole("link", { name: "Follow the job and review its changes" }).click();
-  await expect(page.getByTestId("job")).toHaveAttribute("data-status", "ready", { timeout: 60_000 });
-  const jobId = new URL(page.url()).pathname.split("/")[4]!;
+  const job = await replaceJobInQueue(page, siteId, tag);
+  await expect(page.getByTestId("job-counts")).toContainText("5 waiting for your review");
+  const jobId = job.id;
   const db = await getDb();
-  const [job] = await db.select().from(jobs).where(eq(jobs.id, jobId));
 
   // The job is still planning (another runner holds it), and the owner's page is drawn with its 5 waiting items.
   const leaseUntil = new Date(Date.now() + 10 * 60_000);
@@ -80,20 +70,20 @@ test("Approve all waiting (N) writes the N items the page drew; items that arriv
       current.map((item) => ({
         ...planPostUpdate(item, { title: `${item.title} (renamed)` }, "Renamed."),
         id: randomUUID(),
-        changeSetId: job!.changeSetId,
+        changeSetId: job.changeSetId,
         toolCallId: null,
         status: "pending" as const,
         now: new Date(),
       })),
     );
 
-    const sent = page.waitForRequest((request) => request.url().endsWith(`/changes/${job!.changeSetId}/apply`));
+    const sent = page.waitForRequest((request) => request.url().endsWith(`/changes/${job.changeSetId}/apply`));
     await button.click();
     // The click carries the last item the page drew, and nothing else.
     expect((await sent).postDataJSON()).toEqual({ upTo: drawnIds.at(-1) });
     await expect(page.getByTestId("queue-outcome")).toContainText("Approved the 5 shown.", { timeout: 60_000 });
 
-    const items = await getChangeSetItems(job!.changeSetId);
+    const items = await getChangeSetItems(job.changeSetId);
     const written = items.filter((item) => item.status === "applied").map((item) => item.id);
     expect(written.sort()).toEqual([...drawnIds].sort());
     const waiting = items.filter((item) => item.status === "pending").map((item) => item.ref);

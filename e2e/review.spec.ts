@@ -9,16 +9,14 @@
  */
 import { randomUUID } from "node:crypto";
 import { expect, test } from "@playwright/test";
-import { eq } from "drizzle-orm";
 import { pendingView } from "../lib/changes/chains";
 import { planPostUpdate } from "../lib/changes/plan";
 import { ensureChangeSet, getChangeSetItems, insertChangeItems, transitionChangeItems } from "../lib/db/queries";
-import { getDb } from "../lib/db";
-import { jobs } from "../lib/db/schema";
 import { readItems } from "../lib/sites/items";
 import type { SiteClient } from "../lib/sites/types";
 import { checkState } from "./support/checks";
 import { connectSite, signUp, useAppDatabase } from "./support/owner";
+import { replaceJobInQueue } from "./support/jobs";
 import { e2eState } from "./support/state";
 
 useAppDatabase();
@@ -199,7 +197,6 @@ test("a job's queue: two changes to one page are one row, chosen together; one r
   page,
 }) => {
   test.setTimeout(240_000);
-  const { appUrl } = e2eState();
   const { siteId, admin } = await connectSite(await signUp(page, "review-queue-chain"));
   const tag = `queuechain${Date.now()}`;
   const created = async (title: string) =>
@@ -211,19 +208,7 @@ test("a job's queue: two changes to one page are one row, chosen together; one r
       })
     ).data.id;
   await created(`${tag} hours`);
-  await page.goto(`${appUrl}/sites/${siteId}/chat?new=1`);
-  const spec = {
-    description: "pages with the old number",
-    selection: { type: "page", search: `${tag} hours`, status: "publish" },
-    change: { kind: "replace", field: "content", find: "555-0100", replace: "555-0199" },
-  };
-  await page.getByLabel("Message").fill(`call start_bulk_job ${JSON.stringify(spec)}`);
-  await page.getByRole("button", { name: "Send" }).click();
-  await page.getByRole("link", { name: "Follow the job and review its changes" }).click();
-  await expect(page.getByTestId("job")).toHaveAttribute("data-status", "ready", { timeout: 60_000 });
-  const jobId = new URL(page.url()).pathname.split("/")[4]!;
-  const [job] = await (await getDb()).select().from(jobs).where(eq(jobs.id, jobId));
-  const changeSetId = job!.changeSetId;
+  const { changeSetId } = await replaceJobInQueue(page, siteId, `${tag} hours`);
   const [kept, stranded] = [await created(`${tag} deliveries`), await created(`${tag} catering`)];
   const first = await queueChain(admin, changeSetId, kept, `${tag} deliveries`);
   const second = await queueChain(admin, changeSetId, stranded, `${tag} catering`);
