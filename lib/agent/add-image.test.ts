@@ -9,14 +9,14 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { POST as chatRoute } from "@/app/chat/route";
 import { POST as undoRoute } from "@/app/sites/[id]/changes/[changeSetId]/undo/route";
 import { POST as uploadRoute } from "@/app/sites/[id]/uploads/route";
 import { blockText, describeTarget } from "@/app/sites/[id]/chat/card-words";
 import { getChangeSet } from "@/lib/changes/change-sets";
 import { useTestDatabase } from "@/lib/db/testing";
 import { SECRET, jpegWithMetadata } from "@/lib/media/testing";
-import { pairAgentSite, parseUiStream, startAgentSite, type AgentTestSite, type Chunk } from "@/test/agent-site";
+import { pairAgentSite, startAgentSite, type AgentTestSite } from "@/test/agent-site";
+import { answerEvery, approvalIds, changeParts, chatAs, outputs, type Turn } from "@/test/chat";
 import { newUser } from "@/test/accounts";
 import { call } from "@/test/http";
 import { installMuPlugin } from "@/test/wordpress";
@@ -56,11 +56,7 @@ async function upload(bytes: Uint8Array, name: string): Promise<string> {
   return res.json.upload.id as string;
 }
 
-async function chat(body: Record<string, unknown>): Promise<Chunk[]> {
-  const res = await call(chatRoute, { body: { siteId, ...body }, cookie: user.cookie, path: "/chat", headers: ORIGIN });
-  expect(res.status).toBe(200);
-  return parseUiStream(res.text);
-}
+const chat = chatAs(() => ({ siteId, cookie: user.cookie }));
 
 type ChangeData = {
   changeSetId: string;
@@ -75,8 +71,8 @@ type ChangeData = {
     targetId: string;
   }>;
 };
-const lastChange = (chunks: Chunk[]) =>
-  (chunks.filter((c) => c.type === "data-change").at(-1) as unknown as { data: ChangeData }).data;
+const changesOf = (turn: Turn) => changeParts(turn) as unknown as ChangeData[];
+const lastChange = (turn: Turn) => changesOf(turn).at(-1)!;
 
 async function publishedPage(title: string) {
   const { data } = await wp.admin.post<{ id: number; link: string }>("/wp/v2/pages", {
@@ -104,23 +100,19 @@ async function addImageAndApprove(page: { id: number }, uploadId: string) {
   ]);
   setAgentModelForTests(model);
   const asked = await chat({ message: "Put this photo at the end of the page", uploads: [uploadId] });
-  const request = asked.find((c) => c.type === "tool-approval-request") as unknown as { approvalId: string };
-  const conversationId = (
-    asked.find((c) => c.type === "data-conversation") as unknown as { data: { conversationId: string } }
-  ).data.conversationId;
-  return { model, asked, request, conversationId };
+  return { model, asked };
 }
 
 describe("an attached photo on a published page", () => {
   it("uploads at once, waits for the click to show it, and undo takes it all back", async () => {
     const page = await publishedPage("Our shop");
     const uploadId = await upload(await jpegWithMetadata({ width: 80, height: 60 }), "front.jpg");
-    const { model, asked, request, conversationId } = await addImageAndApprove(page, uploadId);
+    const { model, asked } = await addImageAndApprove(page, uploadId);
 
     expect(JSON.stringify(model.doStreamCalls[0]!.prompt)).toContain(
       `The owner attached image upload:${uploadId} (front.jpg, image/jpeg`,
     );
-    expect(request).toBeDefined();
+    expect(approvalIds(asked)).toHaveLength(1);
     const pending = lastChange(asked);
     expect(pending.items.map((i) => [i.kind, i.action, i.status])).toEqual([
       ["media", "create", "applied"],
@@ -136,7 +128,7 @@ describe("an attached photo on a published page", () => {
     expect(file.includes(Buffer.from(SECRET))).toBe(false);
     expect(await publicHtml(page.link)).not.toContain(`wp-image-${mediaId}`);
 
-    const approved = await chat({ conversationId, approvals: [{ id: request.approvalId, approved: true }] });
+    const approved = await answerEvery(chat, asked);
     const done = lastChange(approved);
     expect(done.items.map((i) => [i.kind, i.status])).toEqual([
       ["media", "applied"],
@@ -164,9 +156,9 @@ describe("an attached photo on a published page", () => {
   it("keeps the attachment on undo when another page shows it by then", async () => {
     const page = await publishedPage("Gallery");
     const uploadId = await upload(await jpegWithMetadata({ width: 40, height: 30 }), "counter.jpg");
-    const { asked, request, conversationId } = await addImageAndApprove(page, uploadId);
+    const { asked } = await addImageAndApprove(page, uploadId);
     const mediaId = Number(lastChange(asked).items[0]!.targetId.slice("post:".length));
-    const approved = await chat({ conversationId, approvals: [{ id: request.approvalId, approved: true }] });
+    const approved = await answerEvery(chat, asked);
     const changeSetId = lastChange(approved).changeSetId;
 
     // The owner uses the picture on another page, in WordPress.
@@ -218,7 +210,7 @@ describe("an attached photo on a published page", () => {
         { text: "Done." },
       ]),
     );
-    const chunks = await chat({ message: "Put the sign from that address at the top of the draft" });
+    const { chunks } = await chat({ message: "Put the sign from that address at the top of the draft" });
     expect(chunks.some((c) => c.type === "tool-approval-request")).toBe(false);
     const outcome = (id: string) =>
       chunks.find((c) => c.toolCallId === id && c.type.startsWith("tool-output")) as unknown as {
@@ -241,12 +233,12 @@ describe("an attached photo on a published page", () => {
   it("takes the upload back when the owner denies the image's place", async () => {
     const page = await publishedPage("Denied");
     const uploadId = await upload(await jpegWithMetadata({ width: 20, height: 20 }), "maybe.jpg");
-    const { asked, request, conversationId } = await addImageAndApprove(page, uploadId);
+    const { asked } = await addImageAndApprove(page, uploadId);
     const mediaId = Number(lastChange(asked).items[0]!.targetId.slice("post:".length));
     expect((await wp.admin.get<{ id: number }>(`/wp/v2/media/${mediaId}`)).data.id).toBe(mediaId);
 
     setAgentModelForTests(scriptedModel([{ text: "Left as it was." }]));
-    await chat({ conversationId, approvals: [{ id: request.approvalId, approved: false }] });
+    await answerEvery(chat, asked, false);
     const gone = await wp.admin.get(`/wp/v2/media/${mediaId}`).catch((error: { siteStatus?: number }) => error);
     expect((gone as { siteStatus?: number }).siteStatus).toBe(404);
     const set = await getChangeSet({ userId: user.id, siteId, changeSetId: lastChange(asked).changeSetId });
@@ -266,12 +258,10 @@ describe("an attached photo on a published page", () => {
       const page = await publishedPage("Small files only");
       const uploadId = await upload(await jpegWithMetadata({ width: 64, height: 64 }), "big.jpg");
       const { asked } = await addImageAndApprove(page, uploadId);
-      const output = asked.find((c) => c.type === "tool-output-available") as unknown as {
-        output: { ok: boolean; code: string; error: string };
-      };
-      expect(output.output).toMatchObject({ ok: false, code: "file_too_large" });
-      expect(output.output.error).toContain("up to 0 KiB");
-      expect(asked.some((c) => c.type === "data-change")).toBe(false);
+      const [output] = outputs(asked);
+      expect(output).toMatchObject({ ok: false, code: "file_too_large" });
+      expect(output!.error).toContain("up to 0 KiB");
+      expect(changeParts(asked)).toEqual([]);
     } finally {
       rmSync(path.join(wp.local.wpPath, "wp-content", "mu-plugins", "sitewright-test-media-limit.php"));
     }
@@ -284,18 +274,11 @@ describe("an attached photo on a published page", () => {
  */
 describe("each turn's own items on its card, with the right labels", () => {
   const REUSED = "call_0";
-  const changesOf = (chunks: Chunk[]) =>
-    chunks.filter((c) => c.type === "data-change").map((c) => (c as unknown as { data: ChangeData }).data);
-  const approvalOf = (chunks: Chunk[]) =>
-    (chunks.find((c) => c.type === "tool-approval-request") as unknown as { approvalId: string }).approvalId;
   const turn = async (toolCall: { name: string; input: unknown }, body: Record<string, unknown>) => {
     setAgentModelForTests(scriptedModel([{ toolCalls: [{ ...toolCall, id: REUSED }] }, { text: "Done." }]));
     const asked = await chat(body);
-    const conversationId = (
-      asked.find((c) => c.type === "data-conversation") as unknown as { data: { conversationId: string } }
-    ).data.conversationId;
-    const approved = await chat({ conversationId, approvals: [{ id: approvalOf(asked), approved: true }] });
-    return { asked, approved, conversationId };
+    const approved = await answerEvery(chat, asked);
+    return { asked, approved, conversationId: asked.conversationId };
   };
   const kinds = (change: ChangeData) => change.items.map((i) => [i.kind, i.action, i.status]);
 
@@ -357,9 +340,6 @@ describe("each turn's own items on its card, with the right labels", () => {
     expect(imageBlock(shown.before.content)).toBe("[image: “The shop front”]");
     expect(imageBlock(shown.after.content)).toBe("[image: “The shop front at dawn”]");
     // What the model is told of the approved write names a media item, not a page.
-    const output = third.approved.find((c) => c.type === "tool-output-available") as unknown as {
-      output: { ok: boolean; target: { type: string; id: number } };
-    };
-    expect(output.output).toMatchObject({ ok: true, target: { type: "media", id: mediaId } });
+    expect(outputs(third.approved)[0]).toMatchObject({ ok: true, target: { type: "media", id: mediaId } });
   });
 });

@@ -13,6 +13,7 @@ import { toolApprovals } from "@/lib/db/schema";
 import { VISIBILITY_ROUTE } from "@/lib/sites/items";
 import { siteClientFor } from "@/lib/sites/sites";
 import { call } from "@/test/http";
+import { chatAs, latestChanges, outputs, type Turn } from "@/test/chat";
 import { newUser } from "@/test/accounts";
 import { eq } from "drizzle-orm";
 import { APPROVAL_TTL_MS, spendApproval } from "./approvals";
@@ -24,12 +25,9 @@ import {
   countingClient,
   insertSiteRow,
   pairAgentSite,
-  parseUiStream,
   startAgentSite,
   startFaultyLink,
-  streamText,
   type AgentTestSite,
-  type Chunk,
 } from "@/test/agent-site";
 import { HOSTILE_CONTENT, POLITE_CONTENT } from "./testing/injection-corpus";
 import { failingModel, scriptedModel, toolResults, type Script } from "./testing/scripted-model";
@@ -63,36 +61,8 @@ beforeEach(() => {
 
 afterEach(() => setAgentModelForTests(undefined));
 
-type Turn = {
-  status: number;
-  chunks: Chunk[];
-  text: string;
-  conversationId?: string;
-  metadata?: Record<string, unknown>;
-  json?: any;
-};
-
-async function chat(body: Record<string, unknown>, cookie = user.cookie): Promise<Turn> {
-  const res = await call(POST, {
-    body: { siteId, ...body },
-    cookie,
-    path: "/chat",
-    headers: { origin: "http://localhost:3000" },
-  });
-  if (res.status !== 200) return { status: res.status, chunks: [], text: "", json: res.json };
-  const chunks = parseUiStream(res.text);
-  const conversation = chunks.find((c) => c.type === "data-conversation") as
-    | { data: { conversationId: string } }
-    | undefined;
-  const finish = chunks.find((c) => c.type === "finish") as { messageMetadata?: Record<string, unknown> } | undefined;
-  return {
-    status: 200,
-    chunks,
-    text: streamText(chunks),
-    conversationId: conversation?.data.conversationId,
-    metadata: finish?.messageMetadata,
-  };
-}
+// Refused turns (401, 403, 404…) come back with their status: several tests here are about those.
+const chat = chatAs(() => ({ siteId, cookie: user.cookie }), { refusals: true });
 
 function useModel(script: Script) {
   const model = scriptedModel(script);
@@ -114,14 +84,6 @@ async function readPage(id: number) {
     .data;
 }
 
-const outputsOf = (turn: Turn) =>
-  turn.chunks.filter((c) => c.type === "tool-output-available").map((c) => c.output as Record<string, any>);
-/** The change items each tool call planned or wrote, as the chat shows them (latest state per call). */
-const changeParts = (turn: Turn) => {
-  const latest = new Map<string, Record<string, any>>();
-  for (const c of turn.chunks) if (c.type === "data-change") latest.set(c.id as string, c.data as Record<string, any>);
-  return [...latest.values()];
-};
 /** A request that could change the site: asking where visitors would see a plan (a POST) writes nothing. */
 const writesToSite = (r: { method: string; route: string }) => r.method !== "GET" && r.route !== VISIBILITY_ROUTE;
 const approvalRequests = (turn: Turn) =>
@@ -146,11 +108,11 @@ describe("a chat turn", () => {
     expect(turn.status).toBe(200);
     expect(turn.text).toContain("About our bakery");
     expect((await readPage(id)).title.raw).toBe("About our bakery");
-    expect(outputsOf(turn).map((o) => o.summary)).toEqual([
+    expect(outputs(turn).map((o) => o.summary)).toEqual([
       `Searched pages for "About Zorbaville": 1 found.`,
       `Updated the title of page ${id}.`,
     ]);
-    expect(outputsOf(turn)[1]).toMatchObject({
+    expect(outputs(turn)[1]).toMatchObject({
       ok: true,
       before: { title: "About Zorbaville" },
       after: { title: "About our bakery" },
@@ -354,7 +316,7 @@ describe("destructive operations", () => {
     expect(request).toBeDefined();
     // Planning reads the page (to show the diff); nothing is written before the click.
     expect(counter.requests.filter(writesToSite)).toEqual([]);
-    expect(changeParts(asked)[0]).toMatchObject({
+    expect(latestChanges(asked)[0]).toMatchObject({
       status: "pending",
       items: [{ title: "Launch page", before: { status: "draft" }, after: { status: "publish" }, status: "pending" }],
     });
@@ -366,7 +328,7 @@ describe("destructive operations", () => {
       approvals: [{ id: request!.approvalId, approved: true }],
     });
     expect(approved.status).toBe(200);
-    expect(outputsOf(approved)[0]).toMatchObject({
+    expect(outputs(approved)[0]).toMatchObject({
       ok: true,
       before: { status: "draft" },
       after: { status: "publish" },
@@ -522,7 +484,7 @@ describe("destructive operations", () => {
       conversationId: asked.conversationId,
       approvals: [{ id: approvalRequests(asked)[0]!.approvalId, approved: true }],
     });
-    expect(outputsOf(done)[0]).toMatchObject({
+    expect(outputs(done)[0]).toMatchObject({
       ok: true,
       before: { items: [] },
       after: { items: [{ title: "Visit" }] },
@@ -547,7 +509,7 @@ describe("the owner's click rule", () => {
     expect(approvalRequests(asked).map((r) => r.toolCallId)).toEqual(["call_live"]);
     expect((await readPage(draft)).title.raw).toBe("Draft notes v2");
     expect((await readPage(live)).title.raw).toBe("Opening hours");
-    const parts = Object.fromEntries(changeParts(asked).map((p) => [p.toolCallId, p]));
+    const parts = Object.fromEntries(latestChanges(asked).map((p) => [p.toolCallId, p]));
     expect(parts.call_draft).toMatchObject({ status: "applied", items: [{ visible: false }] });
     expect(parts.call_live).toMatchObject({
       status: "pending",
@@ -561,9 +523,9 @@ describe("the owner's click rule", () => {
       conversationId: asked.conversationId,
       approvals: [{ id: approvalRequests(asked)[0]!.approvalId, approved: true }],
     });
-    expect(outputsOf(approved)[0]).toMatchObject({ ok: true, after: { title: "Opening hours (summer)" } });
+    expect(outputs(approved)[0]).toMatchObject({ ok: true, after: { title: "Opening hours (summer)" } });
     // No false warning from our own result (it named the operation, which the phrase scanner matched).
-    expect(outputsOf(approved)[0]!.flagged).toBeUndefined();
+    expect(outputs(approved)[0]!.flagged).toBeUndefined();
     expect((await readPage(live)).title.raw).toBe("Opening hours (summer)");
     expect(approved.metadata?.changeSetId).toBe(parts.call_live!.changeSetId);
     const set = await findChangeSet({ id: parts.call_live!.changeSetId, userId: user.id, siteId });
@@ -599,7 +561,7 @@ describe("the owner's click rule", () => {
       { text: "Added two paragraphs." },
     ]);
     const turn = await chat({ message: "Add two paragraphs" });
-    expect(outputsOf(turn).map((o) => o.ok)).toEqual([true, true]);
+    expect(outputs(turn).map((o) => o.ok)).toEqual([true, true]);
     const content = (await wp.admin.get<{ content: { raw: string } }>(`/wp/v2/pages/${draft}`, { context: "edit" }))
       .data.content.raw;
     expect(content).toContain("<p>One</p>");
@@ -665,7 +627,7 @@ describe("the owner's click rule", () => {
         conversationId: asked.conversationId,
         approvals: [{ id: approvalRequests(asked)[0]!.approvalId, approved: true }],
       });
-      expect(outputsOf(approved)[0]).toMatchObject({ ok: false, code: "site_unreachable" });
+      expect(outputs(approved)[0]).toMatchObject({ ok: false, code: "site_unreachable" });
       const set = await findChangeSet({
         id: asked.metadata!.changeSetId as string,
         userId: user.id,
@@ -696,7 +658,7 @@ describe("the owner's click rule", () => {
       conversationId: asked.conversationId,
       approvals: [{ id: approvalRequests(asked)[0]!.approvalId, approved: true }],
     });
-    expect(outputsOf(approved)[0]).toMatchObject({ ok: false, code: "sitewright_stale" });
+    expect(outputs(approved)[0]).toMatchObject({ ok: false, code: "sitewright_stale" });
     expect((await readPage(live)).title.raw).toBe("Prices 2027");
     expect(JSON.stringify(model.doStreamCalls.at(-1)!.prompt)).toContain("sitewright_stale");
   });
@@ -738,7 +700,7 @@ describe("prompt injection", () => {
       expect((await readPage(id)).title.raw).toBe("Innocent title");
       expect((await readPage(id)).status).toBe("publish");
       expect((await wp.admin.get<{ title: string }>("/wp/v2/settings")).data.title).toBe(settingsBefore);
-      const pending = Object.fromEntries(changeParts(turn).map((part) => [part.toolCallId, part]));
+      const pending = Object.fromEntries(latestChanges(turn).map((part) => [part.toolCallId, part]));
       expect(pending.call_identity).toMatchObject({
         status: "pending",
         items: [
@@ -857,23 +819,23 @@ describe("circuit breakers", () => {
       link.down();
       useModel([{ toolCalls: [{ name: "get_site_info", input: {} }] }]);
       const turn = await chat({ siteId: flakySite, message: "info please" });
-      const outputs = outputsOf(turn);
-      expect(outputs.slice(0, 5).map((o) => o.code)).toEqual(Array(5).fill("site_unreachable"));
-      expect(outputs.slice(5).every((o) => o.code === "site_paused")).toBe(true);
+      const answers = outputs(turn);
+      expect(answers.slice(0, 5).map((o) => o.code)).toEqual(Array(5).fill("site_unreachable"));
+      expect(answers.slice(5).every((o) => o.code === "site_paused")).toBe(true);
       const attempts = link.connections();
       expect(breakerSnapshot().sites[flakySite]).toMatchObject({ state: "open", consecutiveFailures: 5 });
 
       link.up();
       useModel([{ toolCalls: [{ name: "get_site_info", input: {} }] }, { text: "ok" }]);
       const stillOpen = await chat({ siteId: flakySite, message: "again" });
-      expect(outputsOf(stillOpen)[0]!.code).toBe("site_paused");
+      expect(outputs(stillOpen)[0]!.code).toBe("site_paused");
       expect(link.connections()).toBe(attempts);
 
       advanceClockForTests(30_001);
       expect(breakerSnapshot().sites[flakySite]!.state).toBe("half_open");
       useModel([{ toolCalls: [{ name: "get_site_info", input: {} }] }, { text: "ok" }]);
       const recovered = await chat({ siteId: flakySite, message: "and now?" });
-      expect(outputsOf(recovered)[0]).toMatchObject({ ok: true });
+      expect(outputs(recovered)[0]).toMatchObject({ ok: true });
       expect(breakerSnapshot().sites[flakySite]!.state).toBe("closed");
     } finally {
       await link.close();

@@ -4,7 +4,6 @@
  * set's undo route. Nothing here names a theme or a WordPress version: the test reads what the site reports.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { POST } from "@/app/chat/route";
 import { POST as UNDO } from "@/app/sites/[id]/changes/[changeSetId]/undo/route";
 import { readItem } from "@/lib/sites/items";
 import { findSiteForUser } from "@/lib/db/queries";
@@ -19,7 +18,8 @@ import { setAgentModelForTests } from "./model";
 import { readGlobalStyles } from "./operations/global-styles-site";
 import { listNavigations } from "./operations/navigation-posts";
 import { allowedOperations, grantFromSiteInfo } from "./registry";
-import { type AgentTestSite, type Chunk, pairAgentSite, parseUiStream, startAgentSite } from "@/test/agent-site";
+import { type AgentTestSite, pairAgentSite, startAgentSite } from "@/test/agent-site";
+import { approvalIds, changeSetIds, chatAs, outputs } from "@/test/chat";
 import { scriptedModel, type Script } from "./testing/scripted-model";
 
 useTestDatabase();
@@ -46,32 +46,8 @@ beforeEach(() => {
   });
 });
 
-type Turn = { status: number; chunks: Chunk[]; conversationId?: string };
-
-async function chat(body: Record<string, unknown>): Promise<Turn> {
-  const res = await call(POST, {
-    body: { siteId, ...body },
-    cookie: user.cookie,
-    path: "/chat",
-    headers: { origin: "http://localhost:3000" },
-  });
-  expect(res.status, res.text).toBe(200);
-  const chunks = parseUiStream(res.text);
-  const conversation = chunks.find((c) => c.type === "data-conversation") as unknown as {
-    data: { conversationId: string };
-  };
-  return { status: res.status, chunks, conversationId: conversation?.data.conversationId };
-}
-
+const chat = chatAs(() => ({ siteId, cookie: user.cookie }));
 const useModel = (script: Script) => setAgentModelForTests(scriptedModel(script));
-const approvalIds = (turn: Turn) =>
-  turn.chunks.filter((c) => c.type === "tool-approval-request").map((c) => c.approvalId as string);
-const outputs = (turn: Turn) =>
-  turn.chunks.filter((c) => c.type === "tool-output-available").map((c) => c.output as Record<string, any>);
-const changeSetIds = (turn: Turn) =>
-  new Set(
-    turn.chunks.filter((c) => c.type === "data-change").map((c) => (c.data as { changeSetId: string }).changeSetId),
-  );
 
 /** The front page as a visitor gets it. */
 const frontPage = async () => {
@@ -173,7 +149,7 @@ describe("a block-theme site", () => {
 
     // Undo the turn's change set(s) through the owner's route.
     const sets = changeSetIds(done);
-    expect(sets.size).toBeGreaterThan(0);
+    expect(sets.length).toBeGreaterThan(0);
     for (const changeSetId of sets) {
       const undone = await call(UNDO, {
         body: {},

@@ -6,14 +6,14 @@
  * over a person's save in Site Settings since. A scripted model is the only fake.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { POST } from "@/app/chat/route";
 import { POST as UNDO } from "@/app/sites/[id]/changes/[changeSetId]/undo/route";
 import { useTestDatabase } from "@/lib/db/testing";
 import { readItem } from "@/lib/sites/items";
 import { siteClientFor } from "@/lib/sites/sites";
 import { setChatDepsForTests } from "@/lib/workflows/chat-turn";
 import { newUser } from "@/test/accounts";
-import { type AgentTestSite, type Chunk, pairAgentSite, parseUiStream, startAgentSite } from "@/test/agent-site";
+import { type AgentTestSite, pairAgentSite, startAgentSite } from "@/test/agent-site";
+import { approvalIds, changeSetIds, chatAs, outputs } from "@/test/chat";
 import { call } from "@/test/http";
 import { runAsAdmin } from "@/test/wordpress";
 import { resetBreakersForTests } from "./breaker";
@@ -55,32 +55,7 @@ beforeEach(() => {
   });
 });
 
-type Turn = { chunks: Chunk[]; conversationId?: string };
-
-async function chat(body: Record<string, unknown>): Promise<Turn> {
-  const res = await call(POST, {
-    body: { siteId, ...body },
-    cookie: user.cookie,
-    path: "/chat",
-    headers: { origin: "http://localhost:3000" },
-  });
-  expect(res.status, res.text).toBe(200);
-  const chunks = parseUiStream(res.text);
-  const conversation = chunks.find((c) => c.type === "data-conversation") as unknown as {
-    data: { conversationId: string };
-  };
-  return { chunks, conversationId: conversation?.data.conversationId };
-}
-
-const approvalIds = (turn: Turn) =>
-  turn.chunks.filter((c) => c.type === "tool-approval-request").map((c) => c.approvalId as string);
-const outputs = (turn: Turn) =>
-  turn.chunks.filter((c) => c.type === "tool-output-available").map((c) => c.output as Record<string, any>);
-const changeSetIds = (turn: Turn) => [
-  ...new Set(
-    turn.chunks.filter((c) => c.type === "data-change").map((c) => (c.data as { changeSetId: string }).changeSetId),
-  ),
-];
+const chat = chatAs(() => ({ siteId, cookie: user.cookie }));
 
 /** The kit's CSS as a visitor's browser gets it: the file the Elementor page links, rebuilt when its cache is gone. */
 async function kitCss(): Promise<string> {

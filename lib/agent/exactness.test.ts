@@ -4,11 +4,10 @@
  * the change is not recorded as done. Through `POST /chat` with a scripted model against the real WordPress.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { POST } from "@/app/chat/route";
 import { useTestDatabase } from "@/lib/db/testing";
 import { newUser } from "@/test/accounts";
-import { pairAgentSite, parseUiStream, startAgentSite, type AgentTestSite } from "@/test/agent-site";
-import { call } from "@/test/http";
+import { pairAgentSite, startAgentSite, type AgentTestSite } from "@/test/agent-site";
+import { chatAs, outputs } from "@/test/chat";
 import { setAgentModelForTests } from "./model";
 import { scriptedModel } from "./testing/scripted-model";
 
@@ -17,6 +16,8 @@ useTestDatabase();
 let wp: AgentTestSite;
 let user: { cookie: string; id: string };
 let siteId: string;
+
+const chat = chatAs(() => ({ siteId, cookie: user.cookie }));
 
 beforeAll(async () => {
   wp = await startAgentSite();
@@ -44,19 +45,10 @@ describe("a write the site would filter", () => {
         { text: "The site does not allow that embed." },
       ]),
     );
-    const res = await call(POST, {
-      body: { siteId, message: "Add our map" },
-      cookie: user.cookie,
-      path: "/chat",
-      headers: { origin: "http://localhost:3000" },
-    });
-    expect(res.status).toBe(200);
-    const output = parseUiStream(res.text).find((c) => c.type === "tool-output-available") as unknown as {
-      output: { ok: boolean; code: string; error: string };
-    };
-    expect(output.output).toMatchObject({ ok: false, code: "sitewright_filtered" });
-    expect(output.output.error).toContain("iframe");
-    expect(output.output.error).toContain("nothing was changed");
+    const [output] = outputs(await chat({ message: "Add our map" }));
+    expect(output).toMatchObject({ ok: false, code: "sitewright_filtered" });
+    expect(output!.error).toContain("iframe");
+    expect(output!.error).toContain("nothing was changed");
     const stored = await wp.admin.get<{ content: { raw: string } }>(`/wp/v2/pages/${data.id}`, { context: "edit" });
     expect(stored.data.content.raw).toBe(original);
   });

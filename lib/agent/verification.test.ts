@@ -6,15 +6,14 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { POST } from "@/app/chat/route";
 import { findChangeSet } from "@/lib/db/queries";
 import { useTestDatabase } from "@/lib/db/testing";
 import { setVerificationDepsForTests } from "@/lib/workflows/verify-change-set";
 import { newUser } from "@/test/accounts";
-import { call } from "@/test/http";
 import { installMuPlugin, runAsAdmin } from "@/test/wordpress";
 import { setAgentModelForTests } from "./model";
-import { pairAgentSite, parseUiStream, startAgentSite, type AgentTestSite } from "@/test/agent-site";
+import { pairAgentSite, startAgentSite, type AgentTestSite } from "@/test/agent-site";
+import { answerEvery, chatAs } from "@/test/chat";
 import { scriptedModel } from "./testing/scripted-model";
 
 useTestDatabase();
@@ -41,16 +40,7 @@ afterAll(async () => {
   await wp?.local.stop();
 });
 
-async function chat(body: Record<string, unknown>) {
-  const res = await call(POST, {
-    body: { siteId, ...body },
-    cookie: user.cookie,
-    path: "/chat",
-    headers: { origin: "http://localhost:3000" },
-  });
-  expect(res.status).toBe(200);
-  return parseUiStream(res.text);
-}
+const chat = chatAs(() => ({ siteId, cookie: user.cookie }));
 
 async function settled(changeSetId: string) {
   for (let i = 0; i < 60; i++) {
@@ -75,13 +65,8 @@ describe("the chat's approved writes are checked on the live site", () => {
       ]),
     );
     const asked = await chat({ message: "Rename it" });
-    const request = asked.find((c) => c.type === "tool-approval-request") as unknown as { approvalId: string };
-    const conversationId = (
-      asked.find((c) => c.type === "data-conversation") as unknown as { data: { conversationId: string } }
-    ).data.conversationId;
-    const approved = await chat({ conversationId, approvals: [{ id: request.approvalId, approved: true }] });
-    const finish = approved.find((c) => c.type === "finish") as { messageMetadata?: { changeSetId?: string } };
-    const set = await settled(finish.messageMetadata!.changeSetId!);
+    const approved = await answerEvery(chat, asked);
+    const set = await settled(approved.metadata!.changeSetId as string);
     expect(set.verification).toMatchObject({ status: "verified", urls: [{ status: "verified" }] });
     expect(set.verification?.urls[0]?.url).toBe(data.link);
   });
@@ -102,18 +87,13 @@ describe("the chat's approved writes are checked on the live site", () => {
         ]),
       );
       const asked = await chat({ message: "Rename it" });
-      const request = asked.find((c) => c.type === "tool-approval-request") as unknown as { approvalId: string };
-      const conversationId = (
-        asked.find((c) => c.type === "data-conversation") as unknown as { data: { conversationId: string } }
-      ).data.conversationId;
-      const approved = await chat({ conversationId, approvals: [{ id: request.approvalId, approved: true }] });
-      const finish = approved.find((c) => c.type === "finish") as { messageMetadata?: { changeSetId?: string } };
-      const set = await settled(finish.messageMetadata!.changeSetId!);
+      const approved = await answerEvery(chat, asked);
+      const set = await settled(approved.metadata!.changeSetId as string);
       expect(set.verification?.status).toBe("not_visible");
 
       const model = scriptedModel([{ text: "Your last change is not visible yet." }]);
       setAgentModelForTests(model);
-      await chat({ conversationId, message: "Is it live?" });
+      await chat({ conversationId: asked.conversationId, message: "Is it live?" });
       const prompt = JSON.stringify(model.doStreamCalls.at(-1)!.prompt);
       expect(prompt).toContain("did not find it: a cache in front of the site still shows the earlier version");
       expect(prompt).not.toContain("Coffee");

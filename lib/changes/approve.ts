@@ -1,6 +1,7 @@
 /**
  * The owner's click on a pending live change set from Sitewright's own pages (the review page an MCP client links
- * to; docs/mcp.md): Approve writes exactly the items that wait, each over the version it was planned against, in
+ * to; docs/mcp.md): Approve writes exactly the items that wait (of those the page drew, `upTo`: never one added
+ * after it was drawn), each over the version it was planned against, in
  * one conditional batch, as a durable run (./journal.ts); Deny closes them. The items are claimed in one statement first (`pending` → `writing`), so
  * a double click or two tabs write the site at most once.
  */
@@ -9,18 +10,28 @@ import { refreshChangeSetStatus, transitionChangeItems } from "@/lib/db/queries"
 import type { ChangeItem } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
 import type { SiteClient } from "@/lib/sites/types";
-import { auditChange, getChangeSet, type PublicChangeSet, publicChangeSet } from "./change-sets";
+import { auditChange, getChangeSet, itemsCovered, type PublicChangeSet, publicChangeSet } from "./change-sets";
 import { chainWrites } from "./chains";
 import { approveAsRun } from "./runs";
 
-export type PendingRequest = { userId: string; siteId: string; changeSetId: string };
+/**
+ * The click: which set, and what it covers (API.md v1.3): the chosen items (`itemIds`), or every item up to the last
+ * one the page drew (`upTo`), or, with neither, every item that waits.
+ */
+export type PendingRequest = {
+  userId: string;
+  siteId: string;
+  changeSetId: string;
+  itemIds?: string[];
+  upTo?: string;
+};
 
 const notApplicable = (message: string) => new AppError("not_applicable", message);
 
 async function pendingItems(request: PendingRequest) {
   const set = await getChangeSet(request);
   if (set.target !== "live") throw notApplicable("A sandbox change set is applied or discarded, not approved.");
-  const items = set.items.filter((item) => item.status === "pending");
+  const items = itemsCovered(set.items, request).filter((item) => item.status === "pending");
   if (items.length === 0) throw notApplicable("Nothing in this change set waits for approval.");
   return { set, items };
 }

@@ -7,7 +7,6 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { POST as chatRoute } from "@/app/chat/route";
 import { POST as applyRoute } from "@/app/sites/[id]/changes/[changeSetId]/apply/route";
 import { POST as approveRoute } from "@/app/sites/[id]/changes/[changeSetId]/approve/route";
 import { POST as undoRoute } from "@/app/sites/[id]/changes/[changeSetId]/undo/route";
@@ -27,7 +26,8 @@ import { kickJobRunner, startBulkJob } from "@/lib/workflows/bulk-job";
 import { setChatDepsForTests } from "@/lib/workflows/chat-turn";
 import { setVerificationDepsForTests } from "@/lib/workflows/verify-change-set";
 import { newUser } from "@/test/accounts";
-import { type AgentTestSite, type Chunk, pairAgentSite, parseUiStream, startAgentSite } from "@/test/agent-site";
+import { type AgentTestSite, pairAgentSite, startAgentSite } from "@/test/agent-site";
+import { approvalIds, changeParts, chatAs, outputs, type Turn } from "@/test/chat";
 import { humanEditPost } from "@/test/changes";
 import { call } from "@/test/http";
 import { addLibraryFile, solidJpeg } from "@/test/media-library";
@@ -75,22 +75,7 @@ const insertPost = (type: string, title: string, content: string, extra: Record<
     [type, title, content, extra],
   );
 
-type Turn = { chunks: Chunk[]; conversationId: string };
-
-async function chat(body: Record<string, unknown>): Promise<Turn> {
-  const res = await call(chatRoute, {
-    body: { siteId, ...body },
-    cookie: owner.cookie,
-    path: "/chat",
-    headers: { origin: APP },
-  });
-  expect(res.status, res.text).toBe(200);
-  const chunks = parseUiStream(res.text);
-  const conversation = chunks.find((c) => c.type === "data-conversation") as unknown as {
-    data: { conversationId: string };
-  };
-  return { chunks, conversationId: conversation.data.conversationId };
-}
+const chat = chatAs(() => ({ siteId, cookie: owner.cookie }));
 
 /** Asks for `calls` in one model step; nothing is written: every call waits on its own approval card. */
 async function ask(calls: Array<{ name: string; input: Record<string, unknown> }>, reply: string): Promise<Turn> {
@@ -100,13 +85,6 @@ async function ask(calls: Array<{ name: string; input: Record<string, unknown> }
   expect(approvalIds(asked)).toHaveLength(calls.length);
   return asked;
 }
-
-const approvalIds = (turn: Turn) =>
-  turn.chunks.filter((c) => c.type === "tool-approval-request").map((c) => c.approvalId as string);
-const outputs = (turn: Turn) =>
-  turn.chunks.filter((c) => c.type === "tool-output-available").map((c) => c.output as Record<string, unknown>);
-type Card = { changeSetId: string; status: string; items: Array<Record<string, unknown>> };
-const cards = (turn: Turn) => turn.chunks.filter((c) => c.type === "data-change").map((c) => c.data as Card);
 
 /** The owner's answers to every card of the turn, in the order given (reversed: the later card first). */
 const answer = (asked: Turn, order: "as shown" | "reversed" = "as shown") => {
@@ -154,7 +132,7 @@ describe("two changes to one page in one turn", () => {
       "Both wait for you.",
     );
     // The second card shows only its own change, against the state the first one leaves.
-    const [first, second] = cards(asked);
+    const [first, second] = changeParts(asked);
     expect(first!.items[0]).toMatchObject({ before: { title: "Opening hours" }, after: { title: "Our hours" } });
     expect(second!.items[0]).toMatchObject({ before: { content: PARAGRAPHS }, after: { content } });
     expect(second!.items[0]!.before).not.toHaveProperty("title");
@@ -249,7 +227,7 @@ describe("four changes to two posts in one turn", () => {
       ],
       "Four changes wait for you.",
     );
-    const changeSetId = cards(asked)[0]!.changeSetId;
+    const changeSetId = changeParts(asked)[0]!.changeSetId;
     // "Approve" on the review page: one click writes all four.
     const approved = await changes("approve", changeSetId);
     expect(approved.status, approved.text).toBe(200);
@@ -280,7 +258,7 @@ describe("four changes to two posts in one turn", () => {
     const done = await answer(asked, "reversed");
     expect(outputs(done).map((o) => o.ok)).toEqual([true, true, true, true]);
     expectTermsAdded(before, await states(refs));
-    await undoAsOne(cards(asked)[0]!.changeSetId, before);
+    await undoAsOne(changeParts(asked)[0]!.changeSetId, before);
   });
 });
 
@@ -302,7 +280,7 @@ describe("other pairs on one item", () => {
     const now = await states(refs);
     expect(now[`post:${id}`]).toMatchObject({ excerpt: "Bread for every party" });
     expect(now[`seo:${id}`]).toMatchObject({ title: "Catering for events", description: "We bake for you." });
-    await undoAsOne(cards(asked)[0]!.changeSetId, before);
+    await undoAsOne(changeParts(asked)[0]!.changeSetId, before);
   });
 
   it("writes an image's caption and then its alt text, in the library and on the page showing it, and undoes them as one", async () => {
@@ -328,7 +306,7 @@ describe("other pairs on one item", () => {
       ],
       "Both wait for you.",
     );
-    const changeSetId = cards(asked)[0]!.changeSetId;
+    const changeSetId = changeParts(asked)[0]!.changeSetId;
     const approved = await changes("approve", changeSetId);
     expect(approved.status, approved.text).toBe(200);
     const now = await states(refs);
@@ -419,12 +397,12 @@ describe("a person's edit between the plan and the click", () => {
           [false, "sitewright_stale"],
         ]);
       } else {
-        const refused = await changes("approve", cards(asked)[0]!.changeSetId);
+        const refused = await changes("approve", changeParts(asked)[0]!.changeSetId);
         expect(refused.status, refused.text).toBe(409);
         expect(refused.json.error.code).toBe("drifted");
       }
       expect(await states([`post:${id}`])).toEqual(edited);
-      const items = await getChangeSetItems(cards(asked)[0]!.changeSetId);
+      const items = await getChangeSetItems(changeParts(asked)[0]!.changeSetId);
       expect(items.every((i) => i.status === "failed")).toBe(true);
     }
   });

@@ -36,6 +36,7 @@ import { currentActor } from "@/lib/audit/actor-context";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { capJson } from "./cap";
+import { chainedOn } from "./chains";
 import { decodeItemCursor, decodeSetCursor, encodeItemCursor, encodeSetCursor } from "./cursor";
 import type { PlannedItem } from "./plan";
 import type { WrittenItem } from "@/lib/sites/items";
@@ -69,6 +70,11 @@ export type PublicChangeItem = {
   madeLiveBy?: string;
   /** Who asked for it (docs/teams.md); absent on items made before teams. */
   actor?: Actor;
+  /**
+   * The earlier item of the set this one was planned on top of (a chained change, ./chains.ts): it is written only
+   * with or after that one, and that one is undone only with it.
+   */
+  restsOn?: string;
 };
 
 export type PublicChangeSet = {
@@ -108,7 +114,8 @@ type ItemFields = Pick<
   ChangeItem,
   "id" | "kind" | "ref" | "title" | "summary" | "action" | "before" | "after" | "status" | "visible"
 > &
-  Partial<Pick<ChangeItem, "madeLiveBy" | "places" | "actor">>;
+  Partial<Pick<ChangeItem, "madeLiveBy" | "places" | "actor" | "change">> &
+  Partial<Pick<ChangeItemDiffRow, "expect">>;
 
 /**
  * The wire item, whole: the chat's approval cards, the review page and Apply/Undo answers show exactly what is
@@ -130,6 +137,7 @@ function wireItem(
   const before = whole ? { value: item.before, cut: false } : capJson(item.before, DIFF_SIDE_MAX_BYTES);
   const after = whole ? { value: item.after, cut: false } : capJson(item.after, DIFF_SIDE_MAX_BYTES);
   const truncated = before.cut || after.cut || item.beforeCut === true || item.afterCut === true;
+  const restsOn = chainedOn({ expect: item.change?.expect ?? item.expect ?? null });
   return {
     id: item.id,
     kind: item.kind,
@@ -144,6 +152,7 @@ function wireItem(
     ...(item.places?.length ? { places: item.places } : {}),
     ...(item.madeLiveBy ? { madeLiveBy: item.madeLiveBy } : {}),
     ...(item.actor ? { actor: item.actor } : {}),
+    ...(restsOn ? { restsOn } : {}),
     ...(truncated ? { truncated: true as const } : {}),
   };
 }

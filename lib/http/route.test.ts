@@ -82,6 +82,20 @@ describe("the route wrapper", () => {
     expect(res.json.error.code).toBe("unsupported_media_type");
   });
 
+  it("reads a POST with no body as {} where the body is optional, and still checks any body that is sent", async () => {
+    const optional = route(
+      { auth: "none", body: z.strictObject({ upTo: z.string().optional() }), optionalBody: true },
+      async ({ body }) => json(200, body),
+    );
+    const bare = await call(optional, { method: "POST" });
+    expect(bare.status, bare.text).toBe(200);
+    expect(bare.json).toEqual({});
+    expect((await call(optional, { body: { upTo: "item-3" } })).json).toEqual({ upTo: "item-3" });
+    expect((await call(optional, { body: { other: 1 } })).status).toBe(400);
+    expect((await call(optional, { rawBody: "x", headers: { "content-type": "text/plain" } })).status).toBe(415);
+    expect((await call(echo, { method: "POST" })).status).toBe(415);
+  });
+
   it("maps an AppError to its status, code, details and headers", async () => {
     const handler = route({ auth: "none" }, async () => {
       throw new AppError("rate_limited", "Slow down.", {

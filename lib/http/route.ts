@@ -27,6 +27,8 @@ type RouteOptions<B extends z.ZodType | undefined, Q extends z.ZodType | undefin
   /** Cross-site check for state-changing methods. Off only for routes the plugin calls (no cookie). */
   csrf?: boolean;
   maxBodyBytes?: number;
+  /** A POST sent with no body at all (what the route took before it had one) reads as `{}`. */
+  optionalBody?: boolean;
   /** Path parameters' schema, for a route whose parameters are not ids; failing it is `404 not_found`. */
   params?: z.ZodType<Record<string, string>>;
 };
@@ -68,7 +70,8 @@ export function route<
 
       let body: unknown;
       if (options.body) {
-        const raw = await readJsonBody(request, options.maxBodyBytes ?? MAX_BODY_BYTES);
+        const absent = options.optionalBody && request.body === null && !request.headers.get("content-type");
+        const raw = absent ? {} : await readJsonBody(request, options.maxBodyBytes ?? MAX_BODY_BYTES);
         body = validate(options.body, raw);
       }
       let query: unknown;

@@ -60,13 +60,16 @@ export function jobBar(job: JobState): { label: string; value: number; max: numb
   return { label: "Items settled", value: max - toPlan - waiting - inProgress, max };
 }
 
-/** What the owner can still do with the job as a whole: cancel while it plans or something waits; undo what is written. */
+/**
+ * What the owner can still do with the job as a whole: cancel while it plans or something waits; approve what waits,
+ * also while it still plans (the click covers the items the page drew: API.md v1.3); undo what is written.
+ */
 export function jobActions(job: JobState): { cancel: boolean; approveAll: boolean; undo: boolean } {
   const { waiting, written, approved } = job.counts;
   const open = job.status === "planning" || job.status === "ready";
   return {
     cancel: open && (job.status === "planning" || waiting > 0),
-    approveAll: job.status === "ready" && waiting > 0,
+    approveAll: open && waiting > 0,
     undo: written + approved > 0 && job.status !== "applying",
   };
 }

@@ -5,7 +5,6 @@
  * and the history name who asked and who approved; the exported log verifies (docs/teams.md).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { POST as chatRoute } from "@/app/chat/route";
 import { POST as accept } from "@/app/invitations/accept/route";
 import { GET as exportRoute } from "@/app/sites/[id]/audit/export/route";
 import { POST as approveRoute } from "@/app/sites/[id]/changes/[changeSetId]/approve/route";
@@ -22,7 +21,8 @@ import { verifyAuditLog } from "@/lib/audit/verify";
 import { useTestDatabase } from "@/lib/db/testing";
 import { setChatDepsForTests } from "@/lib/workflows/chat-turn";
 import { newUser } from "@/test/accounts";
-import { type AgentTestSite, pairAgentSite, parseUiStream, startAgentSite } from "@/test/agent-site";
+import { type AgentTestSite, pairAgentSite, startAgentSite } from "@/test/agent-site";
+import { approvalIds, changeParts, chatAs } from "@/test/chat";
 import { call } from "@/test/http";
 import { useMailSink } from "@/test/mail";
 import { linkIn } from "@/test/smtp-sink";
@@ -70,27 +70,21 @@ const statusOf = async (id: number) =>
   (await wp.admin.get<{ status: string }>(`/wp/v2/pages/${id}`, { context: "edit" })).data.status;
 
 /** A chat turn asking to publish `id`: the scripted model calls publish_page; the change waits for approval. */
+// A person's answer the route refuses (403) comes back with its status, not as a failed expectation.
+const chat = chatAs(() => ({ siteId }), { refusals: true });
+
 async function askToPublish(person: Person, id: number) {
   setAgentModelForTests(
     scriptedModel([{ toolCalls: [{ name: "publish_page", input: { id } }] }, { text: "Waiting." }]),
   );
-  const res = await call(chatRoute, {
-    body: { siteId, message: `Publish page ${id}`, mode: "live" },
-    cookie: person.cookie,
-    headers: origin,
-  });
-  expect(res.status, res.text).toBe(200);
-  const chunks = parseUiStream(res.text);
-  const change = chunks.find((c) => c.type === "data-change") as { data: { changeSetId: string } } | undefined;
-  const conversation = chunks.find((c) => c.type === "data-conversation") as unknown as {
-    data: { conversationId: string };
-  };
-  const approval = chunks.find((c) => c.type === "tool-approval-request") as { approvalId: string } | undefined;
-  expect(change, res.text).toBeDefined();
+  const turn = await chat({ message: `Publish page ${id}`, mode: "live" }, person.cookie);
+  expect(turn.status, JSON.stringify(turn.json)).toBe(200);
+  const [change] = changeParts(turn);
+  expect(change, turn.text).toBeDefined();
   return {
-    changeSetId: change!.data.changeSetId,
-    conversationId: conversation.data.conversationId,
-    approvalId: approval?.approvalId,
+    changeSetId: change!.changeSetId,
+    conversationId: turn.conversationId,
+    approvalId: approvalIds(turn)[0],
   };
 }
 
@@ -129,11 +123,10 @@ describe("a team on one site", () => {
     expect(await statusOf(id)).toBe("draft");
 
     expect((await approve(editor, asked.changeSetId)).json.error.code).toBe("forbidden");
-    const inChat = await call(chatRoute, {
-      body: { siteId, conversationId: asked.conversationId, approvals: [{ id: asked.approvalId, approved: true }] },
-      cookie: editor.cookie,
-      headers: origin,
-    });
+    const inChat = await chat(
+      { conversationId: asked.conversationId, approvals: [{ id: asked.approvalId, approved: true }] },
+      editor.cookie,
+    );
     expect(inChat.status).toBe(403);
     expect(await statusOf(id)).toBe("draft");
 
@@ -172,11 +165,10 @@ describe("a team on one site", () => {
     const self = await approve(owner, asked.changeSetId);
     expect(self.status).toBe(403);
     expect(self.json.error.code).toBe("second_person_required");
-    const inChat = await call(chatRoute, {
-      body: { siteId, conversationId: asked.conversationId, approvals: [{ id: asked.approvalId, approved: true }] },
-      cookie: owner.cookie,
-      headers: origin,
-    });
+    const inChat = await chat(
+      { conversationId: asked.conversationId, approvals: [{ id: asked.approvalId, approved: true }] },
+      owner.cookie,
+    );
     expect(inChat.json.error.code).toBe("second_person_required");
     expect(await statusOf(id)).toBe("draft");
 

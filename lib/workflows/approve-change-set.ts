@@ -4,7 +4,7 @@
  * sees it (verify-change-set.ts).
  */
 import { approvePendingChangeSet, denyPendingChangeSet, type PendingRequest } from "@/lib/changes/approve";
-import { getChangeSet } from "@/lib/changes/change-sets";
+import { getChangeSet, itemsCovered } from "@/lib/changes/change-sets";
 import type { Site } from "@/lib/db/schema";
 import { siteClientFor } from "@/lib/sites/sites";
 import { getSiteOfRecord } from "@/lib/teams/access";
@@ -20,7 +20,9 @@ export function setApprovalClientForTests(factory: ((site: Site) => SiteClient) 
 export async function approveChangeSetForOwner(request: PendingRequest) {
   const site = await getSiteOfRecord(request);
   const before = await getChangeSet(request); // 404 before touching the site's credentials
-  const pendingIds = before.items.filter((item) => item.status === "pending").map((item) => item.id);
+  const pendingIds = itemsCovered(before.items, request)
+    .filter((item) => item.status === "pending")
+    .map((item) => item.id);
   const changeSet = await approvePendingChangeSet(request, (clientOverride ?? siteClientFor)(site));
   void scheduleVerification({ ...request, trigger: "write", itemIds: pendingIds });
   return changeSet;

@@ -1,10 +1,12 @@
 /**
  * What the review page of a change set shows: each changed page (or, for a design change, the home page) on the
  * live site and, for a rehearsal (a sandbox change set), in the sandbox through the preview, side by side; whether
- * the rehearsal's sandbox is still there to preview and apply from; the change set to apply, discard or undo.
+ * the rehearsal's sandbox is still there to preview and apply from; the change set to apply, discard or undo, and its
+ * diff with one row per target (several changes to one item shown as one: lib/changes/combined.ts).
  */
 import { showChangeSetForOwner } from "@/lib/workflows/change-set-actions";
 import type { PublicChangeSet } from "@/lib/changes/change-sets";
+import { type CombinedRow, combineByTarget } from "@/lib/changes/combined";
 import { now } from "@/lib/clock";
 import { findSandboxForUser, findSandboxManifest, listWaitingRehearsals } from "@/lib/db/queries";
 import type { SandboxManifest } from "@/lib/db/schema";
@@ -24,6 +26,8 @@ export type ReviewedPage = {
 export type RehearsalReview = {
   site: { id: string; url: string; name: string | null };
   changeSet: PublicChangeSet;
+  /** The set's diff, one row per target: several changes to one item combined (before the first, after the last). */
+  rows: CombinedRow[];
   /** A rehearsal's sandbox: `running` (previews and Apply work) or `gone`; null for a change on the live site. */
   sandbox: "running" | "gone" | null;
   pages: ReviewedPage[];
@@ -69,6 +73,7 @@ export async function loadRehearsalReview(input: {
   return {
     site: { id: site.id, url: site.url, name: site.name },
     changeSet,
+    rows: combineByTarget(changeSet.items),
     sandbox,
     pages,
     alsoWaiting: alsoWaiting.map((set) => ({ id: set.id, createdAt: set.createdAt.toISOString() })),

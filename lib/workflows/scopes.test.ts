@@ -4,7 +4,6 @@
  * scopes the next request works. Real WordPress with our plugin, real PostgreSQL; the model is scripted.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { POST } from "@/app/chat/route";
 import { findSiteForUser } from "@/lib/db/queries";
 import { useTestDatabase } from "@/lib/db/testing";
 import { resetBreakersForTests } from "@/lib/agent/breaker";
@@ -14,8 +13,8 @@ import { howToGrant, scopeRefusal } from "@/lib/sites/permissions";
 import { refreshSiteInfo, siteClientFor } from "@/lib/sites/sites";
 import { loadChatPage, setChatDepsForTests } from "@/lib/workflows/chat-turn";
 import { newUser } from "@/test/accounts";
-import { type AgentTestSite, countingClient, pairAgentSite, parseUiStream, startAgentSite } from "@/test/agent-site";
-import { call } from "@/test/http";
+import { type AgentTestSite, countingClient, pairAgentSite, startAgentSite } from "@/test/agent-site";
+import { chatAs, outputs } from "@/test/chat";
 
 useTestDatabase();
 
@@ -49,21 +48,14 @@ beforeEach(() => {
 /** "Save permissions" in WordPress, as the plugin's admin screen does it: the same token, new scopes. */
 const saveScopes = (scopes: string) => wp.local.cli("set-scopes", `--id=${tokenId}`, `--scopes=${scopes}`);
 
+const say = chatAs(() => ({ siteId, cookie: user.cookie }));
+
+/** One message with the model scripted; what the turn streamed and each tool call's output. */
 async function chat(message: string, script: Script) {
   const model = scriptedModel(script);
   setAgentModelForTests(model);
-  const res = await call(POST, {
-    body: { siteId, message },
-    cookie: user.cookie,
-    path: "/chat",
-    headers: { origin: "http://localhost:3000" },
-  });
-  expect(res.status).toBe(200);
-  const chunks = parseUiStream(res.text);
-  const outputs = chunks
-    .filter((c) => c.type === "tool-output-available")
-    .map((c) => c.output as { ok: boolean; code?: string; error?: string });
-  return { model, chunks, outputs };
+  const turn = await say({ message });
+  return { model, chunks: turn.chunks, outputs: outputs(turn) };
 }
 
 const colour = { toolCalls: [{ name: "update_global_styles", input: { colors: { primary: "#c0ffee" } } }] };

@@ -249,7 +249,8 @@ describe.each(STORES)("change-set queries on %s", (kind) => {
     ]);
     const first = await listChangeItemDiffs({ changeSetId: set.id, limit: 2, cap: 1000 });
     expect(first.map((r) => r.title)).toEqual(["Small", "Big"]);
-    expect(first[0]).toMatchObject({ before: { title: "About us" }, beforeCut: false, afterCut: false });
+    // The version each change expects comes along: a chained one (`pending:<id>`) names the item it rests on.
+    expect(first[0]).toMatchObject({ before: { title: "About us" }, beforeCut: false, afterCut: false, expect: "v1" });
     expect(first[1]!.before).toEqual({ title: "Old", content: "x".repeat(1000) });
     expect(first[1]!.after).toBe("x".repeat(1000));
     expect(first[1]).toMatchObject({ beforeCut: true, afterCut: true });

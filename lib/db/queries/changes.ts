@@ -454,7 +454,12 @@ export type ChangeItemDiffRow = Pick<
   | "before"
   | "after"
   | "actor"
-> & { beforeCut: boolean; afterCut: boolean };
+> & {
+  beforeCut: boolean;
+  afterCut: boolean;
+  /** The version the item's change expects (`pending:<id>` for a change chained on another item of the set). */
+  expect: string | null;
+};
 
 /**
  * A jsonb value cut down in SQL when its text is over `cap` bytes: an object keeps its keys with each long value
@@ -496,6 +501,7 @@ export async function listChangeItemDiffs(input: {
       visible: changeItems.visible,
       places: changeItems.places,
       actor: changeItems.actor,
+      expect: sql<string | null>`${changeItems.change}->>'expect'`,
       before: trimmedJson(changeItems.before, input.cap),
       after: trimmedJson(changeItems.after, input.cap),
       beforeCut: sql<boolean>`coalesce(octet_length(${changeItems.before}::text) > ${input.cap}, false)`.mapWith(

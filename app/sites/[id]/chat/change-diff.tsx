@@ -3,6 +3,7 @@
  * block by block for page content, field by field otherwise. Used on approval cards, tool cards and the Changes page.
  */
 import { parseBlocks } from "@/lib/agent/blocks";
+import type { CombinedRow } from "@/lib/changes/combined";
 import { describeChange, markupChanges } from "@/lib/changes/markup-diff";
 import { placesSentence } from "@/lib/changes/places";
 import type { VisiblePlace } from "@/lib/db/schema";
@@ -21,6 +22,8 @@ export type ChangeItemView = {
   status: string;
   /** Where visitors would see it, as the site named the places. */
   places?: VisiblePlace[];
+  /** The earlier change to the same item it was planned on top of (lib/changes/chains.ts). */
+  restsOn?: string;
 };
 
 const KINDS: Record<string, string> = {
@@ -321,6 +324,54 @@ export function ChangeItemDiff({ item }: { item: ChangeItemView }) {
       ) : null}
       {item.kind === "media" ? <MediaPreview item={item} /> : null}
       <FieldRows item={item} />
+    </div>
+  );
+}
+
+/** A step's state in words, beside its summary. */
+const STEP_STATUS: Record<string, string> = {
+  pending: "waits for approval",
+  writing: "being written",
+  applied: "written",
+  denied: "denied",
+  failed: "not written",
+  undoing: "being undone",
+  undone: "undone",
+};
+
+/**
+ * The changes a combined row stands for, in the order they were planned and are written: each was planned on the
+ * state the ones before it leave, so the row above shows the item before the first and after the last.
+ */
+export function CombinedSteps({ row, note }: { row: CombinedRow; note?: string }) {
+  if (row.steps.length < 2) return null;
+  return (
+    <div className={styles.steps} data-testid="combined-steps">
+      <p className="muted">
+        {row.steps.length} changes to “{row.title || "untitled"}”, shown as one: before the first, after the last.
+        {note ? ` ${note}` : ""}
+      </p>
+      <ol>
+        {row.steps.map((step) => (
+          <li key={step.id} data-status={step.status}>
+            {step.summary} <span className="muted">({STEP_STATUS[step.status] ?? step.status})</span>
+          </li>
+        ))}
+      </ol>
+    </div>
+  );
+}
+
+/** A change set's diff with one row per target (lib/changes/combined.ts); `note` says how a combined row is clicked. */
+export function CombinedDiff({ rows, note }: { rows: CombinedRow[]; note?: string }) {
+  return (
+    <div className={styles.changes} data-testid="change-diff">
+      {rows.map((row) => (
+        <div key={row.id} data-testid="diff-row" data-items={row.itemIds.length}>
+          <ChangeItemDiff item={row} />
+          <CombinedSteps row={row} note={note} />
+        </div>
+      ))}
     </div>
   );
 }

@@ -105,6 +105,12 @@ function ApprovalRequest({
         <>
           <p>Visitors would see this change, so it waits for your approval. Exactly this will change:</p>
           <ChangeDiff items={change.items} />
+          {change.items.some((item) => item.restsOn) ? (
+            <p className="muted" data-testid="rests-on">
+              This change was planned on top of an earlier change to the same item above: it is written only with or
+              after that one (approve both; if you deny that one, this one is not written).
+            </p>
+          ) : null}
         </>
       ) : (
         <>

@@ -13,7 +13,8 @@ import type {
   PublicChangeItem,
   PublicChangeSet,
 } from "@/lib/changes/change-sets";
-import { ChangeItemDiff } from "../../chat/change-diff";
+import { type CombinedRow, combineByTarget } from "@/lib/changes/combined";
+import { ChangeItemDiff, CombinedSteps } from "../../chat/change-diff";
 import { runningStatusLine } from "@/lib/changes/run-status";
 import { VerificationStatus } from "../../verification-status";
 import styles from "./changes.module.css";
@@ -163,7 +164,10 @@ function UndoFailure({ failure }: { failure: Failure }) {
   );
 }
 
-type Chooser = { enabled: boolean; chosen: Set<string>; toggle(id: string, on: boolean): void };
+type Chooser = { enabled: boolean; chosen: Set<string>; toggle(ids: string[], on: boolean): void };
+
+/** A row's written items: undone together (several changes to one item go back as one, lib/changes/chains.ts). */
+const writtenIn = (row: CombinedRow) => row.steps.filter((step) => step.status === "applied").map((step) => step.id);
 
 function DiffItems({
   items,
@@ -176,28 +180,31 @@ function DiffItems({
 }) {
   return (
     <ul className={styles.items}>
-      {items.map((item) => (
-        <li key={item.id} data-item-status={item.status}>
-          {chooser.enabled && item.status === "applied" ? (
+      {combineByTarget(items).map((row) => (
+        <li key={row.id} data-item-status={row.status} data-items={row.itemIds.length}>
+          {chooser.enabled && writtenIn(row).length > 0 ? (
             <label className={styles.choose}>
               <input
                 type="checkbox"
-                checked={chooser.chosen.has(item.id)}
-                onChange={(event) => chooser.toggle(item.id, event.target.checked)}
+                checked={writtenIn(row).every((id) => chooser.chosen.has(id))}
+                onChange={(event) => chooser.toggle(writtenIn(row), event.target.checked)}
               />{" "}
-              Choose
+              Choose{row.steps.length > 1 ? ` (${row.steps.length} changes, undone together)` : ""}
             </label>
           ) : null}
-          <ChangeItemDiff item={item} />
-          {item.truncated ? (
+          <ChangeItemDiff item={row} />
+          <CombinedSteps row={row} note="Undo takes them back as one." />
+          {row.truncated ? (
             <p className="muted" data-testid="diff-truncated">
               This change is too long to show here in full.{" "}
-              <button type="button" className="link" onClick={() => onWhole(item.id)}>
-                Show all of it
-              </button>
+              {row.steps.length === 1 ? (
+                <button type="button" className="link" onClick={() => onWhole(row.id)}>
+                  Show all of it
+                </button>
+              ) : null}
             </p>
           ) : null}
-          {item.status !== "applied" ? <small className="muted">{STATUS[item.status] ?? item.status}</small> : null}
+          {row.status !== "applied" ? <small className="muted">{STATUS[row.status] ?? row.status}</small> : null}
         </li>
       ))}
     </ul>
@@ -339,10 +346,12 @@ function usePicks(): Omit<Chooser, "enabled"> & { clear(): void } {
   const [chosen, setChosen] = useState<Set<string>>(new Set());
   return {
     chosen,
-    toggle: (id, on) => {
+    toggle: (ids, on) => {
       const next = new Set(chosen);
-      if (on) next.add(id);
-      else next.delete(id);
+      for (const id of ids) {
+        if (on) next.add(id);
+        else next.delete(id);
+      }
       setChosen(next);
     },
     clear: () => setChosen(new Set()),

@@ -8,7 +8,7 @@ import { can } from "@/lib/teams/roles";
 import { recordSiteVisit } from "@/lib/teams/site-settings";
 import { loadRehearsalReview } from "@/lib/workflows/review";
 import { WhoDidWhat } from "../../changes/history/changes-list";
-import { ChangeDiff } from "../../chat/change-diff";
+import { CombinedDiff } from "../../chat/change-diff";
 import { PendingReview } from "./pending-review";
 import { AlsoWaiting } from "./also-waiting";
 import { ReviewActions } from "./review-actions";
@@ -31,7 +31,7 @@ export default async function ReviewPage({ params }: { params: Promise<{ id: str
   });
   if (!review) notFound();
   await recordSiteVisit(session.user, id, session.idHash);
-  const { changeSet, pages, site, alsoWaiting, sandbox } = review;
+  const { changeSet, rows, pages, site, alsoWaiting, sandbox } = review;
   return (
     <main className={styles.review}>
       <p>
@@ -42,7 +42,7 @@ export default async function ReviewPage({ params }: { params: Promise<{ id: str
       {sandbox ? (
         <section aria-labelledby="changes-title">
           <h2 id="changes-title">What changes</h2>
-          <ChangeDiff items={changeSet.items} />
+          <CombinedDiff rows={rows} />
         </section>
       ) : null}
       {pages.map((page) => (
@@ -54,6 +54,7 @@ export default async function ReviewPage({ params }: { params: Promise<{ id: str
         <PendingReview
           siteId={site.id}
           changeSet={changeSet}
+          rows={rows}
           refusal={await approvalRefusal(session.userId, site.id, changeSet.requestedBy?.userId)}
         />
       )}

@@ -6,7 +6,8 @@
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import type { PublicChangeSet } from "@/lib/changes/change-sets";
-import { ChangeDiff } from "../../chat/change-diff";
+import { type CombinedRow, combineByTarget } from "@/lib/changes/combined";
+import { CombinedDiff } from "../../chat/change-diff";
 import { VerificationStatus } from "../../verification-status";
 
 type Answer = {
@@ -23,18 +24,43 @@ const STATUS: Record<string, string> = {
   partially_applied: "Partly applied",
 };
 
-/** `refusal`: why this person may not approve the set (their role, or they asked for it on a two-person site). */
+/** Approve and Deny, saying how many waiting changes the page drew (the click covers those: `upTo`). */
+function Decision(props: { waiting: number; busy: boolean; decide(decision: "approve" | "deny"): void }) {
+  const { waiting, busy, decide } = props;
+  return (
+    <p>
+      <button type="button" disabled={busy} onClick={() => decide("approve")}>
+        {waiting > 1 ? `Approve all ${waiting}` : "Approve"}
+      </button>{" "}
+      <button type="button" className="secondary" disabled={busy} onClick={() => decide("deny")}>
+        {waiting > 1 ? `Deny all ${waiting}` : "Deny"}
+      </button>
+    </p>
+  );
+}
+
+/** How a combined row's changes are clicked here: the whole set at once (lib/changes/chains.ts writes them in order). */
+const TOGETHER = "Approve writes them together, in this order, and Undo takes them back as one.";
+
+/**
+ * `rows`: the set's diff, one row per target (the page's data, lib/workflows/review.ts); `refusal`: why this person
+ * may not approve the set (their role, or they asked for it on a two-person site).
+ */
 export function PendingReview({
   siteId,
   changeSet,
+  rows,
   refusal,
 }: {
   siteId: string;
   changeSet: PublicChangeSet;
+  rows: CombinedRow[];
   refusal?: string;
 }) {
   const router = useRouter();
-  const [current, setCurrent] = useState(changeSet);
+  const [current, setCurrent] = useState({ set: changeSet, rows });
+  const upTo = changeSet.items.at(-1)?.id;
+  const waiting = changeSet.items.filter((item) => item.status === "pending").length;
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
   const [approved, setApproved] = useState(false);
@@ -46,7 +72,8 @@ export function PendingReview({
       const res = await fetch(`/sites/${siteId}/changes/${changeSet.id}/${decision}`, {
         method: "POST",
         headers: { "content-type": "application/json", accept: "application/json" },
-        body: "{}",
+        // The last item this page drew: a change planned after it (a later turn's) is neither approved nor denied.
+        body: JSON.stringify(upTo ? { upTo } : {}),
       });
       const body = (await res.json().catch(() => ({}))) as Answer;
       if (!res.ok || !body.changeSet) {
@@ -54,7 +81,7 @@ export function PendingReview({
         setError(`${body.error?.message ?? "That did not work. Try again."}${items}`);
         return;
       }
-      setCurrent(body.changeSet);
+      setCurrent({ set: body.changeSet, rows: combineByTarget(body.changeSet.items) });
       setApproved(decision === "approve");
       router.refresh();
     } catch {
@@ -67,35 +94,28 @@ export function PendingReview({
   return (
     <section aria-labelledby="pending-title">
       <h2 id="pending-title">What would change</h2>
-      <ChangeDiff items={current.items} />
+      <CombinedDiff rows={current.rows} note={TOGETHER} />
       <p data-testid="review-status" role="status">
-        <strong>{STATUS[current.status] ?? current.status}</strong>
+        <strong>{STATUS[current.set.status] ?? current.set.status}</strong>
       </p>
-      {current.status === "pending" && refusal ? (
+      {current.set.status === "pending" && refusal ? (
         <p className="muted" data-testid="not-yours-to-approve">
           {refusal}
         </p>
       ) : null}
-      {current.status === "pending" && !refusal ? (
-        <p>
-          <button type="button" disabled={busy} onClick={() => void decide("approve")}>
-            Approve
-          </button>{" "}
-          <button type="button" className="secondary" disabled={busy} onClick={() => void decide("deny")}>
-            Deny
-          </button>
-        </p>
+      {current.set.status === "pending" && !refusal ? (
+        <Decision waiting={waiting} busy={busy} decide={(decision) => void decide(decision)} />
       ) : null}
       {error ? (
         <p className="error" role="alert">
           {error}
         </p>
       ) : null}
-      {current.status !== "pending" && current.status !== "discarded" ? (
+      {current.set.status !== "pending" && current.set.status !== "discarded" ? (
         <VerificationStatus
           siteId={siteId}
-          changeSetId={current.id}
-          verification={current.verification}
+          changeSetId={current.set.id}
+          verification={current.set.verification}
           poll={approved}
         />
       ) : null}

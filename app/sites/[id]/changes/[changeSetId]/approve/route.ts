@@ -1,9 +1,15 @@
 import { json, route } from "@/lib/http/route";
+import { itemsSchema } from "../../schema";
 import { actOnChangeSet } from "@/lib/teams/change-set-acts";
 import { approveChangeSetForOwner } from "@/lib/workflows/approve-change-set";
 
-export const POST = route({ auth: "session" }, async ({ params, session }) => {
-  const ids = { siteId: params.id!, changeSetId: params.changeSetId! };
-  const changeSet = await actOnChangeSet(session.user, ids, "approve", (request) => approveChangeSetForOwner(request));
-  return json(200, { changeSet });
-});
+export const POST = route(
+  { auth: "session", body: itemsSchema, optionalBody: true },
+  async ({ body, params, session }) => {
+    const ids = { siteId: params.id!, changeSetId: params.changeSetId! };
+    const changeSet = await actOnChangeSet(session.user, ids, "approve", (request) =>
+      approveChangeSetForOwner({ ...request, itemIds: body.itemIds, upTo: body.upTo }),
+    );
+    return json(200, { changeSet });
+  },
+);

@@ -7,9 +7,10 @@
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import type { PublicChangeItem } from "@/lib/changes/change-sets";
+import { type CombinedRow, combineByTarget, strandedSteps } from "@/lib/changes/combined";
 import { jobActions } from "@/lib/jobs/counts";
 import type { JobView } from "@/lib/workflows/bulk-job";
-import { ChangeItemDiff } from "../../../chat/change-diff";
+import { ChangeItemDiff, CombinedSteps } from "../../../chat/change-diff";
 import { ItemPicture } from "./item-picture";
 import styles from "./queue.module.css";
 
@@ -105,40 +106,69 @@ const ITEM_STATUS: Record<string, string> = {
   undone: "undone",
 };
 
-/** One item of the queue: its picture (media), a checkbox while it waits, its diff, and its rewording. */
+/** What a row's checkbox covers: every waiting item it stands for (several changes to one item go together). */
+const waitingIn = (row: CombinedRow) => row.steps.filter((step) => step.status === "pending").map((step) => step.id);
+
+const GONE_WORDS: Record<string, string> = { denied: "was rejected", failed: "was not written", undone: "was undone" };
+
+/** A waiting change planned on top of one that will never be written: it can only be rejected. */
+function Stranded({ row }: { row: CombinedRow }) {
+  const stranded = strandedSteps(row);
+  if (stranded.length === 0) return null;
+  return (
+    <p className="warn" data-testid="stranded">
+      {stranded.map(({ step, on }) => (
+        <span key={step.id}>
+          “{step.summary}” cannot be approved: it was planned on top of “{on.summary}”, which{" "}
+          {GONE_WORDS[on.status] ?? "cannot be approved either"}. Reject it, or ask again for the change.{" "}
+        </span>
+      ))}
+    </p>
+  );
+}
+
+/**
+ * One row of the queue: an item, or several changes to one item shown as one (lib/changes/combined.ts), chosen
+ * together; its picture (media), a checkbox while something in it waits, its diff, and its rewording.
+ */
 function QueueItem(props: {
   siteId: string;
   changeSetId: string;
-  item: PublicChangeItem;
+  row: CombinedRow;
   chosen: boolean;
   /** A batch action is acting on it: it cannot be chosen again until the outcome shows. */
   acting: boolean;
   onToggle: () => void;
 }) {
-  const { siteId, changeSetId, item } = props;
+  const { siteId, changeSetId, row } = props;
+  const waits = waitingIn(row).length > 0;
+  const together = row.steps.length > 1 ? ` (${row.steps.length} changes, chosen together)` : "";
   return (
     <li
       data-testid="queue-item"
-      data-key={item.id}
-      data-status={item.status}
+      data-key={row.id}
+      data-status={row.status}
       aria-busy={props.acting}
       className={styles.item}
     >
-      <ItemPicture siteId={siteId} item={item} />
+      <ItemPicture siteId={siteId} item={row} />
       <div className={styles.body}>
-        {item.status === "pending" ? (
+        {waits ? (
           <label>
             <input type="checkbox" checked={props.chosen} disabled={props.acting} onChange={props.onToggle} /> Choose “
-            {item.title}”{props.acting ? " (working…)" : null}
+            {row.title}”{together}
+            {props.acting ? " (working…)" : null}
           </label>
         ) : (
           <p>
-            <strong>{item.title}</strong> — {ITEM_STATUS[item.status] ?? item.status}
+            <strong>{row.title}</strong> — {ITEM_STATUS[row.status] ?? row.status}
             {props.acting ? " (working…)" : null}
           </p>
         )}
-        <ChangeItemDiff item={item} />
-        <EditItem siteId={siteId} changeSetId={changeSetId} item={item} />
+        <ChangeItemDiff item={row} />
+        <CombinedSteps row={row} note="Approve and Reject take them together; Undo takes them back as one." />
+        <Stranded row={row} />
+        {row.steps.length === 1 ? <EditItem siteId={siteId} changeSetId={changeSetId} item={row} /> : null}
       </div>
     </li>
   );
@@ -165,13 +195,15 @@ function QueueButtons(props: {
   job: JobView;
   busy: boolean;
   picked: string[];
+  /** The picked items Approve can write (not those resting on a change that will never be written). */
+  approvable: string[];
   waiting: PublicChangeItem[];
   written: string[];
   approveAll: { upTo?: string; count: number };
   act: ReturnType<typeof useQueueActions>["act"];
   clear: () => void;
 }) {
-  const { job, busy, picked, waiting, written, approveAll, act, clear } = props;
+  const { job, busy, picked, approvable, waiting, written, approveAll, act, clear } = props;
   const offered = jobActions(job);
   return (
     <fieldset>
@@ -180,10 +212,10 @@ function QueueButtons(props: {
         <>
           <button
             type="button"
-            disabled={busy || picked.length === 0 || job.status !== "ready"}
-            onClick={() => act("apply", picked, { itemIds: picked }, `Approved ${picked.length}.`, clear)}
+            disabled={busy || approvable.length === 0 || job.status !== "ready"}
+            onClick={() => act("apply", approvable, { itemIds: approvable }, `Approved ${approvable.length}.`, clear)}
           >
-            Approve selected ({picked.length})
+            Approve selected ({approvable.length})
           </button>
           <button
             type="button"
@@ -204,7 +236,7 @@ function QueueButtons(props: {
               "apply",
               waiting.map((item) => item.id),
               { upTo },
-              "Approved every waiting change.",
+              `Approved the ${approveAll.count} shown.`,
               clear,
             )
           }
@@ -233,14 +265,21 @@ export function JobQueue(props: {
   const [chosen, setChosen] = useState<Set<string>>(new Set());
   const { busy, acting, outcome, act } = useQueueActions(siteId, job.changeSetId);
   const waiting = items.filter((item) => item.status === "pending");
-  const toggle = (id: string) =>
+  const rows = combineByTarget(items);
+  // A row is chosen as a whole: several changes to one item are approved or rejected together.
+  const toggle = (row: CombinedRow) =>
     setChosen((current) => {
       const next = new Set(current);
-      if (next.has(id)) next.delete(id);
-      else next.add(id);
+      const ids = waitingIn(row);
+      const on = !ids.every((id) => next.has(id));
+      for (const id of ids) {
+        if (on) next.add(id);
+        else next.delete(id);
+      }
       return next;
     });
   const picked = [...chosen].filter((id) => waiting.some((item) => item.id === id));
+  const stranded = new Set(rows.flatMap((row) => strandedSteps(row).map(({ step }) => step.id)));
   const clear = () => setChosen(new Set());
   const written = items.filter((item) => item.status === "applied").map((item) => item.id);
   return (
@@ -249,6 +288,7 @@ export function JobQueue(props: {
         job={job}
         busy={busy}
         picked={picked}
+        approvable={picked.filter((id) => !stranded.has(id))}
         waiting={waiting}
         written={written}
         approveAll={approveAll}
@@ -270,15 +310,15 @@ export function JobQueue(props: {
         </div>
       ) : null}
       <ol data-testid="job-queue">
-        {items.map((item) => (
+        {rows.map((row) => (
           <QueueItem
-            key={item.id}
+            key={row.id}
             siteId={siteId}
             changeSetId={job.changeSetId}
-            item={item}
-            chosen={chosen.has(item.id)}
-            acting={acting.has(item.id)}
-            onToggle={() => toggle(item.id)}
+            row={row}
+            chosen={waitingIn(row).length > 0 && waitingIn(row).every((id) => chosen.has(id))}
+            acting={row.itemIds.some((id) => acting.has(id))}
+            onToggle={() => toggle(row)}
           />
         ))}
       </ol>
