@@ -51,7 +51,33 @@ function sitewright_sandbox_provision( WP_REST_Request $request ) {
 		return new WP_Error( 'sitewright_no_plugin', 'The Sitewright Connector plugin is not active.', array( 'status' => 500 ) );
 	}
 	$created = Sitewright_Credentials::create( (array) $request['scopes'], Sitewright_Credentials::STATUS_ACTIVE, (string) $request['serviceUrl'] );
-	return rest_ensure_response( array( 'token' => $created['token'], 'secret' => $created['secret'], 'scopes' => $created['scopes'] ) );
+	return rest_ensure_response(
+		array(
+			'token'   => $created['token'],
+			'secret'  => $created['secret'],
+			'scopes'  => $created['scopes'],
+			'scripts' => sitewright_sandbox_scripts(),
+		)
+	);
+}
+
+/**
+ * How this PHP server came by its scripts so far; provisioning is its first request, so these are a cold start's:
+ * `compiled` (opcache misses: compiled on this request) and `cached` (hits: taken compiled from the image's file
+ * cache, or again from memory), and whether the file cache is on. Counts only, for the service's bench and tests.
+ *
+ * @return array{compiled: int, cached: int, fileCache: bool}|null
+ */
+function sitewright_sandbox_scripts(): ?array {
+	$status = function_exists( 'opcache_get_status' ) ? opcache_get_status( false ) : false;
+	if ( ! is_array( $status ) || empty( $status['opcache_statistics'] ) ) {
+		return null;
+	}
+	return array(
+		'compiled'  => (int) $status['opcache_statistics']['misses'],
+		'cached'    => (int) $status['opcache_statistics']['hits'],
+		'fileCache' => ! empty( $status['file_cache'] ),
+	);
 }
 
 /**
