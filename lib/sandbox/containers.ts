@@ -9,6 +9,7 @@ import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import os from "node:os";
 import { now as clockNow } from "@/lib/clock";
+import { env } from "@/lib/env";
 import {
   deleteSandboxRow,
   findNetworkCheck,
@@ -30,6 +31,7 @@ import type { DriverSandbox, ExecResult, SandboxDriver, StartedSandbox } from ".
 import { isEngineDown } from "./engine";
 import type { SandboxFleet } from "./gc";
 import { type ImagePaths, PLUGIN_SLUG, WORDPRESS_PATH } from "./image";
+import { previewViewerHash, previewViewerWritten } from "./preview-viewer";
 import { timedStep } from "./steps";
 
 /** Every scope: a sandbox is a disposable copy, the agent may do there whatever it may do anywhere. */
@@ -215,7 +217,7 @@ export class SandboxContainers implements SandboxFleet {
       timedStep(
         "first_request",
         row.id,
-        () => this.provision(started.handle, started.endpoint),
+        () => this.provision(row.id, started),
         (provisioned) => provisioned.scripts,
       ),
     ]);
@@ -526,13 +528,17 @@ export class SandboxContainers implements SandboxFleet {
    * how many scripts PHP compiled for it and how many it took compiled from the image's file cache). Images
    * without that route (a SANDBOX_IMAGE built elsewhere) get them from the plugin's CLI instead.
    */
-  private async provision(handle: string, endpoint: string): Promise<Provisioned> {
+  private async provision(sandboxId: string, { handle, endpoint }: StartedSandbox): Promise<Provisioned> {
     const token = await this.provisionToken(handle);
     if (token) {
+      // The owner's preview token's hash goes along, so their first page needs no exec to write it (preview-viewer.ts).
+      const viewer = previewViewerHash(env().SESSION_SECRET, sandboxId);
       const provisioned = await provisionOverHttp(endpoint, token, {
         scopes: SANDBOX_SCOPES,
         serviceUrl: this.settings.appUrl,
+        viewer,
       });
+      if (provisioned?.viewer) previewViewerWritten(handle, viewer);
       if (provisioned) return provisioned;
     }
     const [, credentials] = await Promise.all([waitForWordPress(endpoint), this.createCredentials(handle)]);
@@ -581,7 +587,7 @@ export class SandboxContainers implements SandboxFleet {
 /** What the sandbox's first request did with PHP's scripts (the must-use plugin's `sitewright_sandbox_scripts`). */
 type FirstRequestScripts = { compiled: number; cached: number; fileCache: boolean };
 
-type Provisioned = { credentials: SandboxCredentials; scripts?: FirstRequestScripts };
+type Provisioned = { credentials: SandboxCredentials; viewer?: boolean; scripts?: FirstRequestScripts };
 
 /**
  * Asks a starting sandbox for its credentials, retrying while PHP is not listening yet. Undefined when the image
@@ -590,7 +596,7 @@ type Provisioned = { credentials: SandboxCredentials; scripts?: FirstRequestScri
 async function provisionOverHttp(
   endpoint: string,
   token: string,
-  body: { scopes: string[]; serviceUrl: string },
+  body: { scopes: string[]; serviceUrl: string; viewer: string },
   timeoutMs = READY_TIMEOUT_MS,
 ): Promise<Provisioned | undefined> {
   const deadline = Date.now() + timeoutMs;
@@ -605,11 +611,12 @@ async function provisionOverHttp(
         redirect: "manual",
       });
       if (response.status === 200) {
-        const { token, secret, scopes, scripts } = (await response.json()) as SandboxCredentials & {
+        const { token, secret, scopes, viewer, scripts } = (await response.json()) as SandboxCredentials & {
+          viewer?: boolean;
           scripts?: FirstRequestScripts | null;
         };
         if (typeof token !== "string" || typeof secret !== "string") throw new Error("malformed credentials");
-        return { credentials: { token, secret, scopes }, ...(scripts ? { scripts } : {}) };
+        return { credentials: { token, secret, scopes }, viewer: viewer === true, ...(scripts ? { scripts } : {}) };
       }
       const text = await response.text();
       if (response.status === 404 && text.includes("rest_no_route")) return undefined;

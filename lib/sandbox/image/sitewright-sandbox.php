@@ -11,6 +11,7 @@ defined( 'ABSPATH' ) || exit;
 
 const SITEWRIGHT_SANDBOX_LOGIN_DIR = '/data/login/';
 const SITEWRIGHT_SANDBOX_PROVISION_TOKEN = '/data/provision-token';
+const SITEWRIGHT_SANDBOX_VIEWER_FILE = '/data/preview-viewer';
 
 /**
  * POST /wp-json/sitewright-sandbox/v1/provision with `X-Sitewright-Provision: <the token the entrypoint wrote>`:
@@ -28,6 +29,8 @@ function sitewright_sandbox_register_provision_route(): void {
 			'args'                => array(
 				'scopes'     => array( 'type' => 'array', 'items' => array( 'type' => 'string' ), 'required' => true ),
 				'serviceUrl' => array( 'type' => 'string', 'default' => '' ),
+				// The SHA-256 of the owner's preview token (lib/sandbox/preview-viewer.ts), kept for the preview.
+				'viewer'     => array( 'type' => 'string', 'default' => '', 'pattern' => '^([0-9a-f]{64})?$' ),
 			),
 		)
 	);
@@ -56,9 +59,19 @@ function sitewright_sandbox_provision( WP_REST_Request $request ) {
 			'token'   => $created['token'],
 			'secret'  => $created['secret'],
 			'scopes'  => $created['scopes'],
+			'viewer'  => '' !== (string) $request['viewer'] && sitewright_sandbox_keep_viewer( (string) $request['viewer'] ),
 			'scripts' => sitewright_sandbox_scripts(),
 		)
 	);
+}
+
+/** Writes the preview viewer's hash as the service would through the engine: whole, readable by this user alone. */
+function sitewright_sandbox_keep_viewer( string $hash ): bool {
+	$partial = SITEWRIGHT_SANDBOX_VIEWER_FILE . '.partial';
+	$old_umask = umask( 077 );
+	$written = false !== file_put_contents( $partial, $hash ) && rename( $partial, SITEWRIGHT_SANDBOX_VIEWER_FILE );
+	umask( $old_umask );
+	return $written;
 }
 
 /**
@@ -149,8 +162,6 @@ function sitewright_sandbox_admin_notice(): void {
 	echo '<div class="notice notice-warning" id="sitewright-sandbox-notice"><p>' . esc_html( sitewright_sandbox_label() ) . '</p></div>';
 }
 add_action( 'admin_notices', 'sitewright_sandbox_admin_notice' );
-
-const SITEWRIGHT_SANDBOX_VIEWER_FILE = '/data/preview-viewer';
 
 /**
  * True when this request is the owner's, through the service's preview: it carries the viewer token whose SHA-256
