@@ -90,6 +90,8 @@ const EXTERNAL_GOALS: Record<string, { text: string; ok: (value: number) => bool
   sandbox_cold_first_page_p50_ms: { text: "≤ 500 ms", ok: (v) => v <= 500 },
   sandbox_acquire_p50_ms: { text: "≤ 20 ms", ok: (v) => v <= 20 },
   sandbox_spare_isolation_probe_isolated: { text: "1 (isolated)", ok: (v) => v === 1 },
+  // The first request loads WordPress from the image's opcache file cache: only the per-container salts compile.
+  sandbox_cold_first_request_compiled_scripts_p50: { text: "≤ 2 (file cache)", ok: (v) => v <= 2 },
 };
 
 /**

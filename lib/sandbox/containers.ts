@@ -9,6 +9,7 @@ import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import os from "node:os";
 import { now as clockNow } from "@/lib/clock";
+import { env } from "@/lib/env";
 import {
   deleteSandboxRow,
   findNetworkCheck,
@@ -30,6 +31,7 @@ import type { DriverSandbox, ExecResult, SandboxDriver, StartedSandbox } from ".
 import { isEngineDown } from "./engine";
 import type { SandboxFleet } from "./gc";
 import { type ImagePaths, PLUGIN_SLUG, WORDPRESS_PATH } from "./image";
+import { previewViewerHash, previewViewerWritten } from "./preview-viewer";
 import { timedStep } from "./steps";
 
 /** Every scope: a sandbox is a disposable copy, the agent may do there whatever it may do anywhere. */
@@ -210,9 +212,14 @@ export class SandboxContainers implements SandboxFleet {
       driver: this.driver.name,
     };
     // Where it answers is stored while it provisions, so a removal meanwhile finds its handle.
-    const [, credentials] = await Promise.all([
+    const [, { credentials }] = await Promise.all([
       updateSandbox({ id: row.id, ...placed }),
-      timedStep("first_request", row.id, () => this.provision(started.handle, started.endpoint)),
+      timedStep(
+        "first_request",
+        row.id,
+        () => this.provision(row.id, started),
+        (provisioned) => provisioned.scripts,
+      ),
     ]);
     await timedStep("isolation", row.id, () => this.ensureIsolated(started.handle, started.node));
     const sealed = encryptSecret(JSON.stringify(credentials), row.id);
@@ -517,20 +524,25 @@ export class SandboxContainers implements SandboxFleet {
   /**
    * Gets the sandbox's plugin credentials. Fast path: read the single-use provisioning token the entrypoint
    * wrote (a plain `cat` through the engine), then ask the sandbox's must-use plugin for credentials over HTTP:
-   * that first request also warms PHP's opcache in the server process and proves /wp-json works. Images
+   * that first request also warms PHP's opcache in the server process and proves /wp-json works (its answer says
+   * how many scripts PHP compiled for it and how many it took compiled from the image's file cache). Images
    * without that route (a SANDBOX_IMAGE built elsewhere) get them from the plugin's CLI instead.
    */
-  private async provision(handle: string, endpoint: string): Promise<SandboxCredentials> {
+  private async provision(sandboxId: string, { handle, endpoint }: StartedSandbox): Promise<Provisioned> {
     const token = await this.provisionToken(handle);
     if (token) {
-      const credentials = await provisionOverHttp(endpoint, token, {
+      // The owner's preview token's hash goes along, so their first page needs no exec to write it (preview-viewer.ts).
+      const viewer = previewViewerHash(env().SESSION_SECRET, sandboxId);
+      const provisioned = await provisionOverHttp(endpoint, token, {
         scopes: SANDBOX_SCOPES,
         serviceUrl: this.settings.appUrl,
+        viewer,
       });
-      if (credentials) return credentials;
+      if (provisioned?.viewer) previewViewerWritten(handle, viewer);
+      if (provisioned) return provisioned;
     }
     const [, credentials] = await Promise.all([waitForWordPress(endpoint), this.createCredentials(handle)]);
-    return credentials;
+    return { credentials };
   }
 
   /** The entrypoint prints the token to the container log (cheap to read); the file is the fallback. */
@@ -572,6 +584,11 @@ export class SandboxContainers implements SandboxFleet {
   }
 }
 
+/** What the sandbox's first request did with PHP's scripts (the must-use plugin's `sitewright_sandbox_scripts`). */
+type FirstRequestScripts = { compiled: number; cached: number; fileCache: boolean };
+
+type Provisioned = { credentials: SandboxCredentials; viewer?: boolean; scripts?: FirstRequestScripts };
+
 /**
  * Asks a starting sandbox for its credentials, retrying while PHP is not listening yet. Undefined when the image
  * has no provisioning route (404).
@@ -579,9 +596,9 @@ export class SandboxContainers implements SandboxFleet {
 async function provisionOverHttp(
   endpoint: string,
   token: string,
-  body: { scopes: string[]; serviceUrl: string },
+  body: { scopes: string[]; serviceUrl: string; viewer: string },
   timeoutMs = READY_TIMEOUT_MS,
-): Promise<SandboxCredentials | undefined> {
+): Promise<Provisioned | undefined> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   while (Date.now() < deadline) {
@@ -594,10 +611,12 @@ async function provisionOverHttp(
         redirect: "manual",
       });
       if (response.status === 200) {
-        const credentials = (await response.json()) as SandboxCredentials;
-        if (typeof credentials.token !== "string" || typeof credentials.secret !== "string")
-          throw new Error("malformed credentials");
-        return credentials;
+        const { token, secret, scopes, viewer, scripts } = (await response.json()) as SandboxCredentials & {
+          viewer?: boolean;
+          scripts?: FirstRequestScripts | null;
+        };
+        if (typeof token !== "string" || typeof secret !== "string") throw new Error("malformed credentials");
+        return { credentials: { token, secret, scopes }, viewer: viewer === true, ...(scripts ? { scripts } : {}) };
       }
       const text = await response.text();
       if (response.status === 404 && text.includes("rest_no_route")) return undefined;

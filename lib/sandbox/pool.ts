@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import { releaseSandboxLease, reservePoolSlot, takeSandboxLease } from "@/lib/db/queries";
 import type { Sandbox } from "@/lib/db/schema";
 import { log } from "@/lib/log";
+import { SerialFill } from "./serial-fill";
 
 /** What the pool needs from the containers unit. */
 export type PoolContainers = {
@@ -29,7 +30,7 @@ export const POOL_LEASE = "sandbox-pool";
 const POOL_LEASE_MS = 2 * 60_000;
 
 export class SandboxPool {
-  private filling?: Promise<void>;
+  private readonly filling = new SerialFill(() => (this.closed ? Promise.resolve() : this.fillLoop()));
   private closed = false;
 
   constructor(
@@ -44,10 +45,7 @@ export class SandboxPool {
    */
   fill(): Promise<void> {
     if (this.settings.size === 0 || this.closed) return Promise.resolve();
-    this.filling ??= this.fillLoop().finally(() => {
-      this.filling = undefined;
-    });
-    return this.filling;
+    return this.filling.request();
   }
 
   /** Refills in the background, after a member was taken. */
@@ -60,7 +58,7 @@ export class SandboxPool {
   /** Stops filling and waits for a fill under way. */
   async close() {
     this.closed = true;
-    await this.filling?.catch(() => {});
+    await this.filling.settled();
   }
 
   /** Takes or renews the pool lease; false when another instance holds it (then that one fills). */

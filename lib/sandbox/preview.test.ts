@@ -3,13 +3,14 @@
  * what is cut, through the real route handler against one real sandbox (Podman) and real PostgreSQL.
  */
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { POST as logout } from "@/app/auth/logout/route";
 import { POST as login } from "@/app/auth/login/route";
 import { POST as changePassword } from "@/app/auth/password/route";
 import { DELETE as signOutEverywhere } from "@/app/auth/sessions/route";
 import { GET as previewGet, POST as previewPost } from "@/app/preview/[sandboxId]/[[...path]]/route";
 import { findSandboxById } from "@/lib/db/queries";
+import { env } from "@/lib/env";
 import { useTestDatabase } from "@/lib/db/testing";
 import { newUser } from "@/test/accounts";
 import { call } from "@/test/http";
@@ -18,6 +19,7 @@ import { setSandboxManagerForTests } from "./index";
 import { MAX_FORWARDED_BODY, rewriteText, scopeCookie } from "./preview";
 import { staticFileCandidate, staticFileRequest } from "./preview-assets";
 import { previewGrantCookie, signedGrantSessions } from "./preview-grant";
+import { PREVIEW_VIEWER_HEADER, previewViewerHash, previewViewerHeader, previewViewerToken } from "./preview-viewer";
 import type { SandboxView } from "./sandboxes";
 import { createTestSandboxes, type TestSandboxes } from "./testing";
 
@@ -208,6 +210,39 @@ describe("the preview of a real sandbox", () => {
   afterAll(async () => {
     await setSandboxManagerForTests(undefined);
     await t?.cleanup();
+  });
+
+  it("asks the engine for nothing on the owner's first page: provisioning left the viewer's hash in the sandbox", async () => {
+    const kept = await t.engine.exec(containerId, ["cat", "/data/preview-viewer"]);
+    expect(kept.stdout).toBe(previewViewerHash(env().SESSION_SECRET, sandbox.id));
+    const exec = vi.spyOn(t.manager.fleet, "exec");
+    try {
+      const draft = await open(`/?page_id=${plansId}`, { cookie: owner.cookie });
+      expect(draft.status).toBe(200);
+      expect(draft.text).toContain(secret);
+      expect(exec).not.toHaveBeenCalled();
+    } finally {
+      exec.mockRestore();
+    }
+  });
+
+  it("writes the viewer's hash through the engine when the sandbox does not hold it yet", async () => {
+    // As an instance that did not provision the sandbox, after a rotated secret: the token is new to the sandbox.
+    const rotated = "a rotated session secret, longer than 32 characters";
+    const header = await previewViewerHeader({
+      exec: t.manager.fleet.exec.bind(t.manager.fleet),
+      sandbox: { id: sandbox.id, containerId },
+      secret: rotated,
+    });
+    expect(header).toEqual({ [PREVIEW_VIEWER_HEADER]: previewViewerToken(rotated, sandbox.id) });
+    const kept = await t.engine.exec(containerId, ["cat", "/data/preview-viewer"]);
+    expect(kept.stdout).toBe(previewViewerHash(rotated, sandbox.id));
+    const { endpoint } = (await findSandboxById({ id: sandbox.id }))!;
+    const draft = await fetch(`${endpoint}/?page_id=${plansId}`, { headers: header });
+    expect(draft.status).toBe(200);
+    expect(await draft.text()).toContain(secret);
+    const restored = previewViewerHash(env().SESSION_SECRET, sandbox.id);
+    await t.engine.exec(containerId, ["sh", "-c", 'printf %s "$1" > /data/preview-viewer', "sh", restored]);
   });
 
   it("opens a draft and a private page in the owner's preview, and for nobody else", async () => {

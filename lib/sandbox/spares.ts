@@ -11,6 +11,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { log } from "@/lib/log";
+import { SerialFill } from "./serial-fill";
 
 /** The owner label of a spare's container. */
 export const SPARE_OWNER = "spare";
@@ -39,7 +40,7 @@ export type SpareContainers = {
 
 export class SandboxSpares {
   private spares: Spare[] = [];
-  private filling?: Promise<void>;
+  private readonly filling = new SerialFill(() => (this.closed ? Promise.resolve() : this.fillLoop()));
   private closed = false;
 
   constructor(
@@ -81,10 +82,7 @@ export class SandboxSpares {
   /** Makes spares up to the size, after the network check (ahead); resolves when done. */
   fill(): Promise<void> {
     if (!this.enabled) return Promise.resolve();
-    this.filling ??= this.fillLoop().finally(() => {
-      this.filling = undefined;
-    });
-    return this.filling;
+    return this.filling.request();
   }
 
   private async fillLoop() {
@@ -111,7 +109,7 @@ export class SandboxSpares {
   /** Removes every spare (shutdown, tests); a fill under way ends first. */
   async close() {
     this.closed = true;
-    await this.filling?.catch(() => {});
+    await this.filling.settled();
     const spares = this.spares.splice(0);
     await Promise.all(spares.map((spare) => this.containers.removeContainer(spare.handle).catch(() => {})));
   }

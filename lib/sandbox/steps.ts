@@ -6,7 +6,10 @@
 
 export type SandboxStep = "network" | "create" | "start" | "first_request" | "isolation" | "copy";
 
-export type StepRecord = { step: SandboxStep; sandboxId: string; startedAt: number; ms: number };
+/** What a step reports beside its time: the first request, how many scripts PHP compiled and took cached. */
+export type StepDetail = Record<string, number | boolean>;
+
+export type StepRecord = { step: SandboxStep; sandboxId: string; startedAt: number; ms: number; detail?: StepDetail };
 
 let listener: ((record: StepRecord) => void) | undefined;
 
@@ -15,12 +18,20 @@ export function onSandboxStep(next: ((record: StepRecord) => void) | undefined) 
   listener = next;
 }
 
-export async function timedStep<T>(step: SandboxStep, sandboxId: string, work: () => Promise<T>): Promise<T> {
+export async function timedStep<T>(
+  step: SandboxStep,
+  sandboxId: string,
+  work: () => Promise<T>,
+  detailOf?: (result: T) => StepDetail | undefined,
+): Promise<T> {
   if (!listener) return work();
   const startedAt = performance.now();
+  let detail: StepDetail | undefined;
   try {
-    return await work();
+    const result = await work();
+    detail = detailOf?.(result);
+    return result;
   } finally {
-    listener?.({ step, sandboxId, startedAt, ms: performance.now() - startedAt });
+    listener?.({ step, sandboxId, startedAt, ms: performance.now() - startedAt, ...(detail ? { detail } : {}) });
   }
 }

@@ -11,6 +11,7 @@ defined( 'ABSPATH' ) || exit;
 
 const SITEWRIGHT_SANDBOX_LOGIN_DIR = '/data/login/';
 const SITEWRIGHT_SANDBOX_PROVISION_TOKEN = '/data/provision-token';
+const SITEWRIGHT_SANDBOX_VIEWER_FILE = '/data/preview-viewer';
 
 /**
  * POST /wp-json/sitewright-sandbox/v1/provision with `X-Sitewright-Provision: <the token the entrypoint wrote>`:
@@ -28,6 +29,8 @@ function sitewright_sandbox_register_provision_route(): void {
 			'args'                => array(
 				'scopes'     => array( 'type' => 'array', 'items' => array( 'type' => 'string' ), 'required' => true ),
 				'serviceUrl' => array( 'type' => 'string', 'default' => '' ),
+				// The SHA-256 of the owner's preview token (lib/sandbox/preview-viewer.ts), kept for the preview.
+				'viewer'     => array( 'type' => 'string', 'default' => '', 'pattern' => '^([0-9a-f]{64})?$' ),
 			),
 		)
 	);
@@ -51,7 +54,43 @@ function sitewright_sandbox_provision( WP_REST_Request $request ) {
 		return new WP_Error( 'sitewright_no_plugin', 'The Sitewright Connector plugin is not active.', array( 'status' => 500 ) );
 	}
 	$created = Sitewright_Credentials::create( (array) $request['scopes'], Sitewright_Credentials::STATUS_ACTIVE, (string) $request['serviceUrl'] );
-	return rest_ensure_response( array( 'token' => $created['token'], 'secret' => $created['secret'], 'scopes' => $created['scopes'] ) );
+	return rest_ensure_response(
+		array(
+			'token'   => $created['token'],
+			'secret'  => $created['secret'],
+			'scopes'  => $created['scopes'],
+			'viewer'  => '' !== (string) $request['viewer'] && sitewright_sandbox_keep_viewer( (string) $request['viewer'] ),
+			'scripts' => sitewright_sandbox_scripts(),
+		)
+	);
+}
+
+/** Writes the preview viewer's hash as the service would through the engine: whole, readable by this user alone. */
+function sitewright_sandbox_keep_viewer( string $hash ): bool {
+	$partial = SITEWRIGHT_SANDBOX_VIEWER_FILE . '.partial';
+	$old_umask = umask( 077 );
+	$written = false !== file_put_contents( $partial, $hash ) && rename( $partial, SITEWRIGHT_SANDBOX_VIEWER_FILE );
+	umask( $old_umask );
+	return $written;
+}
+
+/**
+ * How this PHP server came by its scripts so far; provisioning is its first request, so these are a cold start's:
+ * `compiled` (opcache misses: compiled on this request) and `cached` (hits: taken compiled from the image's file
+ * cache, or again from memory), and whether the file cache is on. Counts only, for the service's bench and tests.
+ *
+ * @return array{compiled: int, cached: int, fileCache: bool}|null
+ */
+function sitewright_sandbox_scripts(): ?array {
+	$status = function_exists( 'opcache_get_status' ) ? opcache_get_status( false ) : false;
+	if ( ! is_array( $status ) || empty( $status['opcache_statistics'] ) ) {
+		return null;
+	}
+	return array(
+		'compiled'  => (int) $status['opcache_statistics']['misses'],
+		'cached'    => (int) $status['opcache_statistics']['hits'],
+		'fileCache' => ! empty( $status['file_cache'] ),
+	);
 }
 
 /**
@@ -123,8 +162,6 @@ function sitewright_sandbox_admin_notice(): void {
 	echo '<div class="notice notice-warning" id="sitewright-sandbox-notice"><p>' . esc_html( sitewright_sandbox_label() ) . '</p></div>';
 }
 add_action( 'admin_notices', 'sitewright_sandbox_admin_notice' );
-
-const SITEWRIGHT_SANDBOX_VIEWER_FILE = '/data/preview-viewer';
 
 /**
  * True when this request is the owner's, through the service's preview: it carries the viewer token whose SHA-256
