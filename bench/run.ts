@@ -4,6 +4,7 @@
  *
  * `npm run bench -- --smoke`: the same run with every figure taken once and no goal judged (bench/lib/smoke.ts);
  * it exits 1 when a part could not be measured, so scripts/test.sh catches a broken bench.
+ * `npm run bench -- --prepare`: only the build of the bench's copy of the app (below), then exit.
  *
  * Order: build (if the sources changed) → production server on a fresh PostgreSQL database (HTTP, accounts,
  * pairing) → the same build on the in-memory default (HTTP, pairing) → signing (no server running) → the agent's,
@@ -121,6 +122,9 @@ async function main() {
   const loadAverageAtStart = os.loadavg().map((v) => Math.round(v * 100) / 100);
   const build = ensureBenchBuild(log);
   if (build.built) log(`built in ${build.buildSeconds.toFixed(0)} s`);
+  // `--prepare`: only the build, so scripts/test.sh can make it while the end-to-end specs run (it is cached by its
+  // sources: the smoke pass after it finds it made).
+  if (process.argv.includes("--prepare")) return 0;
 
   const database = await createTestDatabase();
   try {

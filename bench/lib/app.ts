@@ -20,10 +20,11 @@ const nextBin = path.join(repoRoot, "node_modules", "next", "dist", "bin", "next
 
 const SOURCE_DIRS = ["app", "lib", "drizzle", "public"];
 /**
- * Root files that are not the app: test runners' configs (each may import another: playwright.kubernetes.config.ts
+ * Root files that are not the app: hidden files (`npm run dev` writes .dev-secrets.json), test runners' configs (each may import another: playwright.kubernetes.config.ts
  * imports playwright.config.ts), drizzle-kit's, the lockfile. A pattern, so a new config cannot break the copy.
  */
 const isSkippedRootFile = (file: string) =>
+  file.startsWith(".") || // .dev-secrets.json and the like: a developer's own, never part of the copy or its hash
   /^(vitest|playwright)(\.[\w-]+)?\.config\.ts$/.test(file) ||
   file === "drizzle.config.ts" ||
   file === "package-lock.json";
