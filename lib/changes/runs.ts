@@ -187,6 +187,8 @@ async function recordApproveRun(request: RunRequest, items: ChangeItem[], queue:
     ...request,
     context: { itemIds: items.map((i) => i.id) },
     entries: writes.map((write) => entryOf(write, write.items[0]!.title)),
+    // A job's claim is released by the sweeper when no run follows it (lib/workflows/resume-runs.ts).
+    ...(request.jobId ? { claim: { jobId: request.jobId, writing: items.map((i) => i.id) } } : {}),
   });
   await refreshChangeSetStatus({ id: request.changeSetId, now: now() });
   return run;

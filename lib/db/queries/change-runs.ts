@@ -4,11 +4,12 @@
  * were read in, so a batch recorded twice (a resumed run after a crash) counts once.
  */
 import { and, asc, eq, inArray, lt, sql } from "drizzle-orm";
-import { getDb } from "../index";
+import { type Db, getDb } from "../index";
 import {
   type ChangeRun,
   type ChangeRunEntry,
   type ChangeRunEntryState,
+  changeItems,
   changeRunEntries,
   changeRuns,
   changeSets,
@@ -22,10 +23,56 @@ export type ChangeRunInsert = Omit<
 > & { leaseOwner: string; leaseUntil: Date };
 export type ChangeRunEntryInsert = Omit<ChangeRunEntry, "runId" | "state" | "result" | "reason">;
 
-/** The run and every entry it will send, in one transaction, before anything is written. */
-export async function insertChangeRun(input: { run: ChangeRunInsert; entries: ChangeRunEntryInsert[] }) {
+/**
+ * What an Apply claimed before its run is recorded, checked still held in the run's own transaction: the sweeper
+ * releases a claim left without a run past the lease (./claims.ts), so a stalled process must not record a run over it.
+ */
+export type ClaimHeld = { sets?: string[]; jobId?: string | null; writing?: string[] };
+
+export class ClaimReleasedError extends Error {
+  constructor() {
+    super("The claim of this Apply was released after it stalled; nothing was written.");
+    this.name = "ClaimReleasedError";
+  }
+}
+
+/** The claim's rows locked (the job first, as the sweeper locks it) and still as the claim left them. */
+async function claimStillHeld(tx: Db, claim: ClaimHeld): Promise<boolean> {
+  if (claim.jobId) {
+    const [job] = await tx.select({ id: jobs.id }).from(jobs).where(eq(jobs.id, claim.jobId)).for("update");
+    if (!job) return false;
+  }
+  if (claim.sets?.length) {
+    const held = await tx
+      .select({ id: changeSets.id })
+      .from(changeSets)
+      .where(and(inArray(changeSets.id, claim.sets), eq(changeSets.status, "applying")))
+      .for("update");
+    if (held.length !== new Set(claim.sets).size) return false;
+  }
+  if (claim.writing?.length) {
+    const held = await tx
+      .select({ id: changeItems.id })
+      .from(changeItems)
+      .where(and(inArray(changeItems.id, claim.writing), eq(changeItems.status, "writing")))
+      .for("update");
+    if (held.length !== new Set(claim.writing).size) return false;
+  }
+  return true;
+}
+
+/**
+ * The run and every entry it will send, in one transaction, before anything is written; with `claim`, only while the
+ * claim is still held (`ClaimReleasedError` otherwise).
+ */
+export async function insertChangeRun(input: {
+  run: ChangeRunInsert;
+  entries: ChangeRunEntryInsert[];
+  claim?: ClaimHeld;
+}) {
   const db = await getDb();
   return db.transaction(async (tx) => {
+    if (input.claim && !(await claimStillHeld(tx, input.claim))) throw new ClaimReleasedError();
     const [run] = await tx
       .insert(changeRuns)
       .values({ ...input.run, state: "running", updatedAt: input.run.createdAt })
