@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { writeApprovedPlan } from "@/lib/agent/writes";
 import {
   ClaimReleasedError,
+  ClaimTakenError,
   findJobByChangeSet,
   findRunningRun,
   getChangeSetItems,
@@ -252,6 +253,28 @@ describe("an Apply or Undo whose process dies between batches", () => {
 });
 
 describe("an Apply whose process dies after its claim, before its run is recorded", () => {
+  // A chat card's Approve claims its items in the transaction that records its run (approveCallAsRun): there is no
+  // moment with items `writing` and no run, so no death can leave one.
+  it("claims a card's items with its run's record, all or none: one item taken already claims none and records no run", async () => {
+    const ids = await pages(2, `durable-card-${Date.now()}`);
+    const planned = await Promise.all(
+      ids.map(async (id) =>
+        planPostUpdate(await readItem(wp.admin, `post:${id}`), { title: `Card ${id}` }, "Renamed."),
+      ),
+    );
+    const scope = { userId, siteId, conversationId: randomUUID(), turnId: randomUUID(), target: "live" as const };
+    const { changeSetId } = await recordPendingPlan(scope, "call-1", planned);
+    const items = await getChangeSetItems(changeSetId);
+    // Another tab's click took the second item.
+    await transitionChangeItems({ ids: [items[1]!.id], from: "pending", to: "writing", now: now() });
+    const take = { ids: items.map((i) => i.id), from: "pending" as const, to: "writing" as const };
+    await expect(
+      startRun({ kind: "approve", mode: "atomic", changeSetId, userId, siteId, entries: [], take }),
+    ).rejects.toThrow(ClaimTakenError);
+    expect((await getChangeSetItems(changeSetId)).map((i) => i.status)).toEqual(["pending", "writing"]);
+    expect(await findRunningRun(changeSetId)).toBeUndefined();
+  });
+
   // Simulated by taking the claim as applyJobItems and approveQueue do (the job `applying`, its items `writing`) and
   // going no further; the sweeper (resumeInterruptedRuns) is what the next instance runs.
   it("is released by the sweeper after the lease: the job waits for Apply again, which writes each page once", async () => {

@@ -14,6 +14,7 @@ import { now } from "@/lib/clock";
 import {
   type ChangeRunEntryInsert,
   type ClaimHeld,
+  type ClaimTaken,
   completeEntries,
   type EntryOutcome,
   finishChangeRun,
@@ -99,6 +100,8 @@ export async function startRun(input: {
   entries: RunEntryInput[];
   /** What the Apply claimed, still held when the run is recorded (else `ClaimReleasedError`, nothing recorded). */
   claim?: ClaimHeld;
+  /** Items claimed in the run's own transaction (else `ClaimTakenError`, nothing claimed or recorded). */
+  take?: ClaimTaken;
 }): Promise<ChangeRun> {
   const entries: ChangeRunEntryInsert[] = input.entries.map((entry, seq) => ({
     seq,
@@ -124,6 +127,7 @@ export async function startRun(input: {
     },
     entries,
     ...(input.claim ? { claim: input.claim } : {}),
+    ...(input.take ? { take: input.take } : {}),
   });
 }
 

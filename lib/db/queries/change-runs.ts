@@ -8,6 +8,7 @@ import { type Db, getDb } from "../index";
 import {
   type ChangeRun,
   type ChangeRunEntry,
+  type ChangeItemStatus,
   type ChangeRunEntryState,
   changeItems,
   changeRunEntries,
@@ -28,6 +29,19 @@ export type ChangeRunEntryInsert = Omit<ChangeRunEntry, "runId" | "state" | "res
  * releases a claim left without a run past the lease (./claims.ts), so a stalled process must not record a run over it.
  */
 export type ClaimHeld = { sets?: string[]; jobId?: string | null; writing?: string[] };
+
+/** Items an Apply claims in the run's own transaction (`pending → writing`), all or none: no claim without its run. */
+export type ClaimTaken = { ids: string[]; from: ChangeItemStatus; to: ChangeItemStatus };
+
+export class ClaimTakenError extends Error {
+  constructor() {
+    super("These items are being written already.");
+    this.name = "ClaimTakenError";
+  }
+}
+
+export const isClaimTakenError = (error: unknown): error is ClaimTakenError =>
+  error instanceof Error && error.name === "ClaimTakenError";
 
 export class ClaimReleasedError extends Error {
   constructor() {
@@ -63,16 +77,26 @@ async function claimStillHeld(tx: Db, claim: ClaimHeld): Promise<boolean> {
 
 /**
  * The run and every entry it will send, in one transaction, before anything is written; with `claim`, only while the
- * claim is still held (`ClaimReleasedError` otherwise).
+ * claim is still held (`ClaimReleasedError` otherwise); with `take`, claiming those items in it (`ClaimTakenError`).
  */
 export async function insertChangeRun(input: {
   run: ChangeRunInsert;
   entries: ChangeRunEntryInsert[];
   claim?: ClaimHeld;
+  take?: ClaimTaken;
 }) {
   const db = await getDb();
   return db.transaction(async (tx) => {
     if (input.claim && !(await claimStillHeld(tx, input.claim))) throw new ClaimReleasedError();
+    if (input.take) {
+      const taken = await tx
+        .update(changeItems)
+        .set({ status: input.take.to })
+        .where(and(inArray(changeItems.id, input.take.ids), eq(changeItems.status, input.take.from)))
+        .returning({ id: changeItems.id });
+      // Thrown inside the transaction: a part taken is rolled back with it.
+      if (taken.length !== new Set(input.take.ids).size) throw new ClaimTakenError();
+    }
     const [run] = await tx
       .insert(changeRuns)
       .values({ ...input.run, state: "running", updatedAt: input.run.createdAt })
