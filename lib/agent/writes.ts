@@ -14,7 +14,6 @@ import {
   pendingItemsOfTurn,
   publicChangeItem,
   pendingPlanFor,
-  claimPlan,
   closePlan,
   recordPendingPlan,
   recordWritten,
@@ -31,6 +30,7 @@ import {
 } from "@/lib/sites/items";
 import { isLeaseLostError, isRunRefusal } from "@/lib/changes/journal";
 import { approveCallAsRun } from "@/lib/changes/runs";
+import { isClaimTakenError } from "@/lib/db/queries";
 import type { ChangeItem } from "@/lib/db/schema";
 import { isAppError } from "@/lib/errors";
 import type { SiteClient } from "@/lib/sites/types";
@@ -345,9 +345,14 @@ export function writeApprovedPlan(ctx: WriteContext, toolCallId: string): Promis
 async function writeAsRun(ctx: WriteContext, items: ChangeItem[], setItems: ChangeItem[]): Promise<ChangeItem[]> {
   chainWrites(items, setItems);
   const changeSetId = items[0]!.changeSetId;
-  if (!(await claimPlan(items)))
-    throw new OperationError("Not run: this approved change is being written already.", "approval_required");
-  await approveCallAsRun({ userId: ctx.scope.userId, siteId: ctx.scope.siteId, changeSetId }, items, ctx.client);
+  try {
+    // The items are claimed (`pending → writing`, all or none) in the same transaction that records the run.
+    await approveCallAsRun({ userId: ctx.scope.userId, siteId: ctx.scope.siteId, changeSetId }, items, ctx.client);
+  } catch (error) {
+    if (isClaimTakenError(error))
+      throw new OperationError("Not run: this approved change is being written already.", "approval_required");
+    throw error;
+  }
   const recorded = new Map((await itemsOfSet(changeSetId)).map((item) => [item.id, item]));
   return items.map((item) => recorded.get(item.id) ?? item);
 }

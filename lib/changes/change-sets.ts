@@ -404,18 +404,6 @@ export async function itemsOfToolCall(input: ToolCallOfTurn): Promise<ChangeItem
   return listItemsForToolCall(input);
 }
 
-/**
- * Claims approved pending items for their write (`pending → writing`), all or none, in one statement: a second click
- * on the same card (another tab) writes nothing. False when some were claimed or closed already.
- */
-export async function claimPlan(items: ChangeItem[]): Promise<boolean> {
-  const ids = items.map((i) => i.id);
-  const claimed = await transitionChangeItems({ ids, from: "pending", to: "writing", now: now() });
-  if (claimed.length === ids.length) return true;
-  await transitionChangeItems({ ids: claimed, from: "writing", to: "pending", now: now() });
-  return false;
-}
-
 /** Pending items that will not be written (denied, unanswered, stale): the set's status follows. */
 export async function closePlan(items: ChangeItem[], status: "denied" | "failed"): Promise<void> {
   if (items.length === 0) return;

@@ -9,7 +9,19 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { writeApprovedPlan } from "@/lib/agent/writes";
-import { findJobByChangeSet, findRunningRun, getChangeSetItems, listChangeAudit } from "@/lib/db/queries";
+import {
+  ClaimReleasedError,
+  ClaimTakenError,
+  findJobByChangeSet,
+  findRunningRun,
+  getChangeSetItems,
+  listChangeAudit,
+  transitionChangeItems,
+  transitionJob,
+} from "@/lib/db/queries";
+import { advanceClockForTests, now, resetClockForTests } from "@/lib/clock";
+import { env } from "@/lib/env";
+import { startRun } from "./journal";
 import { useTestDatabase } from "@/lib/db/testing";
 import type { SiteClient } from "@/lib/sites/types";
 import { newUser } from "@/test/accounts";
@@ -237,5 +249,95 @@ describe("an Apply or Undo whose process dies between batches", () => {
     expect((after[landed!] ?? 0) - (before[landed!] ?? 0)).toBe(1);
     expect((after[lost!] ?? 0) - (before[lost!] ?? 0)).toBe(0);
     expect((await readItem(wp.admin, `post:${lost}`)).title).not.toBe("Lost title");
+  });
+});
+
+describe("an Apply whose process dies after its claim, before its run is recorded", () => {
+  // A chat card's Approve claims its items in the transaction that records its run (approveCallAsRun): there is no
+  // moment with items `writing` and no run, so no death can leave one.
+  it("claims a card's items with its run's record, all or none: one item taken already claims none and records no run", async () => {
+    const ids = await pages(2, `durable-card-${Date.now()}`);
+    const planned = await Promise.all(
+      ids.map(async (id) =>
+        planPostUpdate(await readItem(wp.admin, `post:${id}`), { title: `Card ${id}` }, "Renamed."),
+      ),
+    );
+    const scope = { userId, siteId, conversationId: randomUUID(), turnId: randomUUID(), target: "live" as const };
+    const { changeSetId } = await recordPendingPlan(scope, "call-1", planned);
+    const items = await getChangeSetItems(changeSetId);
+    // Another tab's click took the second item.
+    await transitionChangeItems({ ids: [items[1]!.id], from: "pending", to: "writing", now: now() });
+    const take = { ids: items.map((i) => i.id), from: "pending" as const, to: "writing" as const };
+    await expect(
+      startRun({ kind: "approve", mode: "atomic", changeSetId, userId, siteId, entries: [], take }),
+    ).rejects.toThrow(ClaimTakenError);
+    expect((await getChangeSetItems(changeSetId)).map((i) => i.status)).toEqual(["pending", "writing"]);
+    expect(await findRunningRun(changeSetId)).toBeUndefined();
+  });
+
+  // Simulated by taking the claim as applyJobItems and approveQueue do (the job `applying`, its items `writing`) and
+  // going no further; the sweeper (resumeInterruptedRuns) is what the next instance runs.
+  it("is released by the sweeper after the lease: the job waits for Apply again, which writes each page once", async () => {
+    const tag = `durable-claim-${Date.now()}`;
+    const ids = await pages(3, tag);
+    const job = await startBulkJob({
+      userId,
+      siteId,
+      conversationId: randomUUID(),
+      client: wp.admin,
+      spec: {
+        description: "pages with the old number",
+        selection: { type: "page", search: tag, status: "publish" },
+        change: { kind: "replace", field: "content", find: "555-0100", replace: "555-0166" },
+      },
+    });
+    await kickJobRunner();
+    const request = { userId, siteId, changeSetId: job.changeSetId };
+    expect((await findJobByChangeSet(job.changeSetId))?.status).toBe("ready");
+    const before = await writes();
+
+    const items = await getChangeSetItems(job.changeSetId);
+    await transitionJob({ id: job.id, from: ["ready"], to: "applying", now: now() });
+    const claimed = items.map((i) => i.id);
+    expect(await transitionChangeItems({ ids: claimed, from: "pending", to: "writing", now: now() })).toHaveLength(3);
+    expect(await findRunningRun(job.changeSetId)).toBeUndefined();
+
+    expect(await resumeInterruptedRuns({ siteClient: () => wp.admin })).toBe(0);
+    expect((await findJobByChangeSet(job.changeSetId))?.status).toBe("applying");
+    try {
+      advanceClockForTests((env().CHANGE_RUN_LEASE_SECONDS + 1) * 1000);
+      expect(await resumeInterruptedRuns({ siteClient: () => wp.admin })).toBe(0);
+      expect((await findJobByChangeSet(job.changeSetId))?.status).toBe("ready");
+      expect((await getChangeSetItems(job.changeSetId)).map((i) => i.status)).toEqual([
+        "pending",
+        "pending",
+        "pending",
+      ]);
+      // The stalled process, waking up after the release, records no run over it (so it cannot write).
+      await expect(
+        startRun({
+          kind: "approve",
+          mode: "queue",
+          changeSetId: job.changeSetId,
+          jobId: job.id,
+          userId,
+          siteId,
+          entries: [],
+          claim: { jobId: job.id, writing: claimed },
+        }),
+      ).rejects.toThrow(ClaimReleasedError);
+
+      await applyChangeSetForOwner(request);
+    } finally {
+      resetClockForTests();
+    }
+    const done = await showJobForOwner({ userId, siteId, jobId: job.id });
+    expect(done).toMatchObject({ status: "done", progress: { applied: 3 } });
+    expect((await showChangeSetForOwner(request)).status).toBe("applied");
+    const after = await writes();
+    for (const id of ids) expect(after[id]! - (before[id] ?? 0), `writes to page ${id}`).toBe(1);
+    expect(await contents(ids)).toEqual(
+      ids.map(() => "<!-- wp:paragraph --><p>Call us on 555-0166.</p><!-- /wp:paragraph -->"),
+    );
   });
 });

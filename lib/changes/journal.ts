@@ -13,6 +13,8 @@ import { randomUUID } from "node:crypto";
 import { now } from "@/lib/clock";
 import {
   type ChangeRunEntryInsert,
+  type ClaimHeld,
+  type ClaimTaken,
   completeEntries,
   type EntryOutcome,
   finishChangeRun,
@@ -72,7 +74,7 @@ function hooksFor(kind: ChangeRunKind): RunHooks {
 /** This process, as a lease holder: another instance, or this one after a restart, is someone else. */
 export const RUN_OWNER = processState("change-run-owner", () => `${hostname()}:${process.pid}:${randomUUID()}`);
 
-const leaseMs = () => env().CHANGE_RUN_LEASE_SECONDS * 1000;
+export const leaseMs = () => env().CHANGE_RUN_LEASE_SECONDS * 1000;
 export const leaseUntil = () => new Date(now().getTime() + leaseMs());
 
 /** The lease was taken over by another instance (this one stalled past it): stop, it finishes the run. */
@@ -96,6 +98,10 @@ export async function startRun(input: {
   siteId: string;
   context?: Record<string, unknown>;
   entries: RunEntryInput[];
+  /** What the Apply claimed, still held when the run is recorded (else `ClaimReleasedError`, nothing recorded). */
+  claim?: ClaimHeld;
+  /** Items claimed in the run's own transaction (else `ClaimTakenError`, nothing claimed or recorded). */
+  take?: ClaimTaken;
 }): Promise<ChangeRun> {
   const entries: ChangeRunEntryInsert[] = input.entries.map((entry, seq) => ({
     seq,
@@ -120,6 +126,8 @@ export async function startRun(input: {
       createdAt: now(),
     },
     entries,
+    ...(input.claim ? { claim: input.claim } : {}),
+    ...(input.take ? { take: input.take } : {}),
   });
 }
 

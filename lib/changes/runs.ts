@@ -178,8 +178,11 @@ const entryOf = (write: ChainedWrite, title: string) => ({
   ...(write.items.length > 1 ? { data: { itemIds: write.items.map((i) => i.id) } } : {}),
 });
 
-/** Records the run that writes claimed (`writing`) items, before anything is sent; the set reads `applying`. */
-async function recordApproveRun(request: RunRequest, items: ChangeItem[], queue: boolean) {
+/**
+ * Records the run that writes claimed (`writing`) items, before anything is sent; the set reads `applying`. `take`:
+ * the items are still `pending` and are claimed in the run's own transaction (`ClaimTakenError` when some are not).
+ */
+async function recordApproveRun(request: RunRequest, items: ChangeItem[], queue: boolean, take = false) {
   const writes = chainWrites(items, await getChangeSetItems(request.changeSetId));
   const run = await startRun({
     kind: "approve",
@@ -187,6 +190,9 @@ async function recordApproveRun(request: RunRequest, items: ChangeItem[], queue:
     ...request,
     context: { itemIds: items.map((i) => i.id) },
     entries: writes.map((write) => entryOf(write, write.items[0]!.title)),
+    // A job's claim is released by the sweeper when no run follows it (lib/workflows/resume-runs.ts).
+    ...(request.jobId ? { claim: { jobId: request.jobId, writing: items.map((i) => i.id) } } : {}),
+    ...(take ? { take: { ids: items.map((i) => i.id), from: "pending" as const, to: "writing" as const } } : {}),
   });
   await refreshChangeSetStatus({ id: request.changeSetId, now: now() });
   return run;
@@ -208,7 +214,8 @@ export async function approveAsRun(request: RunRequest, items: ChangeItem[], cli
  * A refusal throws the kind's answer (`isRunRefusal`, its `cause` the site's); a takeover, `LeaseLostError`.
  */
 export async function approveCallAsRun(request: RunRequest, items: ChangeItem[], client: SiteClient) {
-  const run = await recordApproveRun(request, items, false);
+  // Claimed with the run's record, in one transaction: a process that dies between the two cannot leave a claim.
+  const run = await recordApproveRun(request, items, false, true);
   try {
     return await driveRun(run, client, { holdOnFailure: true });
   } catch (error) {

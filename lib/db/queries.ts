@@ -8,6 +8,7 @@ export * from "./queries/conversations";
 export * from "./queries/verification";
 export * from "./queries/oauth";
 export * from "./queries/rehearsals";
+export * from "./queries/stalled-claims";
 export * from "./queries/credentials";
 export * from "./queries/jobs";
 export * from "./queries/account-tokens";

@@ -22,6 +22,8 @@ import { scriptedModel, toolResults } from "@/lib/agent/testing/scripted-model";
 import { ITEMS_ROUTE, readItem, writeItems } from "@/lib/sites/items";
 import { humanEditPost, writeThroughAgent } from "@/test/changes";
 import {
+  claimRehearsalsForApply,
+  ClaimReleasedError,
   findConversationSandbox,
   findChangeSet,
   findRunningRun,
@@ -39,6 +41,9 @@ import { newUser } from "@/test/accounts";
 import { installMuPlugin, runAsAdmin } from "@/test/wordpress";
 import { applyRehearsal } from "@/lib/workflows/apply-rehearsal";
 import { resumeInterruptedRuns } from "@/lib/workflows/resume-runs";
+import { startRun } from "@/lib/changes/journal";
+import { advanceClockForTests, now, resetClockForTests } from "@/lib/clock";
+import { env } from "@/lib/env";
 import { call } from "@/test/http";
 import { setSandboxManagerForTests } from "./index";
 import { createTestSandboxes, type TestSandboxes } from "./testing";
@@ -835,6 +840,93 @@ add_action('post_updated', function ($id) {
     expect(await liveContent(hours)).toBe(para("9 to 5"));
     expect(await liveContent(prices)).toBe(para("Tea 2 €"));
     expect((await readItem(live, `post:${prices}`)).title).toBe("Shop prices");
+    await t.manager.deleteSandbox({ userId: owner.id, id: rehearsal.sandbox.id });
+  });
+
+  // The process dies right after its claim (the rehearsal `applying`), while it reads the sandbox and the live states:
+  // no run was recorded, nothing written. Simulated by taking the claim as the Apply does and going no further.
+  it("released by the sweeper after the lease when the process died before recording its run; Apply again writes each page once", async () => {
+    await closeOwnersSandboxes();
+    installMuPlugin(
+      wp.local.wpPath,
+      "count-rehearsal-writes.php",
+      `<?php
+add_action('post_updated', function ($id) {
+  $watched = get_option('sw_test_watch', array());
+  if (!in_array($id, $watched, true)) { return; }
+  $counts = get_option('sw_test_counts', array());
+  $counts[$id] = ($counts[$id] ?? 0) + 1;
+  update_option('sw_test_counts', $counts, false);
+}, 10, 1);
+`,
+    );
+    const hours = await livePage("Opening hours", para("10 to 4"));
+    const prices = await livePage("Price list", para("Coffee 3 €"));
+    const conversationId = randomUUID();
+    await insertConversation({ id: conversationId, userId: owner.id, siteId, title: "claim dies", now: new Date() });
+    const rehearsal = await t.manager.rehearsal({ userId: owner.id, siteId, conversationId, live });
+    const sandboxIdOf = (id: number) =>
+      Number(rehearsal.manifest.items.find((item) => item.liveRef === `post:${id}`)!.sandboxId);
+    const scope = sandboxScope(conversationId, rehearsal.sandbox.id);
+    const update = operationsByName.get("update_page")!;
+    await writeThroughAgent({ scope, client: rehearsal.client }, update, {
+      id: sandboxIdOf(hours),
+      content: para("9 to 6"),
+    });
+    const last = await writeThroughAgent({ scope, client: rehearsal.client }, update, {
+      id: sandboxIdOf(prices),
+      content: para("Coffee 3.20 €"),
+    });
+    const changeSetId = (last.data as { changeSetId: string }).changeSetId;
+    await runAsAdmin(
+      wp.local.wpPath,
+      "update_option('sw_test_watch', $args, false); delete_option('sw_test_counts');",
+      [hours, prices],
+    );
+    const status = async () => (await findChangeSet({ id: changeSetId, userId: owner.id, siteId }))?.status;
+
+    const claimed = await claimRehearsalsForApply({ ids: [changeSetId], userId: owner.id, now: now() });
+    expect(claimed).toBeDefined();
+    expect(await status()).toBe("applying");
+    expect(await findRunningRun(changeSetId)).toBeUndefined();
+    // A click meanwhile is refused: the claim holds until it is released.
+    await expect(
+      applyRehearsal({ userId: owner.id, siteId, changeSetId }, live, t.manager.rehearsals()),
+    ).rejects.toThrow(/being applied already/);
+
+    // Within the lease the claim may belong to a live process still reading: it is kept.
+    expect(await resumeInterruptedRuns({ siteClient: () => live, changeSetId })).toBe(0);
+    expect(await status()).toBe("applying");
+    try {
+      advanceClockForTests((env().CHANGE_RUN_LEASE_SECONDS + 1) * 1000);
+      expect(await resumeInterruptedRuns({ siteClient: () => live, changeSetId })).toBe(0);
+      expect(await status()).toBe("pending");
+      // The stalled process, waking up after the release, records no run over it (so it cannot write).
+      await expect(
+        startRun({
+          kind: "replay",
+          mode: "atomic",
+          changeSetId,
+          userId: owner.id,
+          siteId,
+          entries: [],
+          claim: { sets: [changeSetId] },
+        }),
+      ).rejects.toThrow(ClaimReleasedError);
+      expect(await findRunningRun(changeSetId)).toBeUndefined();
+
+      await applyRehearsal({ userId: owner.id, siteId, changeSetId }, live, t.manager.rehearsals());
+    } finally {
+      resetClockForTests();
+    }
+    const counts = await runAsAdmin<Record<string, number>>(
+      wp.local.wpPath,
+      "echo json_encode((object) get_option('sw_test_counts', array()));",
+    );
+    expect(counts).toEqual({ [hours]: 1, [prices]: 1 });
+    expect(await liveContent(hours)).toBe(para("9 to 6"));
+    expect(await liveContent(prices)).toBe(para("Coffee 3.20 €"));
+    expect(await status()).toBe("applied");
     await t.manager.deleteSandbox({ userId: owner.id, id: rehearsal.sandbox.id });
   });
 });

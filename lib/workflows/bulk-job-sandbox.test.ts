@@ -18,6 +18,7 @@ import { ITEMS_ROUTE, readItems } from "@/lib/sites/items";
 import { humanEditPost } from "@/test/changes";
 import { getDb } from "@/lib/db";
 import {
+  claimRehearsalsForApply,
   findJobByChangeSet,
   findRunningRun,
   findSandboxManifest,
@@ -26,7 +27,10 @@ import {
   insertConversation,
   listChangeAudit,
   listRunEntries,
+  transitionJob,
 } from "@/lib/db/queries";
+import { advanceClockForTests, now, resetClockForTests } from "@/lib/clock";
+import { env } from "@/lib/env";
 import { changeItems, jobs } from "@/lib/db/schema";
 import { useTestDatabase } from "@/lib/db/testing";
 import type { JobSpec } from "@/lib/jobs/spec";
@@ -383,6 +387,78 @@ add_action('post_updated', function ($id) {
     for (const text of await liveContents(written)) expect(text).toContain("Call us on 555-0100");
     expect(await liveContent(editedBefore)).toBe("<p>Call Bo on 555-0100.</p>");
     expect(await liveContent(editedAfter)).toBe("<p>Call Cy on 555-0100.</p>");
+    await php("delete_option('sw_job_watch');");
+  });
+
+  // The process dies after the Apply's claim (the rehearsal and the job `applying`) while it reads the sandbox and the
+  // live states, before its run is recorded: simulated by taking the claim as applyJobRehearsal does and going no
+  // further. The next instance's sweeper (resumeInterruptedRuns) releases it once the lease has passed.
+  it("releases a sandbox job's Apply claim that no run followed, after the lease; Apply again writes each page once", async () => {
+    await closeOwnersSandboxes();
+    installMuPlugin(
+      wp.local.wpPath,
+      "count-job-apply-writes.php",
+      `<?php
+add_action('post_updated', function ($id) {
+  $watched = get_option('sw_job_watch', array());
+  if (!in_array($id, $watched, true)) { return; }
+  $counts = get_option('sw_job_counts', array());
+  $counts[$id] = ($counts[$id] ?? 0) + 1;
+  update_option('sw_job_counts', $counts, false);
+}, 10, 1);
+`,
+    );
+    const tag = "sbxclaim";
+    const all = await pages(4, "publish", tag);
+    const conversationId = randomUUID();
+    await insertConversation({ id: conversationId, userId: owner.id, siteId, title: tag, now: new Date() });
+    const rehearsal = await t.manager.rehearsal({ userId: owner.id, siteId, conversationId, live });
+    const started = await startBulkJob({
+      userId: owner.id,
+      siteId,
+      conversationId,
+      spec: replaceSpec(tag, "any", "555-0188"),
+      client: live,
+      sandboxId: rehearsal.sandbox.id,
+    });
+    await kickJobRunner();
+    const changeSetId = started.changeSetId;
+    const job = (await findJobByChangeSet(changeSetId))!;
+    expect(job).toMatchObject({ status: "ready" });
+    await php("update_option('sw_job_watch', $args, false); delete_option('sw_job_counts');", all);
+
+    expect(await claimRehearsalsForApply({ ids: [changeSetId], userId: owner.id, now: now() })).toBeDefined();
+    await transitionJob({ id: job.id, from: ["ready"], to: "applying", now: now() });
+    const request = { userId: owner.id, siteId, changeSetId };
+    expect(await findRunningRun(changeSetId)).toBeUndefined();
+
+    // Within the lease the claim may be a live process's, still reading: kept.
+    expect(await resumeInterruptedRuns({ siteClient: () => live, changeSetId })).toBe(0);
+    expect(await findJobByChangeSet(changeSetId)).toMatchObject({ status: "applying" });
+    try {
+      advanceClockForTests((env().CHANGE_RUN_LEASE_SECONDS + 1) * 1000);
+      expect(await resumeInterruptedRuns({ siteClient: () => live, changeSetId })).toBe(0);
+      expect(await findJobByChangeSet(changeSetId)).toMatchObject({ status: "ready" });
+      expect(await showChangeSetForOwner(request)).toMatchObject({ status: "pending" });
+      // The rehearsal's items still wait for Apply: nothing was written.
+      expect((await getChangeSetItems(changeSetId)).every((i) => i.status === "applied" && !i.madeLiveBy)).toBe(true);
+
+      const again = (await findJobByChangeSet(changeSetId))!;
+      const outcome = await applyJobRehearsal(request, live, t.manager.rehearsals(), again);
+      expect(outcome.skipped).toEqual([]);
+    } finally {
+      resetClockForTests();
+    }
+    const counts = await php<Record<string, number>>(
+      "echo json_encode((object) get_option('sw_job_counts', array()));",
+    );
+    expect(counts).toEqual(Object.fromEntries(all.map((id) => [String(id), 1])));
+    for (const text of await liveContents(all)) expect(text).toContain("555-0188");
+    expect(await showJobForOwner({ userId: owner.id, siteId, jobId: job.id })).toMatchObject({
+      status: "done",
+      progress: { planned: 4, applied: 4, skipped: 0 },
+    });
+    expect(await showChangeSetForOwner(request)).toMatchObject({ status: "applied" });
     await php("delete_option('sw_job_watch');");
   });
 });

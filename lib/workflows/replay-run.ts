@@ -289,6 +289,9 @@ export async function replayAsRun(
       itemIds: replay.items.map((item) => item.id),
       ...(job ? { refused: job.refused } : {}),
     } satisfies ReplayContext,
+    // The sweeper releases a claim left without a run past the lease (lib/workflows/resume-runs.ts): a process that
+    // stalled that long records nothing over it.
+    claim: { sets: [...replay.claimed.keys()], jobId: job?.id ?? null },
     entries: replay.changes.map((entry) => ({
       itemId: entry.item.id,
       title: entry.title,

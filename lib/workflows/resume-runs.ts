@@ -2,13 +2,15 @@
  * Use case: finish the Applies and Undos a dead process left (lib/changes/journal.ts). At start-up, every few seconds,
  * and when the owner looks at a change set or a job, this instance takes over each run whose lease has expired and
  * finishes it on the site's current credentials: what the dead one wrote is found and recorded, the rest is written
- * once. The change set and job say `resumedAt`, so the owner's pages say "resuming after a restart".
+ * once. The change set and job say `resumedAt`, so the owner's pages say "resuming after a restart". An Apply's claim
+ * that no run followed within the lease (the process died before it recorded one; nothing was written) is released,
+ * so the owner can click Apply again (docs/change-sets.md, "A claim without a run").
  */
 import "@/lib/changes/runs";
 import "./replay-run";
-import { driveRun, isLeaseLostError, leaseUntil, RUN_OWNER } from "@/lib/changes/journal";
+import { driveRun, isLeaseLostError, leaseMs, leaseUntil, RUN_OWNER } from "@/lib/changes/journal";
 import { now } from "@/lib/clock";
-import { claimExpiredRun, findSiteById, hasExpiredRuns } from "@/lib/db/queries";
+import { claimExpiredRun, findSiteById, hasExpiredRuns, releaseStalledClaims } from "@/lib/db/queries";
 import type { Site } from "@/lib/db/schema";
 import { log } from "@/lib/log";
 import { processState } from "@/lib/process-state";
@@ -25,6 +27,7 @@ export async function resumeInterruptedRuns(input: {
   siteClient(site: Site): SiteClient;
   changeSetId?: string;
 }): Promise<number> {
+  await releaseClaimsWithoutRun();
   let finished = 0;
   for (;;) {
     const run = await claimExpiredRun({
@@ -48,9 +51,22 @@ export async function resumeInterruptedRuns(input: {
   }
 }
 
+/**
+ * Puts back the rehearsals and jobs an Apply claimed longer than a lease ago without recording its run: the claiming
+ * process died while it read the sandbox and the live states, so nothing was written and nothing will finish them.
+ */
+export async function releaseClaimsWithoutRun(): Promise<number> {
+  const at = now();
+  const released = await releaseStalledClaims({ claimedBefore: new Date(at.getTime() - leaseMs()), now: at });
+  if (released.sets.length || released.jobs.length)
+    log.warn("released an Apply's claim that no run followed (the process stopped before writing)", released);
+  return released.sets.length + released.jobs.length;
+}
+
 /** One sweep at a time per process (boot, the timer, and reads may all ask at once). */
 export function sweepInterruptedRuns(siteClient: (site: Site) => SiteClient): Promise<number> {
-  sweep.running ??= (async () => ((await hasExpiredRuns(now())) ? resumeInterruptedRuns({ siteClient }) : 0))()
+  sweep.running ??= (async () =>
+    (await hasExpiredRuns(now())) ? resumeInterruptedRuns({ siteClient }) : releaseClaimsWithoutRun().then(() => 0))()
     .catch((error: unknown) => {
       log.error("the change run sweep failed", { error });
       return 0;

@@ -4,11 +4,13 @@
  * were read in, so a batch recorded twice (a resumed run after a crash) counts once.
  */
 import { and, asc, eq, inArray, lt, sql } from "drizzle-orm";
-import { getDb } from "../index";
+import { type Db, getDb } from "../index";
 import {
   type ChangeRun,
   type ChangeRunEntry,
+  type ChangeItemStatus,
   type ChangeRunEntryState,
+  changeItems,
   changeRunEntries,
   changeRuns,
   changeSets,
@@ -22,10 +24,79 @@ export type ChangeRunInsert = Omit<
 > & { leaseOwner: string; leaseUntil: Date };
 export type ChangeRunEntryInsert = Omit<ChangeRunEntry, "runId" | "state" | "result" | "reason">;
 
-/** The run and every entry it will send, in one transaction, before anything is written. */
-export async function insertChangeRun(input: { run: ChangeRunInsert; entries: ChangeRunEntryInsert[] }) {
+/**
+ * What an Apply claimed before its run is recorded, checked still held in the run's own transaction: the sweeper
+ * releases a claim left without a run past the lease (./claims.ts), so a stalled process must not record a run over it.
+ */
+export type ClaimHeld = { sets?: string[]; jobId?: string | null; writing?: string[] };
+
+/** Items an Apply claims in the run's own transaction (`pending → writing`), all or none: no claim without its run. */
+export type ClaimTaken = { ids: string[]; from: ChangeItemStatus; to: ChangeItemStatus };
+
+export class ClaimTakenError extends Error {
+  constructor() {
+    super("These items are being written already.");
+    this.name = "ClaimTakenError";
+  }
+}
+
+export const isClaimTakenError = (error: unknown): error is ClaimTakenError =>
+  error instanceof Error && error.name === "ClaimTakenError";
+
+export class ClaimReleasedError extends Error {
+  constructor() {
+    super("The claim of this Apply was released after it stalled; nothing was written.");
+    this.name = "ClaimReleasedError";
+  }
+}
+
+/** The claim's rows locked (the job first, as the sweeper locks it) and still as the claim left them. */
+async function claimStillHeld(tx: Db, claim: ClaimHeld): Promise<boolean> {
+  if (claim.jobId) {
+    const [job] = await tx.select({ id: jobs.id }).from(jobs).where(eq(jobs.id, claim.jobId)).for("update");
+    if (!job) return false;
+  }
+  if (claim.sets?.length) {
+    const held = await tx
+      .select({ id: changeSets.id })
+      .from(changeSets)
+      .where(and(inArray(changeSets.id, claim.sets), eq(changeSets.status, "applying")))
+      .for("update");
+    if (held.length !== new Set(claim.sets).size) return false;
+  }
+  if (claim.writing?.length) {
+    const held = await tx
+      .select({ id: changeItems.id })
+      .from(changeItems)
+      .where(and(inArray(changeItems.id, claim.writing), eq(changeItems.status, "writing")))
+      .for("update");
+    if (held.length !== new Set(claim.writing).size) return false;
+  }
+  return true;
+}
+
+/**
+ * The run and every entry it will send, in one transaction, before anything is written; with `claim`, only while the
+ * claim is still held (`ClaimReleasedError` otherwise); with `take`, claiming those items in it (`ClaimTakenError`).
+ */
+export async function insertChangeRun(input: {
+  run: ChangeRunInsert;
+  entries: ChangeRunEntryInsert[];
+  claim?: ClaimHeld;
+  take?: ClaimTaken;
+}) {
   const db = await getDb();
   return db.transaction(async (tx) => {
+    if (input.claim && !(await claimStillHeld(tx, input.claim))) throw new ClaimReleasedError();
+    if (input.take) {
+      const taken = await tx
+        .update(changeItems)
+        .set({ status: input.take.to })
+        .where(and(inArray(changeItems.id, input.take.ids), eq(changeItems.status, input.take.from)))
+        .returning({ id: changeItems.id });
+      // Thrown inside the transaction: a part taken is rolled back with it.
+      if (taken.length !== new Set(input.take.ids).size) throw new ClaimTakenError();
+    }
     const [run] = await tx
       .insert(changeRuns)
       .values({ ...input.run, state: "running", updatedAt: input.run.createdAt })
