@@ -26,6 +26,8 @@ import { POST as resetPassword } from "@/app/auth/password/reset/route";
 import { POST as verifyEmail } from "@/app/auth/verify-email/route";
 import { POST as applyChangeSet } from "@/app/sites/[id]/changes/[changeSetId]/apply/route";
 import { POST as undoChangeSet } from "@/app/sites/[id]/changes/[changeSetId]/undo/route";
+import { POST as approveChangeSet } from "@/app/sites/[id]/changes/[changeSetId]/approve/route";
+import { POST as denyChangeSet } from "@/app/sites/[id]/changes/[changeSetId]/deny/route";
 import { PATCH as editQueueItem } from "@/app/sites/[id]/changes/[changeSetId]/items/[itemId]/route";
 import { POST as rejectQueue } from "@/app/sites/[id]/changes/[changeSetId]/reject/route";
 import { itemEditSchema, itemsSchema } from "@/app/sites/[id]/changes/schema";
@@ -189,6 +191,24 @@ const jsonRoutes: Record<string, JsonRoute> = {
     session: true,
     valid: () => obj({ itemIds: ["00000000-0000-4000-8000-000000000002"] }),
     runs: 60,
+    params: SOMEONE_ELSES,
+  },
+  "POST /sites/:id/changes/:changeSetId/approve": {
+    file: "app/sites/[id]/changes/[changeSetId]/approve/route.ts",
+    handler: approveChangeSet,
+    schema: itemsSchema,
+    session: true,
+    valid: () => obj({ upTo: "00000000-0000-4000-8000-000000000002" }),
+    runs: 40,
+    params: SOMEONE_ELSES,
+  },
+  "POST /sites/:id/changes/:changeSetId/deny": {
+    file: "app/sites/[id]/changes/[changeSetId]/deny/route.ts",
+    handler: denyChangeSet,
+    schema: itemsSchema,
+    session: true,
+    valid: () => obj({ itemIds: ["00000000-0000-4000-8000-000000000002"] }),
+    runs: 40,
     params: SOMEONE_ELSES,
   },
   "POST /sites/:id/changes/:changeSetId/reject": {
