@@ -2,11 +2,11 @@
  * The owner's click on a pending live change set from Sitewright's own pages (the review page an MCP client links
  * to; docs/mcp.md): Approve writes exactly the items that wait (of those the page drew, `upTo`: never one added
  * after it was drawn), each over the version it was planned against, in
- * one conditional batch, as a durable run (./journal.ts); Deny closes them. The items are claimed in one statement first (`pending` → `writing`), so
- * a double click or two tabs write the site at most once.
+ * one conditional batch, as a durable run (./journal.ts); Deny closes them. The items are claimed all or none
+ * (`pending` → `writing`; Approve's in its run's own record), so a double click or two tabs write the site at most once.
  */
 import { now } from "@/lib/clock";
-import { refreshChangeSetStatus, transitionChangeItems } from "@/lib/db/queries";
+import { isClaimTakenError, refreshChangeSetStatus, transitionChangeItems } from "@/lib/db/queries";
 import type { ChangeItem } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
 import type { SiteClient } from "@/lib/sites/types";
@@ -27,6 +27,7 @@ export type PendingRequest = {
 };
 
 const notApplicable = (message: string) => new AppError("not_applicable", message);
+const beingApproved = () => notApplicable("This change set is being approved already.");
 
 async function pendingItems(request: PendingRequest) {
   const set = await getChangeSet(request);
@@ -36,6 +37,7 @@ async function pendingItems(request: PendingRequest) {
   return { set, items };
 }
 
+/** Deny's claim, in one statement (`pending → writing`, all or none): a second click closes nothing. */
 async function claim(items: ChangeItem[]): Promise<string[]> {
   const claimed = await transitionChangeItems({
     ids: items.map((i) => i.id),
@@ -45,28 +47,35 @@ async function claim(items: ChangeItem[]): Promise<string[]> {
   });
   if (claimed.length !== items.length) {
     await transitionChangeItems({ ids: claimed, from: "writing", to: "pending", now: now() });
-    throw notApplicable("This change set is being approved already.");
+    throw beingApproved();
   }
   return claimed;
 }
 
 /**
  * Writes what waits, as one durable run (./runs.ts): recorded before the write, finished by another instance if this
- * one dies; a stale or filtered answer refuses the whole set (`409 drifted` naming the items, nothing written).
+ * one dies; a stale or filtered answer refuses the whole set (`409 drifted` naming the items, nothing written). The
+ * items are claimed (`pending → writing`, all or none) in the transaction that records the run, and the click's audit
+ * row follows the record: a process that dies at any point leaves no claim without its run.
  */
 export async function approvePendingChangeSet(request: PendingRequest, client: SiteClient): Promise<PublicChangeSet> {
   const { set, items } = await pendingItems(request);
   chainWrites(items, set.items); // a chain that cannot be written is refused before anything is claimed
-  const claimed = await claim(items);
-  await auditChange({
-    changeSetId: set.id,
-    siteId: set.siteId,
-    userId: request.userId,
-    action: "approve",
-    itemIds: claimed,
-    outcome: "ok",
-  });
-  await approveAsRun({ ...request, siteId: set.siteId }, items, client, false);
+  const audit = () =>
+    auditChange({
+      changeSetId: set.id,
+      siteId: set.siteId,
+      userId: request.userId,
+      action: "approve",
+      itemIds: items.map((i) => i.id),
+      outcome: "ok",
+    });
+  try {
+    await approveAsRun({ ...request, siteId: set.siteId }, items, client, false, { take: true, recorded: audit });
+  } catch (error) {
+    if (isClaimTakenError(error)) throw beingApproved();
+    throw error;
+  }
   return publicChangeSet(await getChangeSet(request));
 }
 

@@ -36,6 +36,8 @@ import {
 } from "@/lib/workflows/change-set-actions";
 import { kickJobRunner, setJobDepsForTests, showJobForOwner, startBulkJob } from "@/lib/workflows/bulk-job";
 import { approvePendingChangeSet } from "./approve";
+import { undoQueue } from "./queue";
+import { approveAsRun, undoAsRun } from "./runs";
 import { getChangeSet, recordPendingPlan } from "./change-sets";
 import { planPostUpdate } from "./plan";
 import { readItem } from "@/lib/sites/items";
@@ -273,6 +275,99 @@ describe("an Apply whose process dies after its claim, before its run is recorde
     ).rejects.toThrow(ClaimTakenError);
     expect((await getChangeSetItems(changeSetId)).map((i) => i.status)).toEqual(["pending", "writing"]);
     expect(await findRunningRun(changeSetId)).toBeUndefined();
+  });
+
+  // The review page's Approve and Undo of a turn's set, and a queue's Undo without a job, claim theirs the same way.
+  const turnSet = async (count: number, tag: string) => {
+    const ids = await pages(count, `${tag}-${Date.now()}`);
+    const planned = await Promise.all(
+      ids.map(async (id) =>
+        planPostUpdate(await readItem(wp.admin, `post:${id}`), { title: `${tag} ${id}` }, "Renamed."),
+      ),
+    );
+    const scope = { userId, siteId, conversationId: randomUUID(), turnId: randomUUID(), target: "live" as const };
+    const { changeSetId } = await recordPendingPlan(scope, "call-1", planned);
+    return { ids, request: { userId, siteId, changeSetId }, items: await getChangeSetItems(changeSetId) };
+  };
+  const statuses = async (changeSetId: string) => (await getChangeSetItems(changeSetId)).map((i) => i.status);
+  const writesTo = async (ids: number[], before: Record<string, number>) => {
+    const after = await writes();
+    return ids.map((id) => (after[id] ?? 0) - (before[id] ?? 0));
+  };
+
+  it("the review page's Approve and Undo claim in their run's record: one item taken by another tab claims none, records no run", async () => {
+    const { ids, request, items } = await turnSet(2, "review-taken");
+    const before = await writes();
+    let audited = false;
+    const recorded = async () => {
+      audited = true;
+    };
+    // Another tab's click took the second item between this click's read and its run's record.
+    await transitionChangeItems({ ids: [items[1]!.id], from: "pending", to: "writing", now: now() });
+    await expect(approveAsRun(request, items, wp.admin, false, { take: true, recorded })).rejects.toThrow(
+      ClaimTakenError,
+    );
+    expect(await statuses(request.changeSetId)).toEqual(["pending", "writing"]);
+    expect(await findRunningRun(request.changeSetId)).toBeUndefined();
+    expect(audited).toBe(false);
+    await transitionChangeItems({ ids: [items[1]!.id], from: "writing", to: "pending", now: now() });
+
+    await approvePendingChangeSet(request, wp.admin);
+    const applied = await getChangeSetItems(request.changeSetId);
+    await transitionChangeItems({ ids: [items[0]!.id], from: "applied", to: "undoing", now: now() });
+    await expect(undoAsRun(request, applied, wp.admin, false, { take: true })).rejects.toThrow(ClaimTakenError);
+    expect(await statuses(request.changeSetId)).toEqual(["undoing", "applied"]);
+    expect(await findRunningRun(request.changeSetId)).toBeUndefined();
+    expect(await writesTo(ids, before)).toEqual([1, 1]);
+  });
+
+  it("the review page's Approve and Undo, clicked in two tabs at once, write and undo each page exactly once", async () => {
+    const { ids, request, items } = await turnSet(2, "review-once");
+    const before = await writes();
+    const approvals = await Promise.allSettled([
+      approvePendingChangeSet(request, wp.admin),
+      approvePendingChangeSet(request, wp.admin),
+    ]);
+    expect(approvals.map((a) => a.status).sort()).toEqual(["fulfilled", "rejected"]);
+    const refused = approvals.find((a) => a.status === "rejected") as PromiseRejectedResult;
+    expect(String(refused.reason)).toMatch(/being approved already|Nothing in this change set waits/);
+    expect(await statuses(request.changeSetId)).toEqual(["applied", "applied"]);
+    expect(await writesTo(ids, before)).toEqual([1, 1]);
+    const audit = await listChangeAudit({ changeSetId: request.changeSetId });
+    const approved = audit.filter((row) => row.action === "approve");
+    expect(approved).toHaveLength(1);
+    expect([...approved[0]!.itemIds].sort()).toEqual(items.map((i) => i.id).sort());
+
+    const undos = await Promise.allSettled([undoChangeSetForOwner(request), undoChangeSetForOwner(request)]);
+    expect(undos.map((u) => u.status).sort()).toEqual(["fulfilled", "rejected"]);
+    const second = undos.find((u) => u.status === "rejected") as PromiseRejectedResult;
+    expect(String(second.reason)).toMatch(/being undone already|Nothing in this change set can be undone/);
+    expect(await statuses(request.changeSetId)).toEqual(["undone", "undone"]);
+    expect(await writesTo(ids, before)).toEqual([2, 2]);
+    expect(await findRunningRun(request.changeSetId)).toBeUndefined();
+  });
+
+  it("a queue's Undo without a job leaves out an item another tab took, and writes nothing when it took them all", async () => {
+    const { ids, request, items } = await turnSet(2, "queue-undo");
+    await approvePendingChangeSet(request, wp.admin);
+    const before = await writes();
+    await transitionChangeItems({ ids: [items[0]!.id], from: "applied", to: "undoing", now: now() });
+    await undoQueue(request, wp.admin);
+    expect(await statuses(request.changeSetId)).toEqual(["undoing", "undone"]);
+    expect(await writesTo(ids, before)).toEqual([0, 1]);
+    await expect(undoQueue({ ...request, itemIds: [items[0]!.id] }, wp.admin)).rejects.toThrow(
+      "None of those items is written",
+    );
+    await transitionChangeItems({ ids: [items[0]!.id], from: "undoing", to: "applied", now: now() });
+    // Every chosen item taken between the read and the run's record: claimed none, no run.
+    const take = { ids: [items[0]!.id, items[1]!.id], from: "applied" as const, to: "undoing" as const };
+    await expect(startRun({ kind: "undo", mode: "queue", ...request, entries: [], take })).rejects.toThrow(
+      ClaimTakenError,
+    );
+    expect(await statuses(request.changeSetId)).toEqual(["applied", "undone"]);
+    expect(await findRunningRun(request.changeSetId)).toBeUndefined();
+    await undoQueue(request, wp.admin);
+    expect(await writesTo(ids, before)).toEqual([1, 1]);
   });
 
   // Simulated by taking the claim as applyJobItems and approveQueue do (the job `applying`, its items `writing`) and

@@ -7,6 +7,7 @@
 import { now } from "@/lib/clock";
 import {
   findChangeItem,
+  isClaimTakenError,
   refreshChangeSetStatus,
   transitionChangeItems,
   updatePendingChangeItem,
@@ -120,24 +121,51 @@ async function claim(items: ChangeItem[], from: ChangeItem["status"], to: Change
 }
 
 /**
+ * Runs a click over the chosen items, claiming them in its run's own record (./runs.ts, `take`): what another tab took
+ * meanwhile is left out and the rest claimed again, all or none; a click that finds every item taken writes nothing.
+ */
+async function withFreeItems<T>(items: ChangeItem[], run: (free: ChangeItem[]) => Promise<T>): Promise<T> {
+  let free = items;
+  for (;;) {
+    try {
+      return await run(free);
+    } catch (error) {
+      if (!isClaimTakenError(error)) throw error;
+      const still = new Set(error.free);
+      const next = free.filter((i) => still.has(i.id));
+      if (next.length === 0 || next.length === free.length)
+        throw notApplicable("These items are being written already.");
+      free = next;
+    }
+  }
+}
+
+/**
  * Approves the chosen pending items (all when none are named) as a durable run (./journal.ts): written in batches,
- * drifted ones skipped; `jobId` counts them in the job's progress batch by batch.
+ * drifted ones skipped; `jobId` counts them in the job's progress batch by batch. A job's items are claimed first
+ * (the sweeper releases a claim no run follows, lib/workflows/resume-runs.ts); a set without a job claims them in
+ * its run's own record. The click's audit row follows the record.
  */
 export async function approveQueue(request: QueueRequest & { jobId?: string }, client: SiteClient) {
   const { set, items } = await chosenItems(request, "pending");
   if (items.length === 0) throw notApplicable("None of those items waits for approval.");
   // A later change to an item chosen without the earlier one it rests on is refused, naming both (./chains.ts).
   chainWrites(items, set.items);
-  const claimed = await claim(items, "pending", "writing");
-  await auditChange({
-    changeSetId: set.id,
-    siteId: set.siteId,
-    userId: request.userId,
-    action: "approve",
-    itemIds: claimed.map((i) => i.id),
-    outcome: "ok",
-  });
-  return approveAsRun({ ...request, siteId: set.siteId }, claimed, client, true);
+  const runOf = (chosen: ChangeItem[], take: boolean) =>
+    approveAsRun({ ...request, siteId: set.siteId }, chosen, client, true, {
+      take,
+      recorded: () =>
+        auditChange({
+          changeSetId: set.id,
+          siteId: set.siteId,
+          userId: request.userId,
+          action: "approve",
+          itemIds: chosen.map((i) => i.id),
+          outcome: "ok",
+        }),
+    });
+  if (!request.jobId) return withFreeItems(items, (free) => runOf(free, true));
+  return runOf(await claim(items, "pending", "writing"), false);
 }
 
 /** Rejects the chosen pending items: they will never be written. */
@@ -162,8 +190,10 @@ export async function undoQueue(request: QueueRequest & { jobId?: string }, clie
   const { set, items } = await chosenItems(request, "applied");
   if (items.length === 0) throw notApplicable("None of those items is written, or they are undone already.");
   chainUndos(items, set.items);
-  const claimed = await claim(items, "applied", "undoing");
-  return undoAsRun({ ...request, jobId: null, siteId: set.siteId }, claimed, client, true);
+  // Claimed (`applied → undoing`) in the run's own record: no death leaves a claim without its run.
+  return withFreeItems(items, (free) =>
+    undoAsRun({ ...request, jobId: null, siteId: set.siteId }, free, client, true, { take: true }),
+  );
 }
 
 /**

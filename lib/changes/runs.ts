@@ -199,11 +199,26 @@ async function recordApproveRun(request: RunRequest, items: ChangeItem[], queue:
 }
 
 /**
+ * How a click's run is recorded. `take`: its items are still waiting and are claimed in the run's own transaction
+ * (`ClaimTakenError`, nothing claimed or recorded, when some are not), so no death can leave a claim without its run;
+ * `recorded`: what the click writes once its run is recorded, before anything is sent (its audit row).
+ */
+export type RunOptions = { take?: boolean; recorded?: () => Promise<void> };
+
+/**
  * Writes claimed (`writing`) items as one durable run: atomic for a turn's set, a queue for a job's. Items of one
  * target in the set go in plan order, versions chained (./chains.ts; the callers checked the chains before claiming).
  */
-export async function approveAsRun(request: RunRequest, items: ChangeItem[], client: SiteClient, queue: boolean) {
-  return driveRun(await recordApproveRun(request, items, queue), client);
+export async function approveAsRun(
+  request: RunRequest,
+  items: ChangeItem[],
+  client: SiteClient,
+  queue: boolean,
+  options: RunOptions = {},
+) {
+  const run = await recordApproveRun(request, items, queue, options.take);
+  await options.recorded?.();
+  return driveRun(run, client);
 }
 
 /**
@@ -230,10 +245,16 @@ export async function approveCallAsRun(request: RunRequest, items: ChangeItem[],
 }
 
 /**
- * Undoes claimed (`undoing`) items as one durable run, newest write first (a later write may rest on an earlier);
+ * Undoes claimed (`undoing`) items (or, with `take`, written ones it claims) as one durable run, newest write first (a later write may rest on an earlier);
  * a chain of changes to one target is undone as one change, back to the state before its first item.
  */
-export async function undoAsRun(request: RunRequest, items: ChangeItem[], client: SiteClient, queue: boolean) {
+export async function undoAsRun(
+  request: RunRequest,
+  items: ChangeItem[],
+  client: SiteClient,
+  queue: boolean,
+  options: RunOptions = {},
+) {
   const reverses = chainUndos(items, await getChangeSetItems(request.changeSetId));
   const run = await startRun({
     kind: "undo",
@@ -241,7 +262,12 @@ export async function undoAsRun(request: RunRequest, items: ChangeItem[], client
     ...request,
     context: { itemIds: items.map((i) => i.id) },
     entries: reverses.map((reverse) => entryOf(reverse, titleAfter(reverse.items.at(-1)!))),
+    // Claimed (`applied → undoing`) with the run's record: all or none.
+    ...(options.take
+      ? { take: { ids: items.map((i) => i.id), from: "applied" as const, to: "undoing" as const } }
+      : {}),
   });
   await refreshChangeSetStatus({ id: request.changeSetId, now: now() });
+  await options.recorded?.();
   return driveRun(run, client);
 }

@@ -4,8 +4,7 @@
  * edited it), the site writes nothing and the owner gets `409 drifted` naming the items. It runs as a durable run
  * (./journal.ts): a process that dies in the middle leaves it for another instance to finish.
  */
-import { now } from "@/lib/clock";
-import { transitionChangeItems } from "@/lib/db/queries";
+import { isClaimTakenError } from "@/lib/db/queries";
 import { AppError } from "@/lib/errors";
 import type { SiteClient } from "@/lib/sites/types";
 import { getChangeSet, itemsCovered, publicChangeSet, type PublicChangeSet } from "./change-sets";
@@ -34,18 +33,12 @@ export async function undoChangeSet(request: ChangeSetRequest, client: SiteClien
     throw notApplicable("Nothing in this change set can be undone: it was not written or is already undone.");
 
   chainUndos(chosen, set.items); // an earlier change chosen without a later one resting on it is refused
-  const at = now();
-  const claimed = await transitionChangeItems({
-    ids: chosen.map((i) => i.id),
-    from: "applied",
-    to: "undoing",
-    now: at,
-  });
-  if (claimed.length !== chosen.length) {
-    await transitionChangeItems({ ids: claimed, from: "undoing", to: "applied", now: at });
-    throw notApplicable("This change set is being undone already.");
+  try {
+    // Claimed (`applied → undoing`, all or none) in the transaction that records the run: no claim without its run.
+    await undoAsRun({ ...request, siteId: set.siteId }, chosen, client, false, { take: true });
+  } catch (error) {
+    if (isClaimTakenError(error)) throw notApplicable("This change set is being undone already.");
+    throw error;
   }
-
-  await undoAsRun({ ...request, siteId: set.siteId }, chosen, client, false);
   return publicChangeSet(await getChangeSet(request));
 }

@@ -34,9 +34,12 @@ export type ClaimHeld = { sets?: string[]; jobId?: string | null; writing?: stri
 export type ClaimTaken = { ids: string[]; from: ChangeItemStatus; to: ChangeItemStatus };
 
 export class ClaimTakenError extends Error {
-  constructor() {
+  /** The items that were still free (claimed, then rolled back with the rest): a queue may claim just those. */
+  readonly free: string[];
+  constructor(free: string[] = []) {
     super("These items are being written already.");
     this.name = "ClaimTakenError";
+    this.free = free;
   }
 }
 
@@ -95,7 +98,7 @@ export async function insertChangeRun(input: {
         .where(and(inArray(changeItems.id, input.take.ids), eq(changeItems.status, input.take.from)))
         .returning({ id: changeItems.id });
       // Thrown inside the transaction: a part taken is rolled back with it.
-      if (taken.length !== new Set(input.take.ids).size) throw new ClaimTakenError();
+      if (taken.length !== new Set(input.take.ids).size) throw new ClaimTakenError(taken.map((row) => row.id));
     }
     const [run] = await tx
       .insert(changeRuns)
