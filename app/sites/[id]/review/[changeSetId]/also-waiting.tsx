@@ -13,7 +13,8 @@ export function AlsoWaiting({ siteId, changeSetId, others }: Props) {
   const router = useRouter();
   const [busy, setBusy] = useState(false);
   const [message, setMessage] = useState<{ ok: boolean; text: string }>();
-  if (others.length === 0) return null;
+  // After the Apply, the page's refresh finds no other rehearsal waiting: the outcome stays on screen all the same.
+  if (others.length === 0 && !message) return null;
   const applyAll = async () => {
     setBusy(true);
     const response = await fetch(`/sites/${siteId}/changes/${changeSetId}/apply`, {
@@ -33,18 +34,22 @@ export function AlsoWaiting({ siteId, changeSetId, others }: Props) {
   return (
     <section aria-label="Other rehearsals in this sandbox" data-testid="also-waiting">
       <h2>Also waiting in this sandbox</h2>
-      <ul>
-        {others.map((set, index) => (
-          <li key={set.id}>
-            <Link href={`/sites/${siteId}/review/${set.id}`}>
-              Earlier rehearsal {index + 1} ({new Date(set.createdAt).toUTCString()})
-            </Link>
-          </li>
-        ))}
-      </ul>
-      <button type="button" disabled={busy} onClick={applyAll}>
-        Apply all {others.length + 1} together
-      </button>
+      {others.length > 0 ? (
+        <>
+          <ul>
+            {others.map((set, index) => (
+              <li key={set.id}>
+                <Link href={`/sites/${siteId}/review/${set.id}`}>
+                  Earlier rehearsal {index + 1} ({new Date(set.createdAt).toUTCString()})
+                </Link>
+              </li>
+            ))}
+          </ul>
+          <button type="button" disabled={busy} onClick={applyAll}>
+            Apply all {others.length + 1} together
+          </button>
+        </>
+      ) : null}
       {message ? (
         <p
           role={message.ok ? "status" : "alert"}

@@ -4,7 +4,7 @@
  * it, Approve and Deny; after Approve, the look at the live site. Nothing is written before the owner's click.
  */
 import { useRouter } from "next/navigation";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import type { PublicChangeSet } from "@/lib/changes/change-sets";
 import { type CombinedRow, combineByTarget } from "@/lib/changes/combined";
 import { CombinedDiff } from "../../chat/change-diff";
@@ -62,6 +62,9 @@ export function PendingReview({
   const upTo = changeSet.items.at(-1)?.id;
   const waiting = changeSet.items.filter((item) => item.status === "pending").length;
   const [busy, setBusy] = useState(false);
+  // The buttons answer once the page has hydrated: a click on the server's HTML before then would do nothing at all.
+  const [hydrated, setHydrated] = useState(false);
+  useEffect(() => setHydrated(true), []);
   const [error, setError] = useState<string>();
   const [approved, setApproved] = useState(false);
 
@@ -104,7 +107,7 @@ export function PendingReview({
         </p>
       ) : null}
       {current.set.status === "pending" && !refusal ? (
-        <Decision waiting={waiting} busy={busy} decide={(decision) => void decide(decision)} />
+        <Decision waiting={waiting} busy={busy || !hydrated} decide={(decision) => void decide(decision)} />
       ) : null}
       {error ? (
         <p className="error" role="alert">
