@@ -735,6 +735,35 @@ describe("exact apply (issue 19)", () => {
   });
 });
 
+/** Counts WordPress's updates of the watched posts (option `sw_test_watch`) in `sw_test_counts`: written once. */
+function installWriteCounter() {
+  installMuPlugin(
+    wp.local.wpPath,
+    "count-rehearsal-writes.php",
+    `<?php
+add_action('post_updated', function ($id) {
+  $watched = get_option('sw_test_watch', array());
+  if (!in_array($id, $watched, true)) { return; }
+  $counts = get_option('sw_test_counts', array());
+  $counts[$id] = ($counts[$id] ?? 0) + 1;
+  update_option('sw_test_counts', $counts, false);
+}, 10, 1);
+`,
+  );
+}
+
+/** A new conversation's rehearsal, with what its edits need: the sandbox's id of a live page, the scope, update_page. */
+async function rehearsalFor(title: string) {
+  const conversationId = randomUUID();
+  await insertConversation({ id: conversationId, userId: owner.id, siteId, title, now: new Date() });
+  const rehearsal = await t.manager.rehearsal({ userId: owner.id, siteId, conversationId, live });
+  const sandboxIdOf = (id: number) =>
+    Number(rehearsal.manifest.items.find((item) => item.liveRef === `post:${id}`)!.sandboxId);
+  const scope = sandboxScope(conversationId, rehearsal.sandbox.id);
+  const update = operationsByName.get("update_page")!;
+  return { conversationId, rehearsal, sandboxIdOf, scope, update };
+}
+
 describe("an Apply whose process dies mid-write", () => {
   class SimulatedDeath extends Error {
     constructor() {
@@ -763,28 +792,10 @@ describe("an Apply whose process dies mid-write", () => {
   // instance's sweeper runs after a restart (test/reliability/apply-restart.test.ts kills a real process).
   it("is finished by the next instance: each page written once, the live set recorded, the rehearsal applied, undo works", async () => {
     await closeOwnersSandboxes();
-    installMuPlugin(
-      wp.local.wpPath,
-      "count-rehearsal-writes.php",
-      `<?php
-add_action('post_updated', function ($id) {
-  $watched = get_option('sw_test_watch', array());
-  if (!in_array($id, $watched, true)) { return; }
-  $counts = get_option('sw_test_counts', array());
-  $counts[$id] = ($counts[$id] ?? 0) + 1;
-  update_option('sw_test_counts', $counts, false);
-}, 10, 1);
-`,
-    );
+    installWriteCounter();
     const hours = await livePage("Shop hours", para("9 to 5"));
     const prices = await livePage("Shop prices", para("Tea 2 €"));
-    const conversationId = randomUUID();
-    await insertConversation({ id: conversationId, userId: owner.id, siteId, title: "dies", now: new Date() });
-    const rehearsal = await t.manager.rehearsal({ userId: owner.id, siteId, conversationId, live });
-    const sandboxIdOf = (id: number) =>
-      Number(rehearsal.manifest.items.find((item) => item.liveRef === `post:${id}`)!.sandboxId);
-    const scope = sandboxScope(conversationId, rehearsal.sandbox.id);
-    const update = operationsByName.get("update_page")!;
+    const { rehearsal, sandboxIdOf, scope, update } = await rehearsalFor("dies");
     await writeThroughAgent({ scope, client: rehearsal.client }, update, {
       id: sandboxIdOf(hours),
       content: para("8 to 6"),
@@ -847,28 +858,10 @@ add_action('post_updated', function ($id) {
   // no run was recorded, nothing written. Simulated by taking the claim as the Apply does and going no further.
   it("released by the sweeper after the lease when the process died before recording its run; Apply again writes each page once", async () => {
     await closeOwnersSandboxes();
-    installMuPlugin(
-      wp.local.wpPath,
-      "count-rehearsal-writes.php",
-      `<?php
-add_action('post_updated', function ($id) {
-  $watched = get_option('sw_test_watch', array());
-  if (!in_array($id, $watched, true)) { return; }
-  $counts = get_option('sw_test_counts', array());
-  $counts[$id] = ($counts[$id] ?? 0) + 1;
-  update_option('sw_test_counts', $counts, false);
-}, 10, 1);
-`,
-    );
+    installWriteCounter();
     const hours = await livePage("Opening hours", para("10 to 4"));
     const prices = await livePage("Price list", para("Coffee 3 €"));
-    const conversationId = randomUUID();
-    await insertConversation({ id: conversationId, userId: owner.id, siteId, title: "claim dies", now: new Date() });
-    const rehearsal = await t.manager.rehearsal({ userId: owner.id, siteId, conversationId, live });
-    const sandboxIdOf = (id: number) =>
-      Number(rehearsal.manifest.items.find((item) => item.liveRef === `post:${id}`)!.sandboxId);
-    const scope = sandboxScope(conversationId, rehearsal.sandbox.id);
-    const update = operationsByName.get("update_page")!;
+    const { rehearsal, sandboxIdOf, scope, update } = await rehearsalFor("claim dies");
     await writeThroughAgent({ scope, client: rehearsal.client }, update, {
       id: sandboxIdOf(hours),
       content: para("9 to 6"),
