@@ -134,6 +134,23 @@ async function closeOwnersSandboxes() {
   }
 }
 
+/** Counts WordPress's updates of the watched posts (option `sw_job_watch`) in `sw_job_counts`: written once. */
+function installWriteCounter() {
+  installMuPlugin(
+    wp.local.wpPath,
+    "count-job-apply-writes.php",
+    `<?php
+add_action('post_updated', function ($id) {
+  $watched = get_option('sw_job_watch', array());
+  if (!in_array($id, $watched, true)) { return; }
+  $counts = get_option('sw_job_counts', array());
+  $counts[$id] = ($counts[$id] ?? 0) + 1;
+  update_option('sw_job_counts', $counts, false);
+}, 10, 1);
+`,
+  );
+}
+
 describe("bulk jobs in sandbox mode", () => {
   it("rehearses a job over 55 pages in the sandbox, applies it in batches skipping a person's edit, undoes as one", async () => {
     const tag = "sbxjob";
@@ -282,19 +299,7 @@ describe("bulk jobs in sandbox mode", () => {
   // (test/reliability/apply-restart.test.ts kills a real process).
   it("finishes a sandbox job's Apply that died after its first batch: each page written once, skips named, undo restores", async () => {
     await closeOwnersSandboxes();
-    installMuPlugin(
-      wp.local.wpPath,
-      "count-job-apply-writes.php",
-      `<?php
-add_action('post_updated', function ($id) {
-  $watched = get_option('sw_job_watch', array());
-  if (!in_array($id, $watched, true)) { return; }
-  $counts = get_option('sw_job_counts', array());
-  $counts[$id] = ($counts[$id] ?? 0) + 1;
-  update_option('sw_job_counts', $counts, false);
-}, 10, 1);
-`,
-    );
+    installWriteCounter();
     const tag = "sbxcrash";
     const all = await pages(30, "publish", tag); // two of the run's batches (25 each)
     const conversationId = randomUUID();
@@ -395,19 +400,7 @@ add_action('post_updated', function ($id) {
   // further. The next instance's sweeper (resumeInterruptedRuns) releases it once the lease has passed.
   it("releases a sandbox job's Apply claim that no run followed, after the lease; Apply again writes each page once", async () => {
     await closeOwnersSandboxes();
-    installMuPlugin(
-      wp.local.wpPath,
-      "count-job-apply-writes.php",
-      `<?php
-add_action('post_updated', function ($id) {
-  $watched = get_option('sw_job_watch', array());
-  if (!in_array($id, $watched, true)) { return; }
-  $counts = get_option('sw_job_counts', array());
-  $counts[$id] = ($counts[$id] ?? 0) + 1;
-  update_option('sw_job_counts', $counts, false);
-}, 10, 1);
-`,
-    );
+    installWriteCounter();
     const tag = "sbxclaim";
     const all = await pages(4, "publish", tag);
     const conversationId = randomUUID();
