@@ -462,6 +462,8 @@ export const changeSets = pgTable(
   (t) => [
     uniqueIndex("change_sets_turn_key").on(t.conversationId, t.turnId, t.target),
     index("change_sets_site_created_idx").on(t.siteId, t.createdAt),
+    // The run sweeper looks for sets stuck `applying` every few seconds (lib/db/queries/stalled-claims.ts).
+    index("change_sets_status_idx").on(t.status),
   ],
 );
 export type ChangeSet = typeof changeSets.$inferSelect;

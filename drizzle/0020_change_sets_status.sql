@@ -1,0 +1,1 @@
+CREATE INDEX "change_sets_status_idx" ON "change_sets" USING btree ("status");
