@@ -16,6 +16,7 @@ import { readItems } from "../lib/sites/items";
 import { runAsAdmin } from "../test/wordpress";
 import { connectSite, signUp, useAppDatabase } from "./support/owner";
 import { replaceJobInQueue } from "./support/jobs";
+import { asServerDrewIt } from "./support/server-html";
 import { e2eState } from "./support/state";
 
 useAppDatabase();
@@ -59,6 +60,10 @@ test("Approve all waiting (N) writes the N items the page drew; items that arriv
     const drawnIds = await queue.evaluateAll((rows) => rows.map((row) => row.getAttribute("data-key")!));
     const button = page.getByRole("button", { name: /^Approve all waiting/ });
     await expect(button).toHaveText("Approve all waiting (5 shown so far; later ones keep waiting)");
+    // As the server drew the queue, before its scripts ran, the button waits (app/use-hydrated.ts).
+    await asServerDrewIt(page, page.url(), async (drawn) => {
+      await expect(drawn.getByRole("button", { name: /^Approve all waiting/ })).toBeDisabled();
+    });
 
     // Then the planner adds 3 more items to the queue, after the page was drawn.
     const later = await pages(`${tag}-later`, 3);

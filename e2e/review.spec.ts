@@ -18,6 +18,7 @@ import { checkState } from "./support/checks";
 import { connectSite, signUp, useAppDatabase } from "./support/owner";
 import { replaceJobInQueue } from "./support/jobs";
 import { e2eState } from "./support/state";
+import { asServerDrewIt } from "./support/server-html";
 
 useAppDatabase();
 
@@ -116,6 +117,11 @@ test("a live change proposed over MCP: the live page shown, no sandbox mentioned
   const frame = page.frameLocator('iframe[title$="on the live site"]');
   await expect(frame.locator("body")).toContainText("Open 8 to 18", { timeout: 30_000 });
   await checkState(page, "review-live-pending", { frames: false });
+  // As the server drew it, before its scripts ran: Approve and Deny wait (app/use-hydrated.ts).
+  await asServerDrewIt(page, page.url(), async (drawn) => {
+    await expect(drawn.getByRole("button", { name: "Approve" })).toBeDisabled();
+    await expect(drawn.getByRole("button", { name: "Deny" })).toBeDisabled();
+  });
 
   await page.getByRole("button", { name: "Approve" }).click();
   await expect(page.getByTestId("review-status")).toHaveText("Applied");

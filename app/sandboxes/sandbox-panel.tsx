@@ -4,6 +4,7 @@ import { useState } from "react";
 import type { SandboxView } from "@/lib/sandbox/sandboxes";
 import { SandboxCard } from "./sandbox-card";
 import { useNow, useSandboxActions } from "./use-sandbox-actions";
+import { useHydrated } from "@/app/use-hydrated";
 
 type Props = { sandboxes: SandboxView[]; sites: Array<{ id: string; label: string }> };
 
@@ -17,6 +18,8 @@ function StartForm({
   onStart(siteId: string): void;
 }) {
   const [source, setSource] = useState("");
+  // Before hydration the submit would reload the page and lose the click: the button waits (use-hydrated.ts).
+  const hydrated = useHydrated();
   return (
     <form
       className="card"
@@ -36,7 +39,7 @@ function StartForm({
           ))}
         </select>
       </label>
-      <button type="submit" disabled={starting}>
+      <button type="submit" disabled={starting || !hydrated}>
         {starting ? "Starting…" : "Start a sandbox"}
       </button>
       {starting ? (

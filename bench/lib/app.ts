@@ -1,5 +1,5 @@
 /**
- * The production build the benchmarks run against, and `next start` on it.
+ * The production build the benchmarks run against, and `npm start`'s server (server.mjs) on it.
  *
  * The HTTP benchmark compares /health with an empty route handler served by the same server from the same build.
  * That empty route must never ship: instead of adding it to app/ (where it would need a production switch), the
@@ -140,14 +140,28 @@ export function ensureBenchBuild(log: (line: string) => void): { dir: string; bu
 
 export type RunningApp = { url: string; pid: number; stop(): Promise<void>; output(): string };
 
-/** `next start` on the bench build, on a free loopback port, in production mode. */
+/**
+ * `npm start`'s command as node's arguments (`node <V8 flags> server.mjs` → its flags and the script):
+ * the bench measures the server people run, with its V8 flags (docs/operations.md, "The server's memory").
+ */
+export function startCommand(): string[] {
+  const { scripts } = JSON.parse(readFileSync(path.join(repoRoot, "package.json"), "utf8")) as {
+    scripts: Record<string, string>;
+  };
+  const [command, ...args] = scripts.start!.trim().split(/\s+/);
+  if (command !== "node" || !args.some((arg) => arg.endsWith(".mjs")))
+    throw new Error(`npm start is not "node [flags] <script>.mjs": ${scripts.start}`);
+  return args;
+}
+
+/** `npm start`'s server on the bench build, on a free loopback port, in production mode. */
 export async function startApp(
   dir: string,
   options: { databaseUrl: string; env?: Record<string, string> },
 ): Promise<RunningApp> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child: ChildProcess = spawn(process.execPath, [nextBin, "start", "-p", String(port), "-H", "127.0.0.1"], {
+  const child: ChildProcess = spawn(process.execPath, [...startCommand(), "-p", String(port), "-H", "127.0.0.1"], {
     cwd: dir,
     env: {
       PATH: process.env.PATH ?? "",
@@ -178,7 +192,7 @@ export async function startApp(
   const startMs = 240_000;
   const deadline = Date.now() + startMs;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`next start exited with ${child.exitCode}:\n${output}`);
+    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}:\n${output}`);
     try {
       const response = await fetch(`${url}/health`, { signal: AbortSignal.timeout(10_000) });
       await response.text();
@@ -188,7 +202,7 @@ export async function startApp(
     }
     if (Date.now() > deadline) {
       child.kill("SIGKILL");
-      throw new Error(`next start did not answer /health with 200 in ${startMs / 1000} s:\n${output}`);
+      throw new Error(`the server did not answer /health with 200 in ${startMs / 1000} s:\n${output}`);
     }
     await sleep(250);
   }

@@ -5,10 +5,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { parseEnv } from "@/lib/env";
-import { openDatabase } from "./index";
+import { type DbHandle, openDatabase } from "./index";
 import { users } from "./schema";
 
 // Three PGlite starts with their migrations: seconds each, a minute or more on a busy two-core machine.
@@ -25,6 +25,10 @@ const ana = {
   createdAt: new Date(),
 };
 
+const sharedBuffers = async ({ db }: DbHandle) =>
+  ((await db.execute(sql`show shared_buffers`)) as unknown as { rows: { shared_buffers: string }[] }).rows[0]
+    ?.shared_buffers;
+
 describe("a database on disk", () => {
   it("keeps an account when the app closes it and opens it again; memory does not", async () => {
     // As the README's `file:.data/sitewright` on a fresh clone: neither folder exists yet.
@@ -36,11 +40,15 @@ describe("a database on disk", () => {
 
     const second = await openDatabase(url);
     expect(await second.db.select().from(users).where(eq(users.id, ana.id))).toHaveLength(1);
+    expect(await sharedBuffers(second)).toBe("16MB");
     await second.close();
 
     const memory = await openDatabase(undefined);
     expect(memory.kind).toBe("memory");
     expect(await memory.db.select().from(users)).toHaveLength(0);
+    // The embedded store's PostgreSQL keeps 16 MB of shared buffers, not 128 (lib/db/index.ts: PGlite's memory
+    // grows to hold them and never shrinks).
+    expect(await sharedBuffers(memory)).toBe("16MB");
     await memory.close();
   });
 

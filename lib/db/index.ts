@@ -6,6 +6,8 @@
  */
 import { mkdirSync } from "node:fs";
 import path from "node:path";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { env } from "@/lib/env";
 import { findCause } from "@/lib/errors";
@@ -34,10 +36,37 @@ export async function openDatabase(url: string | undefined): Promise<DbHandle> {
   const directory = url ? path.resolve(url.slice("file:".length).replace(/^\/\/(?=\/)/, "")) : undefined;
   // PGlite makes only the last folder: on a fresh clone `file:.data/sitewright` has no `.data/` yet (README).
   if (directory) mkdirSync(directory, { recursive: true });
-  const client = directory ? new PGlite(directory) : new PGlite();
+  const client = new PGlite({ dataDir: directory, startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS] });
   const db = drizzle(client, { schema });
   await migrate(db, { migrationsFolder });
+  collectStartupGarbage();
   return { db: db as unknown as Db, kind: directory ? "file" : "memory", close: () => client.close() };
+}
+
+/**
+ * The embedded store serves one person trying Sitewright (or one developer), not a fleet: PostgreSQL's shared
+ * buffers at 16 MB instead of 128 MB, which PGlite's WebAssembly memory would otherwise grow to hold and never give
+ * back (measured: its memory 128 MB instead of 189 MB; docs/performance.md, issue 39).
+ */
+const PGLITE_SETTINGS = ["-c", "shared_buffers=16MB"];
+
+/**
+ * PGlite's start (initdb in a WebAssembly instance of its own, the data folder copied through tar buffers) leaves
+ * about 400 MB of buffers, freed a moment after the start (once its last callbacks ran) and then only by a full
+ * collection, which a server under steady load may not run for a long time (measured: RSS 629 MB after the start,
+ * 333 MB after one full collection a tenth of a second later; before that, a collection frees nothing). So one
+ * full collection, once, a second after the store opened. `gc` is Node's own, reached as Jest's leak detector does:
+ * V8's `--expose-gc` set at run time, the function taken from a new context.
+ */
+function collectStartupGarbage() {
+  setTimeout(() => {
+    try {
+      setFlagsFromString("--expose-gc");
+      (runInNewContext("gc") as () => void)();
+    } catch (error) {
+      log.warn("could not collect the embedded store's start-up garbage", { error });
+    }
+  }, 1_000).unref();
 }
 
 /** The advisory lock every instance takes to migrate: any fixed bigint, the same in every version. */

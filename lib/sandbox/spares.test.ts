@@ -67,11 +67,13 @@ describe("a cold start from a spare", () => {
     expect(checked.every((check) => check.isolated)).toBe(true);
   }, 120_000);
 
-  it("only starts and provisions, from WordPress compiled into the image: no network, container or network check on the request path", async () => {
+  it("only starts and provisions, from WordPress compiled into the image: no network, container or network check on the request path, and no spare made beside it", async () => {
     const before = new Set((await spares(t)).map((spare) => spare.sandboxId));
     onSandboxStep((record) => steps.push(record));
     const requested = performance.now();
     const sandbox = await t.manager.createSandbox({ userId: await newUserId() });
+    // The spare taken is made again (listened to as well: below, it must not run beside the start).
+    await t.manager.prepareSpares();
     onSandboxStep(undefined);
     expect(sandbox).toMatchObject({ status: "ready", fromPool: false });
     // The sandbox is one of the spares: its id is the one its network and container were made with.
@@ -90,6 +92,14 @@ describe("a cold start from a spare", () => {
     expect(first?.detail, JSON.stringify(first)).toMatchObject({ fileCache: true });
     expect(first?.detail?.compiled).toBeLessThanOrEqual(2);
     expect(first?.detail?.cached).toBeGreaterThan(200);
+    // Nothing else was made on the engine while it started and provisioned: the spare it took is made again after
+    // (made beside it, the new spare's network and container took the engine and the cores from the owner waiting).
+    const launchEnded = Math.max(
+      ...steps.filter((s) => s.sandboxId === sandbox.id && s.step !== "copy").map((s) => s.startedAt + s.ms),
+    );
+    const refilled = steps.filter((s) => s.sandboxId !== sandbox.id && s.startedAt >= requested);
+    expect(refilled.map((s) => s.step)).toEqual(expect.arrayContaining(["network", "create"]));
+    for (const step of refilled) expect(step.startedAt, JSON.stringify(step)).toBeGreaterThanOrEqual(launchEnded);
     // And its WordPress answers.
     const index = await fetch(`${await t.directUrl(sandbox.id)}/wp-json/`);
     expect(index.status).toBe(200);

@@ -6,6 +6,7 @@
  */
 import { useEffect, useState } from "react";
 import type { ChangeSetVerification } from "@/lib/db/schema";
+import { useHydrated } from "@/app/use-hydrated";
 
 const POLL_MS = 1500;
 const POLL_LIMIT = 30;
@@ -92,6 +93,8 @@ function NotSeen({
   canUndo?: boolean;
 }) {
   const { state } = undo;
+  // Before hydration a click would be lost: the button waits (use-hydrated.ts).
+  const hydrated = useHydrated();
   return (
     <div>
       <p>
@@ -110,7 +113,12 @@ function NotSeen({
           ))}
       </ul>
       {current.status === "not_visible" && canUndo && state !== "done" ? (
-        <button type="button" className="secondary" onClick={() => void undo.run()} disabled={state === "busy"}>
+        <button
+          type="button"
+          className="secondary"
+          onClick={() => void undo.run()}
+          disabled={state === "busy" || !hydrated}
+        >
           {state === "busy" ? "Undoing…" : "Undo this change"}
         </button>
       ) : null}

@@ -18,6 +18,7 @@ import { ChangeItemDiff, CombinedSteps } from "../../chat/change-diff";
 import { runningStatusLine } from "@/lib/changes/run-status";
 import { VerificationStatus } from "../../verification-status";
 import styles from "./changes.module.css";
+import { useHydrated } from "@/app/use-hydrated";
 
 const STATUS: Record<string, string> = {
   pending: "Waiting for approval",
@@ -106,7 +107,10 @@ function useSetDiff(base: string, open: boolean, status: string) {
 
 /** Undo of the whole set or of chosen items, with what the site answered. */
 function useSetUndo(base: string, onDone: () => void) {
-  const [busy, setBusy] = useState(false);
+  const [working, setBusy] = useState(false);
+  // Before hydration a click would be lost: the buttons wait (use-hydrated.ts).
+  const hydrated = useHydrated();
+  const busy = working || !hydrated;
   const [failure, setFailure] = useState<Failure | undefined>();
   // What the last undo answered: sets from older pages are not re-read by a refresh.
   const [undoneTo, setUndoneTo] = useState<string | undefined>();

@@ -6,12 +6,16 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
+import { useHydrated } from "@/app/use-hydrated";
 
 type Props = { siteId: string; changeSetId: string; others: Array<{ id: string; createdAt: string }> };
 
 export function AlsoWaiting({ siteId, changeSetId, others }: Props) {
   const router = useRouter();
-  const [busy, setBusy] = useState(false);
+  const [working, setBusy] = useState(false);
+  // Before hydration a click would be lost: the button waits (use-hydrated.ts).
+  const hydrated = useHydrated();
+  const busy = working || !hydrated;
   const [message, setMessage] = useState<{ ok: boolean; text: string }>();
   // After the Apply, the page's refresh finds no other rehearsal waiting: the outcome stays on screen all the same.
   if (others.length === 0 && !message) return null;

@@ -4,11 +4,12 @@
  * it, Approve and Deny; after Approve, the look at the live site. Nothing is written before the owner's click.
  */
 import { useRouter } from "next/navigation";
-import { useEffect, useState } from "react";
+import { useState } from "react";
 import type { PublicChangeSet } from "@/lib/changes/change-sets";
 import { type CombinedRow, combineByTarget } from "@/lib/changes/combined";
 import { CombinedDiff } from "../../chat/change-diff";
 import { VerificationStatus } from "../../verification-status";
+import { useHydrated } from "@/app/use-hydrated";
 
 type Answer = {
   changeSet?: PublicChangeSet;
@@ -63,8 +64,7 @@ export function PendingReview({
   const waiting = changeSet.items.filter((item) => item.status === "pending").length;
   const [busy, setBusy] = useState(false);
   // The buttons answer once the page has hydrated: a click on the server's HTML before then would do nothing at all.
-  const [hydrated, setHydrated] = useState(false);
-  useEffect(() => setHydrated(true), []);
+  const hydrated = useHydrated();
   const [error, setError] = useState<string>();
   const [approved, setApproved] = useState(false);
 

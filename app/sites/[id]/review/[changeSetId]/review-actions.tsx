@@ -8,6 +8,7 @@ import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import styles from "./review.module.css";
 import { rehearsalSentence } from "./status";
+import { useHydrated } from "@/app/use-hydrated";
 
 type ReviewItem = { id: string; title: string; summary: string; status: string; madeLive?: boolean };
 type Props = {
@@ -44,7 +45,10 @@ const supersededBy = (body: Answer) =>
 /** One request at a time, with what it answered in words; a `409 superseded` keeps the sets to apply together. */
 function useReviewAction() {
   const router = useRouter();
-  const [busy, startTransition] = useTransition();
+  const [pending, startTransition] = useTransition();
+  // Before hydration a click would be lost: the buttons wait (use-hydrated.ts).
+  const hydrated = useHydrated();
+  const busy = pending || !hydrated;
   const [outcome, setOutcome] = useState<Outcome>();
   const [together, setTogether] = useState<string[]>([]);
   const act = (path: string, done: (body: Answer) => Outcome, payload: unknown = {}) =>

@@ -11,6 +11,7 @@ import { describeCounts, jobActions, jobBar, jobHeadline } from "@/lib/jobs/coun
 import type { JobView } from "@/lib/workflows/bulk-job";
 import { BudgetUse } from "../../budget-use";
 import { useLiveJob } from "../../use-live-job";
+import { useHydrated } from "@/app/use-hydrated";
 
 /** Polls the job while it runs; the page is refreshed once it stops, so the queue shows what was planned. */
 export function useJob(siteId: string, initial: JobView) {
@@ -22,6 +23,7 @@ export function JobProgressView({ siteId, initial }: { siteId: string; initial: 
   const router = useRouter();
   const [job, setJob] = useJob(siteId, initial);
   const [cancelling, startCancel] = useTransition();
+  const hydrated = useHydrated();
   const [error, setError] = useState<string>();
   const bar = jobBar(job);
   const cancel = () =>
@@ -53,7 +55,7 @@ export function JobProgressView({ siteId, initial }: { siteId: string; initial: 
       <p data-testid="job-counts">{describeCounts(job)}</p>
       <BudgetUse label="This job's own budget" figures={jobBudgetUse(job)} testId="job-budget" />
       {jobActions(job).cancel ? (
-        <button type="button" onClick={cancel} disabled={cancelling}>
+        <button type="button" onClick={cancel} disabled={cancelling || !hydrated}>
           {cancelling ? "Cancelling…" : "Cancel the job"}
         </button>
       ) : null}

@@ -13,6 +13,7 @@ import type { JobView } from "@/lib/workflows/bulk-job";
 import { ChangeItemDiff, CombinedSteps } from "../../../chat/change-diff";
 import { ItemPicture } from "./item-picture";
 import styles from "./queue.module.css";
+import { useHydrated } from "@/app/use-hydrated";
 
 type Skipped = { id: string; title: string; reason: string };
 type Answer = { details?: { skipped?: Skipped[] }; error?: { message?: string } };
@@ -39,7 +40,10 @@ type Action = "apply" | "reject" | "undo";
  */
 function useQueueActions(siteId: string, changeSetId: string) {
   const router = useRouter();
-  const [busy, startTransition] = useTransition();
+  const [pending, startTransition] = useTransition();
+  // Before hydration a click would be lost: the buttons wait (use-hydrated.ts).
+  const hydrated = useHydrated();
+  const busy = pending || !hydrated;
   const [acting, setActing] = useState<Set<string>>(new Set());
   const [outcome, setOutcome] = useState<Outcome>();
   const act = (action: Action, itemIds: string[], covered: Covered, done: string, after: () => void) => {
