@@ -60,7 +60,7 @@ test("Approve all waiting (N) writes the N items the page drew; items that arriv
     const drawnIds = await queue.evaluateAll((rows) => rows.map((row) => row.getAttribute("data-key")!));
     const button = page.getByRole("button", { name: /^Approve all waiting/ });
     await expect(button).toHaveText("Approve all waiting (5 shown so far; later ones keep waiting)");
-    // As the server drew the queue, before its scripts ran, the button waits (app/use-hydrated.ts).
+    // As the server drew the queue, before its bundles ran, the button waits (app/use-hydrated.ts).
     await asServerDrewIt(page, page.url(), async (drawn) => {
       await expect(drawn.getByRole("button", { name: /^Approve all waiting/ })).toBeDisabled();
     });

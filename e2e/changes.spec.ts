@@ -40,6 +40,12 @@ test("a published page's edit shows its diff, changes the site only once approve
   expect(await frontEnd(link)).toContain("Opening hours");
   expect(await frontEnd(link)).not.toContain("Summer opening hours");
   await page.screenshot({ path: ".cache/screens/changes-approval.png", fullPage: true });
+  // As the server drew the conversation, before the page's bundles ran, the card's Approve and Deny wait: a click
+  // there would be lost (app/use-hydrated.ts).
+  await asServerDrewIt(page, `${e2eState().appUrl}/sites/${siteId}/chat`, async (drawn) => {
+    await expect(drawn.getByRole("button", { name: /^Approve: / })).toBeDisabled();
+    await expect(drawn.getByRole("button", { name: /^Deny: / })).toBeDisabled();
+  });
 
   await approval.getByRole("button", { name: "Approve" }).click();
   await expect(page.getByText(`Renamed page ${created.id} to “Summer opening hours”.`)).toBeVisible();
@@ -52,8 +58,7 @@ test("a published page's edit shows its diff, changes the site only once approve
   await expect(set).toHaveAttribute("data-status", "applied");
   await expect(set.locator("ins")).toHaveText("Summer opening hours");
   await page.screenshot({ path: ".cache/screens/changes-page.png", fullPage: true });
-  // As the server drew the Changes page, before its scripts ran, Undo waits: a click there would be lost
-  // (app/use-hydrated.ts). (The chat's cards are drawn by the browser only: they have no such moment.)
+  // As the server drew the Changes page, before its bundles ran, Undo waits (app/use-hydrated.ts).
   await asServerDrewIt(page, page.url(), async (drawn) => {
     await expect(drawn.getByTestId("change-set").first().getByRole("button", { name: "Undo" })).toBeDisabled();
   });

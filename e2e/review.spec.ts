@@ -117,7 +117,7 @@ test("a live change proposed over MCP: the live page shown, no sandbox mentioned
   const frame = page.frameLocator('iframe[title$="on the live site"]');
   await expect(frame.locator("body")).toContainText("Open 8 to 18", { timeout: 30_000 });
   await checkState(page, "review-live-pending", { frames: false });
-  // As the server drew it, before its scripts ran: Approve and Deny wait (app/use-hydrated.ts).
+  // As the server drew it, before its bundles ran: Approve and Deny wait (app/use-hydrated.ts).
   await asServerDrewIt(page, page.url(), async (drawn) => {
     await expect(drawn.getByRole("button", { name: "Approve" })).toBeDisabled();
     await expect(drawn.getByRole("button", { name: "Deny" })).toBeDisabled();

@@ -13,6 +13,7 @@ import { useChatApproval } from "./approval-context";
 import { describeTarget } from "./card-words";
 import { ChangeDiff, type ChangeItemView } from "./change-diff";
 import styles from "./chat.module.css";
+import { useHydrated } from "@/app/use-hydrated";
 
 export type ToolPart = Extract<ChatPart, { toolCallId: string }>;
 
@@ -98,6 +99,8 @@ function ApprovalRequest({
   onAnswer?: (id: string, approved: boolean) => void;
 }) {
   const approval = useChatApproval();
+  // Before hydration a click would be lost: the buttons wait (use-hydrated.ts).
+  const hydrated = useHydrated();
   if (!approval.canApprove) return <WaitsForApprover part={part} change={change} what={what} onAnswer={onAnswer} />;
   return (
     <>
@@ -124,6 +127,7 @@ function ApprovalRequest({
           type="button"
           className="danger"
           aria-label={`Approve: ${what}`}
+          disabled={!hydrated}
           onClick={() => onAnswer?.(part.approval.id, true)}
         >
           Approve
@@ -132,6 +136,7 @@ function ApprovalRequest({
           type="button"
           className="secondary"
           aria-label={`Deny: ${what}`}
+          disabled={!hydrated}
           onClick={() => onAnswer?.(part.approval.id, false)}
         >
           Deny
@@ -154,6 +159,7 @@ function WaitsForApprover(props: {
   const { part, change, what, onAnswer } = props;
   const { id: siteId } = useParams<{ id: string }>();
   const approval = useChatApproval();
+  const hydrated = useHydrated();
   const who =
     !approval.canApprove && approval.waitsFor === "second-person"
       ? "This site asks for a second person: someone other than you, the site's owner or an approver, approves it."
@@ -176,6 +182,7 @@ function WaitsForApprover(props: {
             type="button"
             className="secondary"
             aria-label={`Withdraw: ${what}`}
+            disabled={!hydrated}
             onClick={() => onAnswer(part.approval.id, false)}
           >
             Withdraw
