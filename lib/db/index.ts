@@ -46,16 +46,16 @@ export async function openDatabase(url: string | undefined): Promise<DbHandle> {
 /**
  * The embedded store serves one person trying Sitewright (or one developer), not a fleet: PostgreSQL's shared
  * buffers at 16 MB instead of 128 MB, which PGlite's WebAssembly memory would otherwise grow to hold and never give
- * back (measured: its memory 128 MB instead of 189 MB; docs/performance.md, issue 39).
+ * back (docs/performance.md, "The app's memory").
  */
 const PGLITE_SETTINGS = ["-c", "shared_buffers=16MB"];
 
 /**
  * PGlite's start (initdb in a WebAssembly instance of its own, the data folder copied through tar buffers) leaves
- * about 400 MB of buffers, freed a moment after the start (once its last callbacks ran) and then only by a full
- * collection, which a server under steady load may not run for a long time (measured: RSS 629 MB after the start,
- * 333 MB after one full collection a tenth of a second later; before that, a collection frees nothing). So one
- * full collection, once, a second after the store opened. `gc` is Node's own, reached as Jest's leak detector does:
+ * hundreds of MB of buffers, released a moment after the start (once its last callbacks ran) and then freed only
+ * by a full collection, which a server under steady load may not run for a long time (docs/performance.md, "The
+ * app's memory"; a collection right at the start frees nothing). So one full collection, once, a second after the
+ * store opened. `gc` is Node's own, reached as Jest's leak detector does:
  * V8's `--expose-gc` set at run time, the function taken from a new context.
  */
 function collectStartupGarbage() {

@@ -199,8 +199,7 @@ export class SandboxManager implements Collectable {
     }
     const launched = this.fleet.launch(row, "ready", spare);
     // The pool and the spares are topped up once this start is done, not beside it: a spare made (or a pool member
-    // started) meanwhile takes the engine and the cores from the owner who waits (measured: the start took 250 ms
-    // p50 with the spare's refill beside it, 175 ms without; docs/performance.md, issue 39).
+    // started) meanwhile takes the engine and the cores from the owner who waits (docs/performance.md, issue 39).
     const refill = () => {
       this.pool.refillSoon();
       this.spares.refillSoon();
