@@ -160,6 +160,9 @@ export function planValueUpdate(
   };
 }
 
+/** WordPress's `post_date_gmt` of a draft whose date floats (none chosen yet). */
+const FLOATING_DATE = "0000-00-00 00:00:00";
+
 /**
  * The change that puts a written item back as it was, expecting the version our write left. Only the fields that
  * our write changed are sent back, so nothing else of the item passes through WordPress's filters again.
@@ -175,6 +178,18 @@ export function reverseChange(
   const keys = item.ref.startsWith("post:") ? POST_FIELDS : Object.keys(before);
   for (const key of keys) {
     if (!equal(before[key], after[key])) fields[key] = before[key];
+  }
+  // A floating draft (no date chosen: `date`, the GMT one, is zero) has WordPress set its local date to "now" on every
+  // save, so the undo's own save would move it: whenever the undo writes the post at all, its local date goes back
+  // too, even when the write being undone left it as it was (made in the same second as the save before it).
+  if (
+    item.ref.startsWith("post:") &&
+    Object.keys(fields).length > 0 &&
+    before.date === FLOATING_DATE &&
+    typeof before.date_local === "string" &&
+    !("date_local" in fields)
+  ) {
+    fields.date_local = before.date_local;
   }
   if (item.action === "trash") return { ref: item.ref, expect, action: "restore", fields };
   return { ref: item.ref, expect, action: "update", fields };

@@ -128,6 +128,30 @@ describe("undo gives back every field it planned", () => {
     );
   });
 
+  it("gives a floating draft its own date back when the write left that date as it was (made in the same second)", async () => {
+    const id = await makePost("floating draft", `Same second ${randomUUID().slice(0, 8)}`);
+    const before = await row(id);
+    const current = await readItem(wp.admin, `post:${id}`);
+    const planned = planPostUpdate(
+      current,
+      { content: "<!-- wp:paragraph --><p>Sourdough daily</p><!-- /wp:paragraph -->" },
+      "A change.",
+    );
+    const [written] = await writeItems(wp.admin, [planned.change]);
+    // WordPress dated the draft "now" on that save; had the save fallen in the second of the one before, the write's
+    // after-state would show the date unchanged, as here. Undo's own save would then date it again, to its second.
+    const reverse = reverseChange({
+      ref: planned.ref,
+      action: "update",
+      beforeState: planned.beforeState,
+      afterState: { ...written!.after, date_local: planned.beforeState!.date_local },
+      versionAfter: written!.version,
+    });
+    expect(reverse.fields).toHaveProperty("date_local", before.post_date);
+    await writeItems(wp.admin, [reverse]);
+    expect(await row(id)).toEqual(before);
+  });
+
   it("gives a scheduled draft back both of its dates when the schedule is undone from the Changes page", async () => {
     const userId = (await newUser("dates")).id;
     const siteId = await insertSiteRow({
