@@ -40,3 +40,37 @@ export function installMuPlugin(wpPath: string, name: string, php: string): void
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, name), php);
 }
+
+/**
+ * Counts WordPress's updates of the posts a test watches, on a local test WordPress: how a crash test shows each page
+ * was written exactly once. `watch` starts a count (and forgets the last), `counts` reads it by post id, `stop` ends.
+ */
+export function postWriteCounter(wpPath: string) {
+  installMuPlugin(
+    wpPath,
+    "sitewright-test-write-counter.php",
+    `<?php
+add_action('post_updated', function ($id) {
+  $watched = get_option('sw_test_write_watch', array());
+  if (!in_array($id, $watched, true)) { return; }
+  $counts = get_option('sw_test_write_counts', array());
+  $counts[$id] = ($counts[$id] ?? 0) + 1;
+  update_option('sw_test_write_counts', $counts, false);
+}, 10, 1);
+`,
+  );
+  return {
+    watch: (ids: number[]) =>
+      runAsAdmin(
+        wpPath,
+        "update_option('sw_test_write_watch', $args, false); delete_option('sw_test_write_counts');",
+        ids,
+      ),
+    counts: () =>
+      runAsAdmin<Record<string, number>>(
+        wpPath,
+        "echo json_encode((object) get_option('sw_test_write_counts', array()));",
+      ),
+    stop: () => runAsAdmin(wpPath, "delete_option('sw_test_write_watch');"),
+  };
+}

@@ -38,7 +38,7 @@ import { useTestDatabase } from "@/lib/db/testing";
 import { siteClientFor } from "@/lib/sites/sites";
 import type { SiteClient } from "@/lib/sites/types";
 import { newUser } from "@/test/accounts";
-import { installMuPlugin, runAsAdmin } from "@/test/wordpress";
+import { postWriteCounter } from "@/test/wordpress";
 import { applyRehearsal } from "@/lib/workflows/apply-rehearsal";
 import { resumeInterruptedRuns } from "@/lib/workflows/resume-runs";
 import { startRun } from "@/lib/changes/journal";
@@ -735,23 +735,6 @@ describe("exact apply (issue 19)", () => {
   });
 });
 
-/** Counts WordPress's updates of the watched posts (option `sw_test_watch`) in `sw_test_counts`: written once. */
-function installWriteCounter() {
-  installMuPlugin(
-    wp.local.wpPath,
-    "count-rehearsal-writes.php",
-    `<?php
-add_action('post_updated', function ($id) {
-  $watched = get_option('sw_test_watch', array());
-  if (!in_array($id, $watched, true)) { return; }
-  $counts = get_option('sw_test_counts', array());
-  $counts[$id] = ($counts[$id] ?? 0) + 1;
-  update_option('sw_test_counts', $counts, false);
-}, 10, 1);
-`,
-  );
-}
-
 /** A new conversation's rehearsal, with what its edits need: the sandbox's id of a live page, the scope, update_page. */
 async function rehearsalFor(title: string) {
   const conversationId = randomUUID();
@@ -792,7 +775,7 @@ describe("an Apply whose process dies mid-write", () => {
   // instance's sweeper runs after a restart (test/reliability/apply-restart.test.ts kills a real process).
   it("is finished by the next instance: each page written once, the live set recorded, the rehearsal applied, undo works", async () => {
     await closeOwnersSandboxes();
-    installWriteCounter();
+    const writes = postWriteCounter(wp.local.wpPath);
     const hours = await livePage("Shop hours", para("9 to 5"));
     const prices = await livePage("Shop prices", para("Tea 2 €"));
     const { rehearsal, sandboxIdOf, scope, update } = await rehearsalFor("dies");
@@ -809,11 +792,7 @@ describe("an Apply whose process dies mid-write", () => {
       content: para("Tea 2.50 €"),
     });
     const changeSetId = (last.data as { changeSetId: string }).changeSetId;
-    await runAsAdmin(
-      wp.local.wpPath,
-      "update_option('sw_test_watch', $args, false); delete_option('sw_test_counts');",
-      [hours, prices],
-    );
+    await writes.watch([hours, prices]);
 
     const request = { userId: owner.id, siteId, changeSetId };
     await expect(applyRehearsal(request, dyingAfterWrite(), t.manager.rehearsals())).rejects.toThrow(SimulatedDeath);
@@ -822,11 +801,7 @@ describe("an Apply whose process dies mid-write", () => {
     expect(await findRunningRun(changeSetId)).toBeDefined();
 
     expect(await resumeInterruptedRuns({ siteClient: () => live, changeSetId })).toBe(1);
-    const counts = await runAsAdmin<Record<string, number>>(
-      wp.local.wpPath,
-      "echo json_encode((object) get_option('sw_test_counts', array()));",
-    );
-    expect(counts).toEqual({ [hours]: 1, [prices]: 1 });
+    expect(await writes.counts()).toEqual({ [hours]: 1, [prices]: 1 });
     expect(await liveContent(hours)).toBe(para("8 to 6"));
     expect(await liveContent(prices)).toBe(para("Tea 2.50 €"));
     const rehearsed = (await changeSetRoute(showRoute, changeSetId)).json.changeSet;
@@ -858,7 +833,7 @@ describe("an Apply whose process dies mid-write", () => {
   // no run was recorded, nothing written. Simulated by taking the claim as the Apply does and going no further.
   it("released by the sweeper after the lease when the process died before recording its run; Apply again writes each page once", async () => {
     await closeOwnersSandboxes();
-    installWriteCounter();
+    const writes = postWriteCounter(wp.local.wpPath);
     const hours = await livePage("Opening hours", para("10 to 4"));
     const prices = await livePage("Price list", para("Coffee 3 €"));
     const { rehearsal, sandboxIdOf, scope, update } = await rehearsalFor("claim dies");
@@ -871,11 +846,7 @@ describe("an Apply whose process dies mid-write", () => {
       content: para("Coffee 3.20 €"),
     });
     const changeSetId = (last.data as { changeSetId: string }).changeSetId;
-    await runAsAdmin(
-      wp.local.wpPath,
-      "update_option('sw_test_watch', $args, false); delete_option('sw_test_counts');",
-      [hours, prices],
-    );
+    await writes.watch([hours, prices]);
     const status = async () => (await findChangeSet({ id: changeSetId, userId: owner.id, siteId }))?.status;
 
     const claimed = await claimRehearsalsForApply({ ids: [changeSetId], userId: owner.id, now: now() });
@@ -912,11 +883,7 @@ describe("an Apply whose process dies mid-write", () => {
     } finally {
       resetClockForTests();
     }
-    const counts = await runAsAdmin<Record<string, number>>(
-      wp.local.wpPath,
-      "echo json_encode((object) get_option('sw_test_counts', array()));",
-    );
-    expect(counts).toEqual({ [hours]: 1, [prices]: 1 });
+    expect(await writes.counts()).toEqual({ [hours]: 1, [prices]: 1 });
     expect(await liveContent(hours)).toBe(para("9 to 6"));
     expect(await liveContent(prices)).toBe(para("Coffee 3.20 €"));
     expect(await status()).toBe("applied");

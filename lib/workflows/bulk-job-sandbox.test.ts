@@ -41,7 +41,7 @@ import type { SiteClient } from "@/lib/sites/types";
 import { newUser } from "@/test/accounts";
 import { type AgentTestSite, type Chunk, pairAgentSite, parseUiStream, startAgentSite } from "@/test/agent-site";
 import { call } from "@/test/http";
-import { installMuPlugin, runAsAdmin } from "@/test/wordpress";
+import { postWriteCounter, runAsAdmin } from "@/test/wordpress";
 import { kickJobRunner, showJobForOwner, startBulkJob } from "./bulk-job";
 import { applyChangeSetForOwner, showChangeSetForOwner, undoChangeSetForOwner } from "./change-set-actions";
 import { setChatDepsForTests } from "./chat-turn";
@@ -132,23 +132,6 @@ async function closeOwnersSandboxes() {
   for (const open of await t.manager.listSandboxes({ userId: owner.id })) {
     await t.manager.deleteSandbox({ userId: owner.id, id: open.id });
   }
-}
-
-/** Counts WordPress's updates of the watched posts (option `sw_job_watch`) in `sw_job_counts`: written once. */
-function installWriteCounter() {
-  installMuPlugin(
-    wp.local.wpPath,
-    "count-job-apply-writes.php",
-    `<?php
-add_action('post_updated', function ($id) {
-  $watched = get_option('sw_job_watch', array());
-  if (!in_array($id, $watched, true)) { return; }
-  $counts = get_option('sw_job_counts', array());
-  $counts[$id] = ($counts[$id] ?? 0) + 1;
-  update_option('sw_job_counts', $counts, false);
-}, 10, 1);
-`,
-  );
 }
 
 describe("bulk jobs in sandbox mode", () => {
@@ -299,7 +282,7 @@ describe("bulk jobs in sandbox mode", () => {
   // (test/reliability/apply-restart.test.ts kills a real process).
   it("finishes a sandbox job's Apply that died after its first batch: each page written once, skips named, undo restores", async () => {
     await closeOwnersSandboxes();
-    installWriteCounter();
+    const writes = postWriteCounter(wp.local.wpPath);
     const tag = "sbxcrash";
     const all = await pages(30, "publish", tag); // two of the run's batches (25 each)
     const conversationId = randomUUID();
@@ -320,7 +303,7 @@ describe("bulk jobs in sandbox mode", () => {
     // A person edits one page before the Apply; the live site counts Sitewright's writes from here.
     const editedBefore = all[5]!;
     await humanEditPost(wp.local.wpPath, editedBefore, { content: "<p>Call Bo on 555-0100.</p>" });
-    await php("update_option('sw_job_watch', $args, false); delete_option('sw_job_counts');", all);
+    await writes.watch(all);
 
     let died = false;
     const dying: SiteClient = {
@@ -355,9 +338,7 @@ describe("bulk jobs in sandbox mode", () => {
     await humanEditPost(wp.local.wpPath, editedAfter, { content: "<p>Call Cy on 555-0100.</p>" });
 
     expect(await resumeInterruptedRuns({ siteClient: () => live, changeSetId })).toBe(1);
-    const counts = await php<Record<string, number>>(
-      "echo json_encode((object) get_option('sw_job_counts', array()));",
-    );
+    const counts = await writes.counts();
     const written = all.filter((id) => id !== editedBefore && id !== editedAfter);
     // Each page written once; the page edited after the crash holds one write, the person's (its content below).
     expect(counts).toEqual(Object.fromEntries([...written, editedAfter].map((id) => [String(id), 1])));
@@ -392,7 +373,7 @@ describe("bulk jobs in sandbox mode", () => {
     for (const text of await liveContents(written)) expect(text).toContain("Call us on 555-0100");
     expect(await liveContent(editedBefore)).toBe("<p>Call Bo on 555-0100.</p>");
     expect(await liveContent(editedAfter)).toBe("<p>Call Cy on 555-0100.</p>");
-    await php("delete_option('sw_job_watch');");
+    await writes.stop();
   });
 
   // The process dies after the Apply's claim (the rehearsal and the job `applying`) while it reads the sandbox and the
@@ -400,7 +381,7 @@ describe("bulk jobs in sandbox mode", () => {
   // further. The next instance's sweeper (resumeInterruptedRuns) releases it once the lease has passed.
   it("releases a sandbox job's Apply claim that no run followed, after the lease; Apply again writes each page once", async () => {
     await closeOwnersSandboxes();
-    installWriteCounter();
+    const writes = postWriteCounter(wp.local.wpPath);
     const tag = "sbxclaim";
     const all = await pages(4, "publish", tag);
     const conversationId = randomUUID();
@@ -418,7 +399,7 @@ describe("bulk jobs in sandbox mode", () => {
     const changeSetId = started.changeSetId;
     const job = (await findJobByChangeSet(changeSetId))!;
     expect(job).toMatchObject({ status: "ready" });
-    await php("update_option('sw_job_watch', $args, false); delete_option('sw_job_counts');", all);
+    await writes.watch(all);
 
     expect(await claimRehearsalsForApply({ ids: [changeSetId], userId: owner.id, now: now() })).toBeDefined();
     await transitionJob({ id: job.id, from: ["ready"], to: "applying", now: now() });
@@ -442,9 +423,7 @@ describe("bulk jobs in sandbox mode", () => {
     } finally {
       resetClockForTests();
     }
-    const counts = await php<Record<string, number>>(
-      "echo json_encode((object) get_option('sw_job_counts', array()));",
-    );
+    const counts = await writes.counts();
     expect(counts).toEqual(Object.fromEntries(all.map((id) => [String(id), 1])));
     for (const text of await liveContents(all)) expect(text).toContain("555-0188");
     expect(await showJobForOwner({ userId: owner.id, siteId, jobId: job.id })).toMatchObject({
@@ -452,7 +431,7 @@ describe("bulk jobs in sandbox mode", () => {
       progress: { planned: 4, applied: 4, skipped: 0 },
     });
     expect(await showChangeSetForOwner(request)).toMatchObject({ status: "applied" });
-    await php("delete_option('sw_job_watch');");
+    await writes.stop();
   });
 });
 
