@@ -9,6 +9,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { INSTANCE_SECRETS } from "@/test/reliability/support/instances";
 import { freePort } from "@/test/reliability/support/private-postgres";
+import { npmStartArgs } from "@/test/start-command";
 
 const root = path.resolve(import.meta.dirname, "..");
 
@@ -37,7 +38,7 @@ export async function launchBuiltApp(env: Record<string, string>, port: number):
   if (!existsSync(path.join(root, ".next", "BUILD_ID"))) {
     throw new Error("No production build: run `npm run build` first (npm test does).");
   }
-  const child: ChildProcess = spawn(process.execPath, ["server.mjs", "-p", String(port), "-H", "127.0.0.1"], {
+  const child: ChildProcess = spawn(process.execPath, [...npmStartArgs(), "-p", String(port), "-H", "127.0.0.1"], {
     cwd: root,
     env: {
       PATH: process.env.PATH ?? "",

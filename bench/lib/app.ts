@@ -12,6 +12,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { npmStartArgs } from "@/test/start-command";
 import { sleep } from "./stats";
 
 export const repoRoot = path.resolve(import.meta.dirname, "../..");
@@ -140,20 +141,6 @@ export function ensureBenchBuild(log: (line: string) => void): { dir: string; bu
 
 export type RunningApp = { url: string; pid: number; stop(): Promise<void>; output(): string };
 
-/**
- * `npm start`'s command as node's arguments (`node <V8 flags> server.mjs` → its flags and the script):
- * the bench measures the server people run, with its V8 flags (docs/operations.md, "The server's memory").
- */
-export function startCommand(): string[] {
-  const { scripts } = JSON.parse(readFileSync(path.join(repoRoot, "package.json"), "utf8")) as {
-    scripts: Record<string, string>;
-  };
-  const [command, ...args] = scripts.start!.trim().split(/\s+/);
-  if (command !== "node" || !args.some((arg) => arg.endsWith(".mjs")))
-    throw new Error(`npm start is not "node [flags] <script>.mjs": ${scripts.start}`);
-  return args;
-}
-
 /** `npm start`'s server on the bench build, on a free loopback port, in production mode. */
 export async function startApp(
   dir: string,
@@ -161,7 +148,7 @@ export async function startApp(
 ): Promise<RunningApp> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child: ChildProcess = spawn(process.execPath, [...startCommand(), "-p", String(port), "-H", "127.0.0.1"], {
+  const child: ChildProcess = spawn(process.execPath, [...npmStartArgs(), "-p", String(port), "-H", "127.0.0.1"], {
     cwd: dir,
     env: {
       PATH: process.env.PATH ?? "",

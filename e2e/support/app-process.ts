@@ -7,6 +7,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, openSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
+import { npmStartArgs } from "../../test/start-command";
 
 export const ROOT = path.resolve(import.meta.dirname, "../..");
 
@@ -146,7 +147,7 @@ async function startProductionAppOnce(name: string, env: Record<string, string>)
   const port = await freePort();
   const { child, url, log } = launch(
     process.execPath,
-    [path.join(ROOT, "server.mjs"), "-p", String(port), "-H", "127.0.0.1"],
+    [...npmStartArgs({ absolute: true }), "-p", String(port), "-H", "127.0.0.1"],
     environmentWithout({ NODE_ENV: "production", PORT: String(port), APP_URL: `http://localhost:${port}`, ...env }),
     name,
     port,

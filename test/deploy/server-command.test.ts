@@ -1,6 +1,6 @@
 /**
  * One command line for the production server (docs/operations.md, "The server's memory"): `npm start`, the image's
- * ENTRYPOINT and the bench's server run node with the same V8 flags, so the memory the bench measures is the memory
+ * ENTRYPOINT and the servers the bench and the tests start run node with the same V8 flags, so the memory the bench measures is the memory
  * people get. The flags themselves: node accepts them (a Node upgrade whose V8 drops one would make the server
  * refuse to start: this fails first), and the young generation they set is the one V8 uses.
  */
@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { startCommand } from "@/bench/lib/app";
+import { npmStartArgs } from "@/test/start-command";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const run = promisify(execFile);
@@ -31,7 +31,8 @@ describe("the production server's command", () => {
     expect(start.at(-1)).toBe("server.mjs");
     expect(start).toEqual(expect.arrayContaining(["--max-semi-space-size=4", "--heap-growing-percent=200"]));
     expect(imageEntrypoint()).toEqual(start);
-    expect(startCommand()).toEqual(start.slice(1));
+    // The bench, the built-app tests and the Chromium specs' own instances start it with these arguments.
+    expect(npmStartArgs()).toEqual(start.slice(1));
   });
 
   it("sets a young generation V8 takes: 4 MiB semi-spaces instead of 16", async () => {
