@@ -14,6 +14,7 @@ import { memoryOAuthProvider } from "../test/mcp-client";
 import { checkState } from "./support/checks";
 import { connectSite, signUp, useAppDatabase } from "./support/owner";
 import { e2eState } from "./support/state";
+import { allowTest, scaled } from "./support/waits";
 
 useAppDatabase();
 
@@ -74,7 +75,7 @@ test("login and sign-up, empty and with an error, pass axe", async ({ page }) =>
 });
 
 test("the sites list and the chat, empty and with a long conversation, pass axe", async ({ page }) => {
-  test.setTimeout(180_000);
+  allowTest(180_000);
   const { appUrl } = e2eState();
   const userId = await signUp(page, "a11y");
   const { siteId } = await connectSite(userId);
@@ -96,7 +97,7 @@ test("the sites list and the chat, empty and with a long conversation, pass axe"
 test("an approval in the chat, the review page before and after Approve, and the Changes page pass axe", async ({
   page,
 }) => {
-  test.setTimeout(180_000);
+  allowTest(180_000);
   const { appUrl } = e2eState();
   const userId = await signUp(page, "a11y-review");
   const { siteId, admin } = await connectSite(userId);
@@ -120,7 +121,9 @@ test("an approval in the chat, the review page before and after Approve, and the
   await page.getByRole("button", { name: "Approve" }).click();
   await expect(page.getByTestId("review-status")).toContainText("Applied");
   // The visitor's-eye check settles first (the page polls until it does).
-  await expect(page.getByTestId("verification")).toHaveAttribute("data-status", "verified", { timeout: 60_000 });
+  await expect(page.getByTestId("verification")).toHaveAttribute("data-status", "verified", {
+    timeout: scaled(60_000),
+  });
   await checkState(page, "a11y-review-applied", { frames: false });
 
   await page.goto(`${appUrl}/sites/${siteId}/changes/history`);
@@ -166,7 +169,7 @@ test("the MCP consent page passes axe", async ({ page }) => {
 test("Tab reaches the conversation list and the long conversation, which then scrolls with the keys", async ({
   page,
 }) => {
-  test.setTimeout(120_000);
+  allowTest(120_000);
   const { appUrl } = e2eState();
   const userId = await signUp(page, "a11y-keys");
   const { siteId } = await connectSite(userId);

@@ -16,6 +16,7 @@ import { linkIn, readMailDir } from "../test/smtp-sink";
 import { expectAccessible } from "./support/checks";
 import { connectSite, PASSWORD, signUp, useAppDatabase } from "./support/owner";
 import { e2eState } from "./support/state";
+import { scaled } from "./support/waits";
 
 useAppDatabase();
 
@@ -110,7 +111,7 @@ test("after Change password on the account page, an agent connected before is re
   await form.getByRole("button", { name: "Change password" }).click();
   // Two scrypt hashes (the current password checked, the new one hashed) queue behind others' on a busy machine.
   await expect(form.getByRole("status")).toContainText("every connected application disconnected", {
-    timeout: 60_000,
+    timeout: scaled(60_000),
   });
 
   await expectLockedOut(agent);
@@ -122,7 +123,7 @@ test("after Change password on the account page, an agent connected before is re
         readMailDir(mailDir).find(
           (mail) => mail.to.includes(email) && mail.subject === "Your Sitewright password was changed",
         )?.text,
-      { timeout: 15_000 },
+      { timeout: scaled(15_000) },
     )
     .toContain('"Acme Night Agent", connected');
 });
@@ -154,15 +155,15 @@ test("after a password reset by the mailed link, an agent connected before is re
   await page.getByRole("button", { name: "Send the link" }).click();
   const mailTo = (subject: string) =>
     readMailDir(mailDir).find((mail) => mail.to.includes(email) && mail.subject === subject);
-  await expect.poll(() => mailTo("Reset your Sitewright password")?.text, { timeout: 30_000 }).toBeTruthy();
+  await expect.poll(() => mailTo("Reset your Sitewright password")?.text, { timeout: scaled(30_000) }).toBeTruthy();
   await page.goto(linkIn(mailTo("Reset your Sitewright password")!, "/reset-password").url);
   await page.getByLabel("New password").fill(NEW_PASSWORD);
   await page.getByRole("button", { name: "Set the new password" }).click();
-  await expect(page.getByRole("status")).toContainText("Your password was changed", { timeout: 60_000 });
+  await expect(page.getByRole("status")).toContainText("Your password was changed", { timeout: scaled(60_000) });
 
   await expectLockedOut(agent);
   await expect
-    .poll(() => mailTo("Your Sitewright password was changed")?.text, { timeout: 30_000 })
+    .poll(() => mailTo("Your Sitewright password was changed")?.text, { timeout: scaled(30_000) })
     .toContain('"Acme Reset Agent", connected');
 });
 

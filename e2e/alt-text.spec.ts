@@ -9,6 +9,7 @@ import { runAsAdmin } from "../test/wordpress";
 import { checkState } from "./support/checks";
 import { connectSite, frontEnd, signUp, useAppDatabase } from "./support/owner";
 import { e2eState } from "./support/state";
+import { allowTest, scaled } from "./support/waits";
 
 useAppDatabase();
 
@@ -17,7 +18,7 @@ const php = <T>(body: string, args: unknown = null) => runAsAdmin<T>(e2eState().
 test("an approved alt text shows in the published post's <img alt>, is verified there, and undo puts it back", async ({
   page,
 }) => {
-  test.setTimeout(180_000);
+  allowTest(180_000);
   const { appUrl } = e2eState();
   const { siteId } = await connectSite(await signUp(page, "alttext"));
   const tag = `sourdough${Date.now()}`;
@@ -48,7 +49,9 @@ test("an approved alt text shows in the published post's <img alt>, is verified 
     .first()
     .click();
   const done = page.locator('[data-testid="tool-card"][data-state="done"]').last();
-  await expect(done.getByTestId("verification")).toHaveAttribute("data-status", "verified", { timeout: 90_000 });
+  await expect(done.getByTestId("verification")).toHaveAttribute("data-status", "verified", {
+    timeout: scaled(90_000),
+  });
   expect(await imgTag()).toContain(`alt="${alt}"`);
   expect(
     await php<string>("echo json_encode(get_post_meta((int) $args, '_wp_attachment_image_alt', true));", made.image),

@@ -18,6 +18,7 @@ import { connectSite, signUp, useAppDatabase } from "./support/owner";
 import { replaceJobInQueue } from "./support/jobs";
 import { asServerDrewIt } from "./support/server-html";
 import { e2eState } from "./support/state";
+import { allowTest, scaled } from "./support/waits";
 
 useAppDatabase();
 
@@ -39,7 +40,7 @@ const contents = (ids: number[]) =>
 test("Approve all waiting (N) writes the N items the page drew; items that arrived later keep waiting", async ({
   page,
 }) => {
-  test.setTimeout(240_000);
+  allowTest(240_000);
   const { siteId, admin } = await connectSite(await signUp(page, "shown"));
   const tag = `shown${Date.now()}`;
   const drawnPages = await pages(tag, 5);
@@ -86,7 +87,7 @@ test("Approve all waiting (N) writes the N items the page drew; items that arriv
     await button.click();
     // The click carries the last item the page drew, and nothing else.
     expect((await sent).postDataJSON()).toEqual({ upTo: drawnIds.at(-1) });
-    await expect(page.getByTestId("queue-outcome")).toContainText("Approved the 5 shown.", { timeout: 60_000 });
+    await expect(page.getByTestId("queue-outcome")).toContainText("Approved the 5 shown.", { timeout: scaled(60_000) });
 
     const items = await getChangeSetItems(job.changeSetId);
     const written = items.filter((item) => item.status === "applied").map((item) => item.id);
@@ -108,7 +109,7 @@ test("Approve all waiting (N) writes the N items the page drew; items that arriv
 test("the review page's Approve writes the changes it drew; one planned after it was drawn keeps waiting", async ({
   page,
 }) => {
-  test.setTimeout(180_000);
+  allowTest(180_000);
   const { appUrl } = e2eState();
   const { siteId, admin } = await connectSite(await signUp(page, "shown-review"));
   const tag = `shownreview${Date.now()}`;

@@ -10,6 +10,7 @@ import { runAsAdmin } from "../test/wordpress";
 import { checkState } from "./support/checks";
 import { connectSite, signUp, useAppDatabase } from "./support/owner";
 import { e2eState } from "./support/state";
+import { allowTest, scaled } from "./support/waits";
 
 useAppDatabase();
 
@@ -51,7 +52,7 @@ test("alt text for every image without it: one job, one queue, edited, rejected,
   await page.getByRole("link", { name: "Follow the job and review its changes" }).click();
 
   const job = page.getByTestId("job");
-  await expect(job).toHaveAttribute("data-status", "ready", { timeout: 60_000 });
+  await expect(job).toHaveAttribute("data-status", "ready", { timeout: scaled(60_000) });
   await expect(page.getByRole("progressbar", { name: "Items settled" })).toHaveAttribute("value", "0");
   await expect(page.getByTestId("job-counts")).toHaveText("12 items: 12 waiting for your review.");
   await expect(page.getByTestId("job-budget")).toContainText(/12 of [\d,]+ items/);
@@ -119,7 +120,7 @@ const PAGES = 200;
 test("at the issue's scale: 150 images on 200 pages, one job, a paginated queue, approve all, one Undo", async ({
   page,
 }) => {
-  test.setTimeout(180_000);
+  allowTest(180_000);
   const { appUrl } = e2eState();
   const { siteId } = await connectSite(await signUp(page, "bulkscale"));
   const tag = `scalephoto${Date.now()}`;
@@ -148,7 +149,7 @@ test("at the issue's scale: 150 images on 200 pages, one job, a paginated queue,
     const job = page.getByTestId("job");
     const progress = page.getByRole("progressbar");
     await expect(progress).toHaveAttribute("max", String(IMAGES));
-    await expect(job).toHaveAttribute("data-status", "ready", { timeout: 90_000 });
+    await expect(job).toHaveAttribute("data-status", "ready", { timeout: scaled(90_000) });
     await expect(page.getByTestId("job-counts")).toHaveText(`${IMAGES} items: ${IMAGES} waiting for your review.`);
     const planned = Date.now();
 
@@ -164,14 +165,14 @@ test("at the issue's scale: 150 images on 200 pages, one job, a paginated queue,
     // One click approves the whole queue, not only this page.
     await page.getByRole("button", { name: "Approve all waiting" }).click();
     const outcome = page.getByTestId("queue-outcome");
-    await expect(outcome).toContainText(`Approved the ${IMAGES} shown.`, { timeout: 60_000 });
+    await expect(outcome).toContainText(`Approved the ${IMAGES} shown.`, { timeout: scaled(60_000) });
     await expect(job).toHaveAttribute("data-status", "done");
     const written = await alts();
     expect(written).toEqual(Array.from({ length: IMAGES }, (_, i) => `A photo of ${tag} ${i + 1}`));
     const approved = Date.now();
 
     await page.getByRole("button", { name: "Undo the whole job" }).click();
-    await expect(outcome).toContainText("Undid the job.", { timeout: 60_000 });
+    await expect(outcome).toContainText("Undid the job.", { timeout: scaled(60_000) });
     expect(await alts()).toEqual(Array(IMAGES).fill(""));
     console.info(
       `scale: planned in ${planned - started} ms, approved in ${approved - planned} ms, undone in ${Date.now() - approved} ms`,
@@ -194,7 +195,7 @@ test("a job approved in part, rejected in part and undone: counts that add up, o
   page,
 }) => {
   // Three batch actions, two axe runs and a reload: minutes on a busy two-core machine.
-  test.setTimeout(300_000);
+  allowTest(300_000);
   const { appUrl } = e2eState();
   const { siteId } = await connectSite(await signUp(page, "counts"));
   const tag = `countsjob${Date.now()}`;
@@ -214,7 +215,7 @@ test("a job approved in part, rejected in part and undone: counts that add up, o
 
   const job = page.getByTestId("job");
   const counts = page.getByTestId("job-counts");
-  await expect(job).toHaveAttribute("data-status", "ready", { timeout: 60_000 });
+  await expect(job).toHaveAttribute("data-status", "ready", { timeout: scaled(60_000) });
   await expect(counts).toHaveText(
     "9 items: 6 waiting for your review, 2 written at once (visitors do not see them), 1 skipped.",
   );

@@ -11,6 +11,7 @@ import { pluginRedeemBody } from "../test/pairing";
 import { type AppProcess, startProductionApp } from "./support/app-process";
 import { GuardedClient, unexpectedServerErrors } from "./support/http-guard";
 import { e2eState } from "./support/state";
+import { allowTest, scaled } from "./support/waits";
 
 test.describe.configure({ mode: "serial" });
 
@@ -64,11 +65,13 @@ async function poolState(user: GuardedClient) {
 }
 
 async function waitForWarmPool(user: GuardedClient) {
-  await expect.poll(async () => (await poolState(user))?.ready, { timeout: 120_000, intervals: [1000] }).toBe(1);
+  await expect
+    .poll(async () => (await poolState(user))?.ready, { timeout: scaled(120_000), intervals: [1000] })
+    .toBe(1);
 }
 
 test.beforeAll(async () => {
-  test.setTimeout(240_000);
+  allowTest(240_000);
   database = await createTestDatabase();
   await database.handle.close();
   app = await start(KEY_BEFORE);
@@ -89,7 +92,7 @@ let userB: Awaited<ReturnType<typeof signUp>>;
 let redeemedSiteId = "";
 
 test("health shows the sandbox pool (counts only, no ids) from the process-wide registry", async () => {
-  test.setTimeout(150_000);
+  allowTest(150_000);
   const anyone = client();
   await waitForWarmPool(anyone);
   const res = await anyone.request("GET", "/health");
@@ -242,7 +245,7 @@ test("chat: the documented errors (agent off here; on in the shared e2e app)", a
 let sandboxId = "";
 
 test("sandboxes: the sandbox manager's errors reach the client with their contract codes", async () => {
-  test.setTimeout(120_000);
+  allowTest(120_000);
   await client().expectError("POST", "/sessions", 401, "unauthenticated", { json: {} });
   await userA.expectError("POST", "/sessions", 404, "not_found", { json: { siteId: randomUUID() } });
   await userB.expectError("POST", "/sessions", 404, "not_found", { json: { siteId: redeemedSiteId } });
@@ -269,7 +272,7 @@ test("sandboxes: the sandbox manager's errors reach the client with their contra
 });
 
 test("after a restart with another ENCRYPTION_KEY: the pool is replaced, a site must be paired again", async () => {
-  test.setTimeout(240_000);
+  allowTest(240_000);
   await waitForWarmPool(client()); // a pool member sealed under the first key
   await app.stop();
   app = await start(KEY_AFTER);

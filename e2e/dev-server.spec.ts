@@ -25,10 +25,11 @@ import {
   waitForOutput,
 } from "./support/readme-try";
 import { startScriptedModel } from "./support/scripted-model";
+import { allowTest, scaled } from "./support/waits";
 
 test.describe.configure({ mode: "serial" });
 // The dev server compiles each page on its first request: on two shared cores that can take a minute.
-const expect = baseExpect.configure({ timeout: 180_000 });
+const expect = baseExpect.configure({ timeout: scaled(180_000) });
 
 const password = "a long and unusual passphrase 7";
 const SECRETS = path.join(ROOT, ".dev-secrets.json");
@@ -36,7 +37,7 @@ let site: LocalSite;
 let dev: AppProcess | undefined;
 
 test.beforeAll(async () => {
-  test.setTimeout(300_000);
+  allowTest(300_000);
   // This site lets its plugin call an http:// service on localhost, as `npm run site:local -- --allow-http-service`.
   site = await startLocalSite({ title: "Sitewright Dev", allowHttpService: true });
 });
@@ -75,7 +76,7 @@ const inPage = (page: Page, method: string, url: string, body?: unknown) =>
 test("npm run dev with nothing configured: sign up, the JSON routes, pair a local site and confirm", async ({
   browser,
 }) => {
-  test.setTimeout(600_000);
+  allowTest(600_000);
   dev = await startDevServer("dev-server", { NODE_EXTRA_CA_CERTS: site.caPath });
   const context = await browser.newContext();
   const app = await context.newPage();
@@ -133,7 +134,7 @@ test("npm run dev with nothing configured: sign up, the JSON routes, pair a loca
 test("restarts with other environment variables keep the secrets and never reload a page in a loop", async ({
   browser,
 }) => {
-  test.setTimeout(600_000);
+  allowTest(600_000);
   const secrets = readFileSync(SECRETS, "utf8");
   expect(statSync(SECRETS).mode & 0o777).toBe(0o600);
 
@@ -149,7 +150,7 @@ test("restarts with other environment variables keep the secrets and never reloa
       if (request.resourceType() === "document" && request.frame() === page.mainFrame()) loads += 1;
     });
     await page.goto(`${dev.url}/login`);
-    await expect(page.getByRole("button", { name: "Log in" })).toBeVisible({ timeout: 180_000 });
+    await expect(page.getByRole("button", { name: "Log in" })).toBeVisible({ timeout: scaled(180_000) });
     const settled = loads;
     await page.waitForTimeout(8_000); // the loop reloaded several times a second
     expect(loads - settled, `page reloads after a restart with ${JSON.stringify(variables)}`).toBe(0);
@@ -179,7 +180,7 @@ async function startReadmeApp(dir: string, exportLine: string, runLine: string, 
 test("the README's end-to-end section, word for word: its commands, then sign up, pair and chat; a restart keeps it all", async ({
   browser,
 }) => {
-  test.setTimeout(900_000);
+  allowTest(900_000);
   const { prose, blocks } = readmeTrySection();
   const [siteBlock, modelBlock, dotenvBlock, runBlock] = blocks;
   // Step 1: the system setup is the test run's own first step (scripts/test.sh), once per machine as the README says.

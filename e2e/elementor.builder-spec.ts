@@ -8,6 +8,7 @@ import { expect, type Page, test } from "@playwright/test";
 import { runAsAdmin } from "../test/wordpress";
 import { connectSite, frontEnd, signUp, useAppDatabase } from "./support/owner";
 import { e2eState } from "./support/state";
+import { scaled } from "./support/waits";
 
 useAppDatabase();
 
@@ -124,14 +125,14 @@ test("the hero heading and button change shows per widget, lands only once appro
   expect(live).toMatch(/href="\/contact"/);
   expect(live).not.toContain("Welcome to the bakery");
   const onCard = page.getByTestId("verification").last();
-  await expect(onCard).toHaveAttribute("data-status", "verified", { timeout: 30_000 });
+  await expect(onCard).toHaveAttribute("data-status", "verified", { timeout: scaled(30_000) });
 
   await page.goto(`${appUrl}/sites/${siteId}/changes/history`);
   const set = page.getByTestId("change-set").first();
   await expect(set).toHaveAttribute("data-status", "applied");
   await set.getByRole("button", { name: "Undo" }).click();
   await expect(page.getByTestId("change-set").first()).toHaveAttribute("data-status", "undone");
-  await expect(set.getByTestId("verification")).toHaveAttribute("data-status", "verified", { timeout: 30_000 });
+  await expect(set.getByTestId("verification")).toHaveAttribute("data-status", "verified", { timeout: scaled(30_000) });
   expect(await storedPage(id)).toEqual(before);
   const undone = await frontEnd(url);
   expect(undone).toContain("Welcome to the bakery");

@@ -14,7 +14,8 @@ import { ensureTestCa } from "../scripts/lib/tls";
 import { type LocalPlugin, startLocalSite } from "../scripts/site-local";
 import { startSmtpSink } from "../test/smtp-sink";
 import { startBrowserNetwork } from "./support/browser-network";
-import { STATE_FILE, type E2eState } from "./support/state";
+import type { FullConfig } from "@playwright/test";
+import { type E2eState, e2eRunPaths, STATE_FILE_VARIABLE } from "./support/state";
 import { startScriptedModel } from "./support/scripted-model";
 import { startTlsProxy } from "./support/tls-proxy";
 
@@ -44,10 +45,15 @@ async function waitFor(url: string, ms: number) {
   }
 }
 
-export default async function globalSetup() {
+/** `config` is Playwright's; a script that starts what the specs use (e2e/readme-screenshot.ts) passes none. */
+export default async function globalSetup(config?: FullConfig) {
   if (!existsSync(path.join(root, ".next", "BUILD_ID"))) {
     throw new Error("No production build: run `npm run build` first (npm test does).");
   }
+  // This config's own folder for its state, its app's mail and log: another config may be running beside it.
+  const run = e2eRunPaths(config?.configFile ?? "readme-screenshot");
+  rmSync(run.dir, { recursive: true, force: true });
+  mkdirSync(run.dir, { recursive: true });
   const stopBrowserNetwork = await startBrowserNetwork();
   const ca = ensureTestCa();
   // A page builder for its own run (playwright.elementor.config.ts): SITEWRIGHT_E2E_PLUGINS=elementor.
@@ -57,15 +63,13 @@ export default async function globalSetup() {
   const database = await createTestDatabase();
   await database.handle.close(); // the app opens its own connections
   // The app's mail goes over real SMTP to a local sink, which writes each message where the specs read it.
-  const mailDir = path.join(root, ".cache", "e2e-mail");
-  rmSync(mailDir, { recursive: true, force: true });
+  const { mailDir } = run;
   const mail = await startSmtpSink({ dir: mailDir });
 
   const appPort = await freePort();
   const proxyPort = await freePort();
   const appUrl = `https://localhost:${proxyPort}`;
-  mkdirSync(path.join(root, ".cache"), { recursive: true });
-  const log = openSync(path.join(root, ".cache", "e2e-app.log"), "w");
+  const log = openSync(run.appLog, "w");
   const app: ChildProcess = spawn(
     process.execPath,
     // What `npm start` runs: Next.js behind server.mjs, which decides client addresses.
@@ -121,9 +125,11 @@ export default async function globalSetup() {
       caPath: site.caPath,
     },
   };
-  writeFileSync(STATE_FILE, JSON.stringify(state, null, 2));
-  // Spec workers start after this and inherit it: they read the app's database and sign as the app does.
+  writeFileSync(run.stateFile, JSON.stringify(state, null, 2));
+  // Spec workers start after this and inherit it: they find this run's state, read the app's database and sign as
+  // the app does.
   Object.assign(process.env, {
+    [STATE_FILE_VARIABLE]: run.stateFile,
     NODE_EXTRA_CA_CERTS: ca.caCert,
     ENCRYPTION_KEY: "ab".repeat(32),
     SITE_HOST_ALLOWLIST: "localhost",

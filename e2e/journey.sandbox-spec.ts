@@ -11,6 +11,7 @@ import { expect, type Page, test } from "@playwright/test";
 import { expectFrameToShow, PASSWORD, siteCredentials } from "./support/owner";
 import { e2eState } from "./support/state";
 import { logInToWordPress } from "./support/wp-login";
+import { allowTest, scaled } from "./support/waits";
 
 const shots = path.resolve(".cache/test-results/journey");
 const para = (text: string) => `<!-- wp:paragraph --><p>${text}</p><!-- /wp:paragraph -->`;
@@ -21,7 +22,7 @@ const ownerClient = () => siteCredentials().client;
 test("sign up, pair, edit with approval, see it, undo it, rehearse in a sandbox, preview and apply", async ({
   browser,
 }) => {
-  test.setTimeout(240_000);
+  allowTest(240_000);
   const { appUrl, site } = e2eState();
   mkdirSync(shots, { recursive: true });
   let step = 0;
@@ -112,7 +113,7 @@ test("sign up, pair, edit with approval, see it, undo it, rehearse in a sandbox,
   await app.getByLabel("Message").fill(`Change the text of "${title}" to "Open 7 to 19, Sundays too"`);
   await app.getByRole("button", { name: "Send" }).click();
   const rehearsed = app.getByTestId("rehearsal-link");
-  await expect(rehearsed).toBeVisible({ timeout: 90_000 });
+  await expect(rehearsed).toBeVisible({ timeout: scaled(90_000) });
   expect(await liveContent()).toBe(para("Open 8 to 18"));
   await shot(app, "rehearsed");
 

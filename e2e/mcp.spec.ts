@@ -12,6 +12,7 @@ import { expect, test } from "@playwright/test";
 import { connectSite, frontEnd, signUp, useAppDatabase } from "./support/owner";
 import { e2eState } from "./support/state";
 import { memoryOAuthProvider } from "../test/mcp-client";
+import { scaled } from "./support/waits";
 
 useAppDatabase();
 
@@ -84,7 +85,9 @@ test("an MCP client connects with the owner's consent, and its visible change wa
     await expect(page.getByTestId("change-diff").locator("ins")).toContainText("Opening times");
     await page.getByRole("button", { name: "Approve" }).click();
     await expect(page.getByTestId("review-status")).toContainText("Applied");
-    await expect(page.getByTestId("verification")).toHaveAttribute("data-status", "verified", { timeout: 30_000 });
+    await expect(page.getByTestId("verification")).toHaveAttribute("data-status", "verified", {
+      timeout: scaled(30_000),
+    });
     await expect.poll(async () => frontEnd(published.link)).toContain("Opening times");
 
     // And undoes it from the Changes page.

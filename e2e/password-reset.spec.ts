@@ -7,6 +7,7 @@ import { expect, type Page, test } from "@playwright/test";
 import { type CapturedMail, linkIn, readMailDir } from "../test/smtp-sink";
 import { expectAccessible } from "./support/checks";
 import { e2eState } from "./support/state";
+import { scaled } from "./support/waits";
 
 const password = "a long and unusual passphrase 7";
 const newPassword = "a different and equally unusual passphrase";
@@ -15,7 +16,9 @@ const uniqueEmail = () => `reset${Date.now()}${Math.floor(Math.random() * 1e6)}@
 /** The first mail to `to` whose subject contains `subject`, once the sink has written it. */
 async function mailTo(to: string, subject: string): Promise<CapturedMail> {
   const find = () => readMailDir(e2eState().mailDir).find((m) => m.to.includes(to) && m.subject.includes(subject));
-  await expect.poll(() => find()?.subject, { message: `a "${subject}" mail to ${to}`, timeout: 15_000 }).toBeTruthy();
+  await expect
+    .poll(() => find()?.subject, { message: `a "${subject}" mail to ${to}`, timeout: scaled(15_000) })
+    .toBeTruthy();
   return find()!;
 }
 

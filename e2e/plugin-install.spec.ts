@@ -9,6 +9,7 @@ import { expect, test } from "@playwright/test";
 import { type LocalSite, startLocalSite } from "../scripts/site-local";
 import { e2eState } from "./support/state";
 import { logInToWordPress } from "./support/wp-login";
+import { allowTest, scaled } from "./support/waits";
 
 const password = "a long and unusual passphrase 7";
 let fresh: LocalSite;
@@ -26,7 +27,7 @@ test.afterAll(async () => {
 test("the zip from the app installs through wp-admin's upload on a fresh WordPress, activates and pairs", async ({
   browser,
 }) => {
-  test.setTimeout(150_000);
+  allowTest(150_000);
   const { appUrl } = e2eState();
   const context = await browser.newContext({ ignoreHTTPSErrors: true });
   const app = await context.newPage();
@@ -52,7 +53,7 @@ test("the zip from the app installs through wp-admin's upload on a fresh WordPre
   await wp.locator(".upload-view-toggle").first().click();
   await wp.locator("#pluginzip").setInputFiles(zipPath);
   await wp.locator("#install-plugin-submit").click();
-  await expect(wp.locator(".wrap")).toContainText("Plugin installed successfully.", { timeout: 30_000 });
+  await expect(wp.locator(".wrap")).toContainText("Plugin installed successfully.", { timeout: scaled(30_000) });
   await wp.getByRole("link", { name: "Activate Plugin" }).click();
   await expect(wp.locator('tr[data-slug="sitewright-connector"].active')).toBeVisible();
   await wp.screenshot({ path: ".cache/screens/plugin-uploaded.png", fullPage: true });

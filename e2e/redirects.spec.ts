@@ -5,12 +5,13 @@
  */
 import { expect, test } from "@playwright/test";
 import { e2eState } from "./support/state";
+import { allowTest } from "./support/waits";
 
 const password = "a long and unusual passphrase 7";
 
 test.describe("the redirect after login", () => {
   test("goes only to our own origin, whatever the spelling of next=", async ({ page }) => {
-    test.setTimeout(180_000);
+    allowTest(180_000);
     const { appUrl } = e2eState();
     const app = new URL(appUrl);
     const email = `redirect${Date.now()}${Math.floor(Math.random() * 1e6)}@example.com`;

@@ -9,6 +9,7 @@ import { humanEditPost } from "../test/changes";
 import { ALL_SCOPES, connectSite, expectFrameToShow, signUp, useAppDatabase } from "./support/owner";
 import { expectAccessible } from "./support/checks";
 import { e2eState } from "./support/state";
+import { scaled } from "./support/waits";
 
 const para = (text: string) => `<!-- wp:paragraph --><p>${text}</p><!-- /wp:paragraph -->`;
 useAppDatabase();
@@ -38,7 +39,7 @@ test("rehearses a change in a sandbox, previews it, applies it to the live site,
   await page.getByLabel("Message").fill(`Change the text of "${title}" to "Open 7–19, also on Sundays"`);
   await page.getByRole("button", { name: "Send" }).click();
   const rehearsed = page.getByTestId("rehearsal-link");
-  await expect(rehearsed).toBeVisible({ timeout: 60_000 });
+  await expect(rehearsed).toBeVisible({ timeout: scaled(60_000) });
   expect(await liveContent()).toBe(para("Open 8–18"));
 
   // The review: the live page before, the sandbox page after, through the app's own URL.
@@ -115,7 +116,7 @@ test("rehearses a change in a sandbox, previews it, applies it to the live site,
   await page.getByLabel("Start from").selectOption({ label: "A blank WordPress" });
   await page.getByRole("button", { name: "Start a sandbox" }).click();
   const blank = page.getByTestId("sandbox").filter({ hasText: "Blank WordPress" });
-  await expect(blank).toHaveCount(1, { timeout: 60_000 });
+  await expect(blank).toHaveCount(1, { timeout: scaled(60_000) });
   await page.screenshot({ path: ".cache/screens/sandbox-panel.png", fullPage: true });
   await blank.getByRole("button", { name: "Delete" }).click();
   await expect(blank).toHaveCount(0);
@@ -139,7 +140,10 @@ test("refuses to apply over a person's edit on the live site, naming the page; d
   await page.goto(`${appUrl}/sites/${siteId}/chat`);
   await page.getByLabel("Message").fill(`Change the text of "${title}" to "Bread 4 €"`);
   await page.getByRole("button", { name: "Send" }).click();
-  await page.getByTestId("rehearsal-link").getByRole("link", { name: "Review and apply" }).click({ timeout: 60_000 });
+  await page
+    .getByTestId("rehearsal-link")
+    .getByRole("link", { name: "Review and apply" })
+    .click({ timeout: scaled(60_000) });
   await expect(page.getByTestId("change-set-status")).toHaveAttribute("data-status", "pending");
 
   // A person edits the page on the live site meanwhile (as wp-admin would, through WordPress itself).
@@ -179,7 +183,7 @@ test("finds a draft the first copy did not bring, rehearses the edit on it, and 
   await page.getByLabel("Message").fill(`Change the text of "${title}" to "Thirty percent off"`);
   await page.getByRole("button", { name: "Send" }).click();
   const rehearsed = page.getByTestId("rehearsal-link");
-  await expect(rehearsed).toBeVisible({ timeout: 60_000 });
+  await expect(rehearsed).toBeVisible({ timeout: scaled(60_000) });
   await expect(page.getByText(`Changed the text of “${title}”.`)).toBeVisible();
   expect((await live()).content.raw).toBe(para("Twenty percent off"));
 
@@ -204,7 +208,10 @@ test("applies some of a rehearsal's changes first, then the rest", async ({ page
   await page.goto(`${appUrl}/sites/${siteId}/chat?new=1`);
   await page.getByLabel("Message").fill(`calls ${JSON.stringify(calls)}`);
   await page.getByRole("button", { name: "Send" }).click();
-  await page.getByTestId("rehearsal-link").getByRole("link", { name: "Review and apply" }).click({ timeout: 60_000 });
+  await page
+    .getByTestId("rehearsal-link")
+    .getByRole("link", { name: "Review and apply" })
+    .click({ timeout: scaled(60_000) });
   const liveDrafts = async () =>
     (
       await admin.get<Array<{ title: { raw: string } }>>("/wp/v2/pages", {
@@ -241,7 +248,9 @@ test("reviews a conversation's rehearsals together and applies them in one Apply
       .getByLabel("Message")
       .fill(`call create_draft ${JSON.stringify({ type: "page", title, content: para(title) })}`);
     await page.getByRole("button", { name: "Send" }).click();
-    await expect(page.getByText("Done: create_draft.")).toHaveCount(drafts.indexOf(title) + 1, { timeout: 60_000 });
+    await expect(page.getByText("Done: create_draft.")).toHaveCount(drafts.indexOf(title) + 1, {
+      timeout: scaled(60_000),
+    });
   }
   await page.getByTestId("rehearsal-link").last().getByRole("link", { name: "Review and apply" }).click();
   const also = page.getByTestId("also-waiting");

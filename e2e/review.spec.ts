@@ -19,6 +19,7 @@ import { connectSite, signUp, useAppDatabase } from "./support/owner";
 import { replaceJobInQueue } from "./support/jobs";
 import { e2eState } from "./support/state";
 import { asServerDrewIt } from "./support/server-html";
+import { allowTest, scaled } from "./support/waits";
 
 useAppDatabase();
 
@@ -92,7 +93,7 @@ test("a design rehearsal whose sandbox is gone: colours before and after, said i
 });
 
 test("a live change proposed over MCP: the live page shown, no sandbox mentioned", async ({ page }) => {
-  test.setTimeout(180_000);
+  allowTest(180_000);
   const { appUrl } = e2eState();
   const userId = await signUp(page, "review-live");
   const { siteId, admin } = await connectSite(userId);
@@ -115,7 +116,7 @@ test("a live change proposed over MCP: the live page shown, no sandbox mentioned
   await expect(page.locator("main")).not.toContainText(/sandbox/i);
   // The frame shows the live page itself, not a blank box.
   const frame = page.frameLocator('iframe[title$="on the live site"]');
-  await expect(frame.locator("body")).toContainText("Open 8 to 18", { timeout: 30_000 });
+  await expect(frame.locator("body")).toContainText("Open 8 to 18", { timeout: scaled(30_000) });
   await checkState(page, "review-live-pending", { frames: false });
   // As the server drew it, before its bundles ran: Approve and Deny wait (app/use-hydrated.ts).
   await asServerDrewIt(page, page.url(), async (drawn) => {
@@ -131,7 +132,7 @@ test("a live change proposed over MCP: the live page shown, no sandbox mentioned
 test("two changes to one page in one turn: one row on the review page, before the first to after the last", async ({
   page,
 }) => {
-  test.setTimeout(180_000);
+  allowTest(180_000);
   const { appUrl } = e2eState();
   const userId = await signUp(page, "review-chain");
   const { siteId, admin } = await connectSite(userId);
@@ -202,7 +203,7 @@ async function queueChain(admin: SiteClient, changeSetId: string, pageId: number
 test("a job's queue: two changes to one page are one row, chosen together; one resting on a rejected change is named", async ({
   page,
 }) => {
-  test.setTimeout(240_000);
+  allowTest(240_000);
   const { siteId, admin } = await connectSite(await signUp(page, "review-queue-chain"));
   const tag = `queuechain${Date.now()}`;
   const created = async (title: string) =>

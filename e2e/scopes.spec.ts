@@ -12,6 +12,7 @@ import { scopeRefusal } from "../lib/sites/permissions";
 import { SCOPES } from "../lib/vocabulary";
 import { ALL_SCOPES, frontEnd, signUp, siteCredentials, useAppDatabase } from "./support/owner";
 import { e2eState } from "./support/state";
+import { allowTest, scaled } from "./support/waits";
 
 useAppDatabase();
 
@@ -35,7 +36,7 @@ async function loadWp(wp: Page, path: string) {
   await expect(async () => {
     await wp.goto(`${e2eState().site.url}${path}`);
     await expect(wp.locator("#wpbody, #loginform").first()).toBeVisible({ timeout: 5_000 });
-  }).toPass({ timeout: 45_000 });
+  }).toPass({ timeout: scaled(45_000) });
 }
 
 const PLUGIN_SCREEN = "/wp-admin/options-general.php?page=sitewright";
@@ -60,8 +61,8 @@ async function logIntoWordPress(wp: Page) {
     await wp.locator("#user_login").fill(site.adminUser);
     await wp.locator("#user_pass").fill(site.adminPassword);
     await wp.locator("#wp-submit").click();
-    await expect(wp.locator("#wpadminbar")).toBeVisible({ timeout: 10_000 });
-  }).toPass({ timeout: 60_000 });
+    await expect(wp.locator("#wpadminbar")).toBeVisible({ timeout: scaled(10_000) });
+  }).toPass({ timeout: scaled(60_000) });
 }
 
 const pluginScreen = (wp: Page) => loadWp(wp, PLUGIN_SCREEN);
@@ -87,7 +88,7 @@ async function ask(app: Page, text: string) {
 test("pairs with the default permissions, changes a colour, and narrows and widens the design in wp-admin without pairing again", async ({
   browser,
 }) => {
-  test.setTimeout(180_000);
+  allowTest(180_000);
   const { appUrl, site } = e2eState();
   const context = await browser.newContext({ ignoreHTTPSErrors: true });
   const app = await context.newPage();

@@ -12,6 +12,7 @@ import { type Browser, expect, type Page, test } from "@playwright/test";
 import { linkIn, readMailDir } from "../test/smtp-sink";
 import { connectSite, frontEnd, PASSWORD, useAppDatabase } from "./support/owner";
 import { e2eState } from "./support/state";
+import { scaled } from "./support/waits";
 
 useAppDatabase();
 
@@ -38,7 +39,7 @@ async function fillSignUp(page: Page, name: string, email: string) {
 /** The invitation mail to `to`, once the SMTP sink has written it. */
 async function invitationLink(to: string) {
   const find = () => readMailDir(e2eState().mailDir).find((m) => m.to.includes(to) && m.subject.includes("invited"));
-  await expect.poll(() => find()?.subject, { message: `an invitation to ${to}`, timeout: 30_000 }).toBeTruthy();
+  await expect.poll(() => find()?.subject, { message: `an invitation to ${to}`, timeout: scaled(30_000) }).toBeTruthy();
   return linkIn(find()!, "/invitations").url;
 }
 
@@ -68,7 +69,7 @@ test("an editor's change waits for the owner, both see who asked and who approve
   // The owner signs up; their site is connected as pairing leaves it (pairing itself: pairing.spec.ts).
   await owner.page.goto(`${appUrl}/signup`);
   await fillSignUp(owner.page, OWNER, `owner${unique()}@example.com`);
-  await expect(owner.page.getByTestId("signed-in-as")).toBeVisible({ timeout: 60_000 });
+  await expect(owner.page.getByTestId("signed-in-as")).toBeVisible({ timeout: scaled(60_000) });
   const ownerId = (await (await owner.page.request.get(`${appUrl}/auth/me`)).json()).user.id as string;
   const { siteId, admin } = await connectSite(ownerId);
   const { data: created } = await admin.post<{ id: number; link: string }>("/wp/v2/pages", {
@@ -93,7 +94,7 @@ test("an editor's change waits for the owner, both see who asked and who approve
   await expect(editor.page.getByRole("heading", { name: /^Join / })).toBeVisible();
   await editor.page.getByRole("link", { name: "Create an account" }).click();
   await fillSignUp(editor.page, EDITOR, editorEmail);
-  await editor.page.getByRole("button", { name: "Accept invitation" }).click({ timeout: 60_000 });
+  await editor.page.getByRole("button", { name: "Accept invitation" }).click({ timeout: scaled(60_000) });
   await expect(editor.page).toHaveURL(`${appUrl}/sites/${siteId}/chat`);
 
   // The editor asks for a visible change: it waits, and the card offers no Approve, only who approves.

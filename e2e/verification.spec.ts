@@ -10,6 +10,7 @@ import { expect, type Page, test } from "@playwright/test";
 import { installMuPlugin, runAsAdmin } from "../test/wordpress";
 import { connectSite, frontEnd, signUp, useAppDatabase } from "./support/owner";
 import { e2eState } from "./support/state";
+import { scaled } from "./support/waits";
 
 useAppDatabase();
 
@@ -57,7 +58,7 @@ test("an approved rename is verified on the live site, and so is its undo", asyn
 
   await renameAndApprove(page, siteId, created.id, "Our bakery");
   const onCard = page.getByTestId("verification").last();
-  await expect(onCard).toHaveAttribute("data-status", "verified", { timeout: 30_000 });
+  await expect(onCard).toHaveAttribute("data-status", "verified", { timeout: scaled(30_000) });
   await expect(onCard).toContainText("Verified on the live site");
   await expect(onCard.getByRole("link")).toHaveCount(1);
 
@@ -66,7 +67,7 @@ test("an approved rename is verified on the live site, and so is its undo", asyn
   await expect(set.getByTestId("verification")).toHaveAttribute("data-status", "verified");
   await set.getByRole("button", { name: "Undo" }).click();
   await expect(set).toHaveAttribute("data-status", "undone");
-  await expect(set.getByTestId("verification")).toHaveAttribute("data-status", "verified", { timeout: 30_000 });
+  await expect(set.getByTestId("verification")).toHaveAttribute("data-status", "verified", { timeout: scaled(30_000) });
   expect(await frontEnd(created.link)).toContain("Bakery");
 });
 
@@ -80,7 +81,7 @@ test("a cache that nothing purges is reported as not visible yet, with the reaso
   await renameAndApprove(page, siteId, created.id, "Price list");
   await page.goto(`${appUrl}/sites/${siteId}/changes/history`);
   const status = page.getByTestId("change-set").first().getByTestId("verification");
-  await expect(status).toHaveAttribute("data-status", "not_visible", { timeout: 30_000 });
+  await expect(status).toHaveAttribute("data-status", "not_visible", { timeout: scaled(30_000) });
   await expect(status).toContainText("Not visible yet on the live site");
   await expect(status).toContainText("a cache in front of the site");
   await page.screenshot({ path: ".cache/screens/verification-not-visible.png", fullPage: true });
@@ -99,6 +100,6 @@ test("a plugin that puts the title back after the write makes it not visible, ne
   await renameAndApprove(page, siteId, created.id, "Our team");
   await page.goto(`${appUrl}/sites/${siteId}/changes/history`);
   const status = page.getByTestId("change-set").first().getByTestId("verification");
-  await expect(status).toHaveAttribute("data-status", "not_visible", { timeout: 30_000 });
+  await expect(status).toHaveAttribute("data-status", "not_visible", { timeout: scaled(30_000) });
   await expect(status).toContainText("after the write");
 });

@@ -57,8 +57,9 @@ sandbox_image=$(tail -n 1 "$results/sandbox-image.log")
 # Two lanes side by side, as neither keeps two cores busy alone (most of their time waits on WordPress, PostgreSQL,
 # Podman and Chromium): vitest with the plugin's PHP checks, and the end-to-end specs in Chromium followed by the
 # bench's smoke pass. They share nothing: every file and every spec config makes its own database, site, ports,
-# sandbox namespace and folders (docs/testing.md), and Chromium lives in a network namespace of its own. The second
-# lane's output goes to a file, printed after the first lane's, so the log reads in order.
+# sandbox namespace and folders (a config's state, mail and app log are in .cache/e2e/<config>/; docs/testing.md),
+# and Chromium lives in a network namespace of its own. The second lane's output goes to a file, printed after the
+# first lane's, so the log reads in order.
 e2e_lane() {
   local lane=0 bench_build
   # The bench's own build of the app (a copy with one extra route, bench/lib/app.ts) is made meanwhile, at a lower
@@ -96,6 +97,9 @@ vitest_lane() {
   cat "$results/check-plugin.log"
   return $lane
 }
+# Every Playwright run here shares the machine with another lane, whose load rises after a config has read the load
+# average: their waits start at twice a quiet machine's (e2e/support/waits.ts), up to four times as the load says.
+export SITEWRIGHT_E2E_MIN_SLOWDOWN=2
 # Each lane leaves its exit code in a file (a background job's status is read once, by whichever wait sees it).
 ( e2e_lane > "$results/e2e-lane.log" 2>&1; echo $? > "$results/e2e-lane.rc" ) &
 e2e_lane_pid=$!

@@ -153,6 +153,8 @@ const NOT_OUR_ENV: Record<string, { usedIn: string; what: string }> = {
   SITEWRIGHT_TEST_WP_DEBUG: { usedIn: "plugin/tests/bootstrap.php", what: "the plugin tests' own switch, run by hand" },
   SITEWRIGHT_TEST_WP_TREE: { usedIn: "plugin/tests/bootstrap.php", what: "the plugin tests' WordPress tree, by hand" },
   VITEST_MAX_WORKERS: { usedIn: "vitest.config.ts", what: "the suite's own: how many files run side by side" },
+  SITEWRIGHT_E2E_STATE: { usedIn: "e2e/support/state.ts", what: "the suite's own: where a config's run state is" },
+  SITEWRIGHT_E2E_MIN_SLOWDOWN: { usedIn: "e2e/support/waits.ts", what: "the suite's own: the specs' least slowdown" },
   SITEWRIGHT_BROWSER_NETNS: {
     usedIn: "scripts/chromium-isolated.sh",
     what: "the end-to-end specs' own: Chromium's network namespace",

@@ -7,6 +7,7 @@ import { eq } from "drizzle-orm";
 import { getDb } from "../../lib/db";
 import { type Job, jobs } from "../../lib/db/schema";
 import { e2eState } from "./state";
+import { scaled } from "./waits";
 
 /** Replaces the shop's old number in the published pages `search` finds; the job, its queue open and ready. */
 export async function replaceJobInQueue(page: Page, siteId: string, search: string): Promise<Job> {
@@ -19,7 +20,7 @@ export async function replaceJobInQueue(page: Page, siteId: string, search: stri
   await page.getByLabel("Message").fill(`call start_bulk_job ${JSON.stringify(spec)}`);
   await page.getByRole("button", { name: "Send" }).click();
   await page.getByRole("link", { name: "Follow the job and review its changes" }).click();
-  await expect(page.getByTestId("job")).toHaveAttribute("data-status", "ready", { timeout: 60_000 });
+  await expect(page.getByTestId("job")).toHaveAttribute("data-status", "ready", { timeout: scaled(60_000) });
   const jobId = new URL(page.url()).pathname.split("/")[4]!;
   const [job] = await (await getDb()).select().from(jobs).where(eq(jobs.id, jobId));
   return job!;

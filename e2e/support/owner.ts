@@ -13,6 +13,7 @@ import { insertSiteRow } from "../../test/agent-site";
 import { openDatabase, setDatabaseForTests, type DbHandle } from "../../lib/db";
 import { createSiteClient, type SignedSiteClient } from "../../lib/sites/client";
 import { e2eState } from "./state";
+import { scaled } from "./waits";
 
 export const PASSWORD = "a long and unusual passphrase 7";
 export const ALL_SCOPES = "site:read,content:read,content:write,media:write,design:write,settings:write";
@@ -38,7 +39,7 @@ export async function signUp(page: Page, prefix: string): Promise<string> {
   await page.getByLabel("Password").fill(PASSWORD);
   await page.getByRole("button", { name: "Create account" }).click();
   // The password is hashed with scrypt on the server: tens of seconds when the machine's cores are all busy.
-  await expect(page.getByTestId("signed-in-as")).toBeVisible({ timeout: 60_000 });
+  await expect(page.getByTestId("signed-in-as")).toBeVisible({ timeout: scaled(60_000) });
   return (await (await page.request.get(`${appUrl}/auth/me`)).json()).user.id as string;
 }
 
@@ -105,5 +106,5 @@ export async function expectFrameToShow(page: Page, frameTitle: string, text: st
       await page.reload();
       throw error;
     }
-  }).toPass({ timeout: 45_000 });
+  }).toPass({ timeout: scaled(45_000) });
 }

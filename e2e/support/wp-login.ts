@@ -1,4 +1,5 @@
 import { expect, type Page } from "@playwright/test";
+import { scaled } from "./waits";
 
 /**
  * Logs in to wp-admin as a person does. wp-login.php focuses and selects the username field about 200 ms after it
@@ -15,6 +16,6 @@ export async function logInToWordPress(page: Page, siteUrl: string, user: string
     await page.locator("#user_pass").fill(password);
     await expect(page.locator("#user_login")).toHaveValue(user, { timeout: 1_000 });
     await expect(page.locator("#user_pass")).toHaveValue(password, { timeout: 1_000 });
-  }).toPass({ timeout: 30_000 });
+  }).toPass({ timeout: scaled(30_000) });
   await page.locator("#wp-submit").click();
 }
