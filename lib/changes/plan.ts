@@ -181,7 +181,8 @@ export function reverseChange(
   }
   // A floating draft (no date chosen: `date`, the GMT one, is zero) has WordPress set its local date to "now" on every
   // save, so the undo's own save would move it: whenever the undo writes the post at all, its local date goes back
-  // too, even when the write being undone left it as it was (made in the same second as the save before it).
+  // too, even when the write being undone left it as it was (made in the same second as the save before it). The plugin
+  // now keeps a floating draft's date on such a save itself; this stays for sites whose plugin is older.
   if (
     item.ref.startsWith("post:") &&
     Object.keys(fields).length > 0 &&

@@ -5,7 +5,8 @@
  * (title, content, excerpt, slug, menu order, parent, featured image, categories, tags, scheduling with a date,
  * publishing, a new date), written as the agent writes and undone as Undo does: the post's database row (both dates
  * included) and its terms and featured image read back exactly as before. And the named case: scheduling a draft for
- * Monday 09:00, then Undo through the route, gives back both of the draft's dates.
+ * Monday 09:00, then Undo through the route, gives back both of the draft's dates. And the write itself leaves a
+ * floating draft's date as it was (the plugin keeps it; WordPress would date the draft "now" on any save).
  */
 import { randomUUID } from "node:crypto";
 import fc from "fast-check";
@@ -150,6 +151,17 @@ describe("undo gives back every field it planned", () => {
     expect(reverse.fields).toHaveProperty("date_local", before.post_date);
     await writeItems(wp.admin, [reverse]);
     expect(await row(id)).toEqual(before);
+  });
+
+  it("has nothing to give back for a floating draft's date: the approved edit itself leaves it as it was", async () => {
+    // WordPress dates a floating draft "now" on every save; the plugin keeps its date on a write that leaves it a
+    // floating draft and plans no date, so the row differs from before only in what the card showed.
+    const id = await makePost("floating draft", `Only the title ${randomUUID().slice(0, 8)}`);
+    const before = await row(id);
+    const planned = planPostUpdate(await readItem(wp.admin, `post:${id}`), { title: "Rye and spelt" }, "A change.");
+    const [written] = await writeItems(wp.admin, [planned.change]);
+    expect(await row(id)).toEqual({ ...before, post_title: "Rye and spelt" });
+    expect(written!.after?.date_local).toBe(before.post_date);
   });
 
   it("gives a scheduled draft back both of its dates when the schedule is undone from the Changes page", async () => {

@@ -180,4 +180,70 @@ final class ExactnessTest extends Sitewright_Test_Case {
 		wp_delete_post( $first, true );
 		wp_delete_post( $second, true );
 	}
+
+	/**
+	 * A draft that never had a date of its own ("publish immediately": post_date_gmt 0000-00-00 00:00:00), whose local
+	 * date is an old one, so that "now" cannot pass for it.
+	 */
+	private function floating_draft(): int {
+		global $wpdb;
+		wp_set_current_user( (int) get_user_by( 'login', 'admin' )->ID );
+		$id = (int) wp_insert_post(
+			wp_slash(
+				array(
+					'post_type'    => 'post',
+					'post_status'  => 'draft',
+					'post_title'   => 'Autumn menu',
+					'post_content' => '<!-- wp:paragraph --><p>Soup.</p><!-- /wp:paragraph -->',
+				)
+			)
+		);
+		wp_set_current_user( 0 );
+		$wpdb->update( $wpdb->posts, array( 'post_date' => '2025-03-04 05:06:07' ), array( 'ID' => $id ) );
+		clean_post_cache( $id );
+		$this->assertSame( '0000-00-00 00:00:00', get_post( $id )->post_date_gmt );
+		return $id;
+	}
+
+	public function test_an_edit_of_a_floating_draft_keeps_its_date_and_leaves_it_floating(): void {
+		$id = $this->floating_draft();
+		$this->assertSame( 200, $this->agent_write( $id, array( 'title' => 'Winter menu' ) )->get_status() );
+		clean_post_cache( $id );
+		$post = get_post( $id );
+		$this->assertSame( 'Winter menu', $post->post_title );
+		$this->assertSame( 'draft', $post->post_status );
+		// Without the plugin's care WordPress dates it "now" on this save: a change the owner's card never showed.
+		$this->assertSame( '2025-03-04 05:06:07', $post->post_date );
+		$this->assertSame( '0000-00-00 00:00:00', $post->post_date_gmt );
+
+		// Sent for review (still floating): the same.
+		$this->assertSame( 200, $this->agent_write( $id, array( 'status' => 'pending' ) )->get_status() );
+		clean_post_cache( $id );
+		$this->assertSame( '2025-03-04 05:06:07', get_post( $id )->post_date );
+		$this->assertSame( '0000-00-00 00:00:00', get_post( $id )->post_date_gmt );
+		wp_delete_post( $id, true );
+	}
+
+	public function test_publishing_a_floating_draft_dates_it_at_its_publication_not_at_the_drafts_date(): void {
+		$id     = $this->floating_draft();
+		$before = time();
+		$this->assertSame( 200, $this->agent_write( $id, array( 'status' => 'publish' ) )->get_status() );
+		clean_post_cache( $id );
+		$post = get_post( $id );
+		$this->assertSame( 'publish', $post->post_status );
+		$this->assertNotSame( '0000-00-00 00:00:00', $post->post_date_gmt );
+		$published = (int) strtotime( $post->post_date_gmt . ' UTC' );
+		$this->assertGreaterThanOrEqual( $before - 1, $published, 'dated at its publication' );
+		$this->assertLessThanOrEqual( time() + 1, $published );
+		wp_delete_post( $id, true );
+	}
+
+	public function test_a_planned_date_on_a_floating_draft_is_written_as_planned(): void {
+		$id = $this->floating_draft();
+		$this->assertSame( 200, $this->agent_write( $id, array( 'date_local' => '2025-09-10 11:12:13' ) )->get_status() );
+		clean_post_cache( $id );
+		$this->assertSame( '2025-09-10 11:12:13', get_post( $id )->post_date );
+		$this->assertSame( '0000-00-00 00:00:00', get_post( $id )->post_date_gmt );
+		wp_delete_post( $id, true );
+	}
 }

@@ -352,6 +352,7 @@ final class Sitewright_Item_Kind_Post extends Sitewright_Item_Kind {
 			$saved = Sitewright_Exact_Write::without_kses( static fn() => wp_insert_post( wp_slash( $data ), true ) );
 		} elseif ( $data ) {
 			$data['ID'] = $id;
+			$data      += self::floating_date_kept( $current, $fields );
 			$saved      = Sitewright_Exact_Write::without_kses( static fn() => wp_update_post( wp_slash( $data ), true ) );
 		} else {
 			$saved = $id;
@@ -414,6 +415,31 @@ final class Sitewright_Item_Kind_Post extends Sitewright_Item_Kind {
 			}
 		}
 		return $data;
+	}
+
+	/**
+	 * A floating draft's own local date (post_date_gmt 0000-00-00 00:00:00: "publish immediately"), for a write that
+	 * leaves it floating and plans no date: WordPress dates such a draft "now" on every save (wp_update_post), a
+	 * change the owner's card never showed, and undo had to send the date back. A write that publishes or schedules
+	 * the draft, or plans a date, is dated as WordPress dates it (the publication's time, not the draft's).
+	 *
+	 * @param WP_Post|null         $post   The post before the write.
+	 * @param array<string, mixed> $fields Fields.
+	 * @return array<string, mixed> post_date with edit_date, or nothing.
+	 */
+	private static function floating_date_kept( ?WP_Post $post, array $fields ): array {
+		if ( ! $post || '0000-00-00 00:00:00' !== $post->post_date_gmt || isset( $fields['date'] ) || isset( $fields['date_local'] ) ) {
+			return array();
+		}
+		$status = isset( $fields['status'] ) && is_string( $fields['status'] ) ? $fields['status'] : $post->post_status;
+		// The statuses wp_update_post re-dates (and whose GMT date wp_insert_post then keeps floating).
+		if ( ! in_array( $status, array( 'draft', 'pending', 'auto-draft' ), true ) || ! in_array( $post->post_status, array( 'draft', 'pending', 'auto-draft' ), true ) ) {
+			return array();
+		}
+		return array(
+			'post_date' => $post->post_date,
+			'edit_date' => true,
+		);
 	}
 
 	/**
