@@ -4,7 +4,12 @@
  * sandboxes from, and retires pool members by, the recorded one. With the kubernetes driver the image is always
  * SANDBOX_IMAGE (from the cluster's registry, or preloaded on its nodes): nothing is built here.
  */
-import { findDeploymentSetting, setDeploymentSetting } from "@/lib/db/queries";
+import {
+  deleteDeploymentSetting,
+  findDeploymentSetting,
+  listDeploymentSettings,
+  setDeploymentSetting,
+} from "@/lib/db/queries";
 import { AppError } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { dockerEngineOf } from "./docker-driver";
@@ -13,6 +18,13 @@ import { ensureSandboxImage, type ImagePaths, removeStaleImages } from "./image"
 
 /** The deployment setting that holds the image tag in use. */
 export const IMAGE_SETTING = "sandbox-image";
+
+/**
+ * One deployment setting per image tag this deployment has used (`sandbox-image-used:<tag>`): what its GC may remove
+ * once unused. An engine may be shared (two deployments, or a test and a developer's app): an image this deployment
+ * never recorded is another's, and stays.
+ */
+export const USED_IMAGE_PREFIX = "sandbox-image-used:";
 
 export class DeploymentImage {
   private own?: Promise<string>;
@@ -40,11 +52,18 @@ export class DeploymentImage {
     return recorded ?? this.own?.catch(() => undefined);
   }
 
-  /** Removes our built images other than `keep`: docker only, and not when the operator supplies SANDBOX_IMAGE. */
+  /**
+   * Removes the images this deployment built or used before and uses no more (other than `keep`): docker only, and
+   * not when the operator supplies SANDBOX_IMAGE. Forgets those the engine no longer holds.
+   */
   async removeStale(keep: string[]): Promise<string[]> {
     const engine = dockerEngineOf(this.driver);
     if (this.settings.image || !engine) return [];
-    return removeStaleImages(engine, keep);
+    const records = await listDeploymentSettings({ prefix: USED_IMAGE_PREFIX });
+    const used = records.map((record) => record.key.slice(USED_IMAGE_PREFIX.length));
+    const { removed, gone } = await removeStaleImages(engine, { keep, used });
+    for (const tag of gone) await deleteDeploymentSetting({ key: `${USED_IMAGE_PREFIX}${tag}` });
+    return removed;
   }
 
   private ownImage(): Promise<string> {
@@ -57,7 +76,15 @@ export class DeploymentImage {
 
   private async prepare(): Promise<string> {
     const tag = await this.ensure();
-    await setDeploymentSetting({ key: IMAGE_SETTING, value: tag, now: this.now() });
+    const now = this.now();
+    // The image it replaces was this deployment's too (recorded before images in use were, by an older version).
+    const previous = await findDeploymentSetting({ key: IMAGE_SETTING });
+    for (const used of new Set([previous, tag])) {
+      if (used && dockerEngineOf(this.driver) && !this.settings.image) {
+        await setDeploymentSetting({ key: `${USED_IMAGE_PREFIX}${used}`, value: now.toISOString(), now });
+      }
+    }
+    await setDeploymentSetting({ key: IMAGE_SETTING, value: tag, now });
     return tag;
   }
 

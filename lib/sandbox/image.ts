@@ -403,20 +403,32 @@ async function buildImage(
   return inputs.imageTag;
 }
 
-/** Removes our images other than the ones in use (GC of a stale image cache). */
-export async function removeStaleImages(engine: SandboxEngine, keep: string[]): Promise<string[]> {
+/**
+ * Removes the images this deployment used and uses no more (`used`, other than `keep`), and builds of ours left with
+ * no tag (nothing can start from one); never an image only another deployment on the same engine made or uses, which
+ * would otherwise be rebuilt under it. An image still used by a container stays for the next pass. Returns the tags
+ * removed, and the `used` tags this engine holds no more (removed now, or gone before): their records can go.
+ */
+export async function removeStaleImages(
+  engine: SandboxEngine,
+  { keep, used }: { keep: string[]; used: string[] },
+): Promise<{ removed: string[]; gone: string[] }> {
   // Our builds carry the sitewright.image-inputs label, tagged or left dangling by a newer build.
   const images = await engine.docker.listImages({ filters: { label: ["sitewright.image-inputs"] } });
+  const retired = new Set(used.filter((tag) => !keep.includes(tag)));
+  const present = new Set<string>();
   const removed: string[] = [];
   for (const image of images) {
     const tags = (image.RepoTags ?? []).filter((tag) => tag !== "<none>:<none>");
-    if (tags.some((tag) => keep.includes(tag) || !tag.startsWith(`${IMAGE_REPOSITORY}:`))) continue;
+    for (const tag of tags) present.add(tag);
+    if (tags.length > 0 && !tags.every((tag) => retired.has(tag))) continue;
     try {
       await engine.docker.getImage(image.Id).remove();
       removed.push(...(tags.length ? tags : [image.Id]));
+      for (const tag of tags) present.delete(tag);
     } catch {
       // still used by a container: the next pass gets it
     }
   }
-  return removed;
+  return { removed, gone: [...retired].filter((tag) => !present.has(tag)) };
 }

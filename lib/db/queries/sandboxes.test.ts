@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { STORES, useStore } from "@/lib/db/testing";
 import {
   claimSandboxForUser,
+  deleteDeploymentSetting,
   findDeploymentSetting,
   findNetworkCheck,
   insertUser,
@@ -13,6 +14,7 @@ import {
   recordNetworkCheck,
   releaseSandboxLease,
   reservePoolSlot,
+  listDeploymentSettings,
   setDeploymentSetting,
   takeSandboxLease,
   transitionSandbox,
@@ -166,6 +168,19 @@ describe.each(STORES)("sandbox queries on %s", (kind) => {
     await setDeploymentSetting({ key: `image-${kind}`, value: "one", now });
     await setDeploymentSetting({ key: `image-${kind}`, value: "two", now: later });
     expect(await findDeploymentSetting({ key: `image-${kind}` })).toBe("two");
+  });
+
+  it("lists deployment-wide values by the start of their key (taken as text, not a pattern), and deletes one", async () => {
+    const prefix = `used_${kind}:`;
+    await setDeploymentSetting({ key: `${prefix}b/c:1`, value: "x", now: later });
+    await setDeploymentSetting({ key: `${prefix}a%`, value: "y", now });
+    await setDeploymentSetting({ key: `usedX${kind}:other`, value: "z", now }); // "_" would match X as a pattern
+    expect((await listDeploymentSettings({ prefix })).map((setting) => setting.key)).toEqual([
+      `${prefix}a%`,
+      `${prefix}b/c:1`,
+    ]);
+    await deleteDeploymentSetting({ key: `${prefix}a%` });
+    expect((await listDeploymentSettings({ prefix })).map((setting) => setting.key)).toEqual([`${prefix}b/c:1`]);
   });
 
   it("remembers the network check per deployment and node, newest first, and forgets old ones", async () => {

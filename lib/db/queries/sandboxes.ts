@@ -244,6 +244,21 @@ export async function setDeploymentSetting(input: { key: string; value: string; 
     .onConflictDoUpdate({ target: deploymentSettings.key, set: { value: input.value, updatedAt: input.now } });
 }
 
+/** The deployment-wide settings whose key starts with `prefix`, oldest first. */
+export async function listDeploymentSettings({ prefix }: { prefix: string }) {
+  const db = await getDb();
+  return db
+    .select()
+    .from(deploymentSettings)
+    .where(sql`starts_with(${deploymentSettings.key}, ${prefix})`)
+    .orderBy(asc(deploymentSettings.updatedAt), asc(deploymentSettings.key));
+}
+
+export async function deleteDeploymentSetting({ key }: { key: string }): Promise<void> {
+  const db = await getDb();
+  await db.delete(deploymentSettings).where(eq(deploymentSettings.key, key));
+}
+
 /** Records the network check's result for one node of a deployment (the newest replaces the one before). */
 export async function recordNetworkCheck(input: SandboxNetworkCheck): Promise<void> {
   const db = await getDb();
