@@ -19,17 +19,18 @@ final class ExactnessTest extends Sitewright_Test_Case {
 	private const JS   = '<!-- wp:html --><script>window.dataLayer = window.dataLayer || []; if (1 < 2 && 3 > 2) { dataLayer.push({x: 1}); }</script><!-- /wp:html -->';
 
 	/**
-	 * A published page an administrator wrote (with unfiltered_html, as on any single site).
+	 * A published page an administrator wrote (with unfiltered_html, as on any single site); or a post in `$status`.
 	 *
 	 * @param string $content Content.
+	 * @param string $status  Status (a post rather than a page when not 'publish').
 	 */
-	private function admin_page( string $content ): int {
+	private function admin_page( string $content, string $status = 'publish' ): int {
 		wp_set_current_user( (int) get_user_by( 'login', 'admin' )->ID );
 		$id = (int) wp_insert_post(
 			wp_slash(
 				array(
-					'post_type'    => 'page',
-					'post_status'  => 'publish',
+					'post_type'    => 'publish' === $status ? 'page' : 'post',
+					'post_status'  => $status,
 					'post_title'   => 'Contact',
 					'post_content' => $content,
 				)
@@ -187,18 +188,7 @@ final class ExactnessTest extends Sitewright_Test_Case {
 	 */
 	private function floating_draft(): int {
 		global $wpdb;
-		wp_set_current_user( (int) get_user_by( 'login', 'admin' )->ID );
-		$id = (int) wp_insert_post(
-			wp_slash(
-				array(
-					'post_type'    => 'post',
-					'post_status'  => 'draft',
-					'post_title'   => 'Autumn menu',
-					'post_content' => '<!-- wp:paragraph --><p>Soup.</p><!-- /wp:paragraph -->',
-				)
-			)
-		);
-		wp_set_current_user( 0 );
+		$id = $this->admin_page( '<!-- wp:paragraph --><p>Soup.</p><!-- /wp:paragraph -->', 'draft' );
 		$wpdb->update( $wpdb->posts, array( 'post_date' => '2025-03-04 05:06:07' ), array( 'ID' => $id ) );
 		clean_post_cache( $id );
 		$this->assertSame( '0000-00-00 00:00:00', get_post( $id )->post_date_gmt );
@@ -207,10 +197,10 @@ final class ExactnessTest extends Sitewright_Test_Case {
 
 	public function test_an_edit_of_a_floating_draft_keeps_its_date_and_leaves_it_floating(): void {
 		$id = $this->floating_draft();
-		$this->assertSame( 200, $this->agent_write( $id, array( 'title' => 'Winter menu' ) )->get_status() );
+		$this->assertSame( 200, $this->agent_write( $id, array( 'title' => 'Winter hours' ) )->get_status() );
 		clean_post_cache( $id );
 		$post = get_post( $id );
-		$this->assertSame( 'Winter menu', $post->post_title );
+		$this->assertSame( 'Winter hours', $post->post_title );
 		$this->assertSame( 'draft', $post->post_status );
 		// Without the plugin's care WordPress dates it "now" on this save: a change the owner's card never showed.
 		$this->assertSame( '2025-03-04 05:06:07', $post->post_date );
