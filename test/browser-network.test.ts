@@ -5,12 +5,12 @@
  */
 import { execFileSync } from "node:child_process";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
 import path from "node:path";
 import { chromium } from "@playwright/test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import config from "../playwright.config";
-import { startBrowserNetwork } from "../e2e/support/browser-network";
+import { serveSocks, startBrowserNetwork } from "../e2e/support/browser-network";
 
 const root = path.resolve(import.meta.dirname, "..");
 let stop: (() => Promise<void>) | null = null;
@@ -81,4 +81,61 @@ describe("Chromium for the end-to-end specs", () => {
       await browser.close();
     }
   }, 120_000);
+});
+
+describe("the SOCKS server Chromium's connections go through", () => {
+  /** Connects through `socks` to 127.0.0.1:port; resolves with every byte the tunnel carried, once it closed. */
+  async function throughTunnel(socksPort: number, port: number) {
+    const socket = net.connect(socksPort, "127.0.0.1");
+    const chunks: Buffer[] = [];
+    const read = (size: number) =>
+      new Promise<Buffer>((resolve) => {
+        const take = () => {
+          const buffered = Buffer.concat(chunks.splice(0));
+          if (buffered.length >= size) {
+            socket.off("data", onData);
+            chunks.push(buffered.subarray(size));
+            resolve(buffered.subarray(0, size));
+          } else chunks.push(buffered);
+        };
+        const onData = (chunk: Buffer) => {
+          chunks.push(chunk);
+          take();
+        };
+        socket.on("data", onData);
+        take();
+      });
+    await new Promise((resolve) => socket.once("connect", resolve));
+    socket.write(Buffer.from([5, 1, 0]));
+    expect([...(await read(2))]).toEqual([5, 0]);
+    const request = Buffer.from([5, 1, 0, 1, 127, 0, 0, 1, 0, 0]);
+    request.writeUInt16BE(port, 8);
+    socket.write(request);
+    expect((await read(10))[1]).toBe(0); // connected
+    const rest: Buffer[] = [...chunks.splice(0)];
+    socket.on("data", (chunk: Buffer) => rest.push(chunk));
+    socket.on("error", () => {});
+    await new Promise((resolve) => socket.once("close", resolve));
+    return Buffer.concat(rest);
+  }
+
+  it("closes the tunnel when its far side fails, and never writes a SOCKS reply into it", async () => {
+    // A far side that sends some bytes, then resets the connection (as a TLS server does on a failed handshake).
+    const far = net.createServer((socket) => {
+      socket.write("bytes of a TLS record");
+      setTimeout(() => socket.resetAndDestroy(), 200);
+    });
+    const socks = net.createServer(serveSocks);
+    await new Promise<void>((resolve) => far.listen(0, "127.0.0.1", resolve));
+    await new Promise<void>((resolve) => socks.listen(0, "127.0.0.1", resolve));
+    try {
+      const carried = await throughTunnel((socks.address() as AddressInfo).port, (far.address() as AddressInfo).port);
+      // Before: the bytes, then [5, 5, 0, 1, 0, 0, 0, 0, 0, 0] (a SOCKS "connection refused") in the middle of the
+      // stream, which Chromium reported as net::ERR_SSL_PROTOCOL_ERROR.
+      expect(carried.toString("latin1")).toBe("bytes of a TLS record");
+    } finally {
+      far.close();
+      socks.close();
+    }
+  });
 });

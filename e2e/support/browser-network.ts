@@ -30,8 +30,13 @@ export function canIsolateBrowser() {
   }
 }
 
-/** One SOCKS5 CONNECT, without authentication, to a loopback address only; anything else is refused (reply 0x02). */
-function serveSocks(client: net.Socket) {
+/**
+ * One SOCKS5 CONNECT, without authentication, to a loopback address only; anything else is refused (reply 0x02).
+ * Once connected, the tunnel is the two sockets' bytes and nothing else: a failure of either side closes the other
+ * (a SOCKS reply written into an open tunnel would reach Chromium in the middle of its TLS stream, which it reports
+ * as `net::ERR_SSL_PROTOCOL_ERROR`).
+ */
+export function serveSocks(client: net.Socket) {
   client.once("data", (greeting: Buffer) => {
     if (greeting[0] !== 5) return client.destroy();
     client.write(Buffer.from([5, 0]));
@@ -56,11 +61,14 @@ function serveSocks(client: net.Socket) {
         return;
       }
       const upstream = net.connect({ host: host === "localhost" ? "127.0.0.1" : host, port });
+      const refuse = () => client.end(Buffer.from([5, 5, 0, 1, 0, 0, 0, 0, 0, 0]));
+      upstream.once("error", refuse);
       upstream.once("connect", () => {
+        upstream.off("error", refuse);
+        upstream.on("error", () => client.destroy());
         client.write(Buffer.from([5, 0, 0, 1, 0, 0, 0, 0, 0, 0]));
         client.pipe(upstream).pipe(client);
       });
-      upstream.once("error", () => client.end(Buffer.from([5, 5, 0, 1, 0, 0, 0, 0, 0, 0])));
       client.once("error", () => upstream.destroy());
     });
   });
