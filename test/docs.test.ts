@@ -161,6 +161,7 @@ const NOT_OUR_ENV: Record<string, { usedIn: string; what: string }> = {
   },
   SLOW_FIRST: { usedIn: "test/sequencer.ts", what: "the files vitest starts first" },
   ERR_NETWORK_CHANGED: { usedIn: "e2e/support/browser-network.ts", what: "Chromium's error, not a variable" },
+  ERR_SSL_PROTOCOL_ERROR: { usedIn: "e2e/support/browser-network.ts", what: "Chromium's error, not a variable" },
   TEST_WALL_SECONDS: { usedIn: "scripts/test-summary.mjs", what: "the suite's own: the run's wall time" },
   SITEWRIGHT_WORDPRESS: { usedIn: "scripts/site-local/index.ts", what: "the tests' WordPress version (6.1 or 7.1)" },
   SITEWRIGHT_CHECK_WORDPRESS: { usedIn: "scripts/check-plugin.sh", what: "the versions PHPUnit runs on" },
