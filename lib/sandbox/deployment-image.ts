@@ -77,11 +77,12 @@ export class DeploymentImage {
   private async prepare(): Promise<string> {
     const tag = await this.ensure();
     const now = this.now();
-    // The image it replaces was this deployment's too (recorded before images in use were, by an older version).
-    const previous = await findDeploymentSetting({ key: IMAGE_SETTING });
-    for (const used of new Set([previous, tag])) {
-      if (used && dockerEngineOf(this.driver) && !this.settings.image) {
-        await setDeploymentSetting({ key: `${USED_IMAGE_PREFIX}${used}`, value: now.toISOString(), now });
+    // Only images built here are ever removed (removeStale): an operator's SANDBOX_IMAGE, or a cluster's, is not ours.
+    if (dockerEngineOf(this.driver) && !this.settings.image) {
+      // The image it replaces was this deployment's too (recorded before images in use were, by an older version).
+      const previous = await findDeploymentSetting({ key: IMAGE_SETTING });
+      for (const used of new Set([previous, tag])) {
+        if (used) await setDeploymentSetting({ key: `${USED_IMAGE_PREFIX}${used}`, value: now.toISOString(), now });
       }
     }
     await setDeploymentSetting({ key: IMAGE_SETTING, value: tag, now });
